@@ -1,0 +1,523 @@
+//! The rate limiters. Each one decides, at a time it is given, whether to let a request
+//! through; none of them reads a clock.
+//!
+//! All arithmetic is in integers, so decisions are exact and identical on every target. A
+//! rate of `N` requests per `D` µs is kept as the fraction itself: one token is `D` units,
+//! and a microsecond refills `N` units.
+
+use crate::rng::Rng;
+use crate::ring::TimeRing;
+use crate::time::Micros;
+use serde::{Deserialize, Serialize};
+
+/// A limiter's answer for one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Let through, leaving at `at` (later than the arrival only for the queueing leaky bucket).
+    Admit {
+        /// When the request leaves the limiter.
+        at: Micros,
+    },
+    /// Turned away.
+    Reject,
+}
+
+impl Decision {
+    /// Whether the request was let through.
+    #[inline]
+    pub fn admitted(self) -> bool {
+        matches!(self, Decision::Admit { .. })
+    }
+}
+
+/// A rate: `count` requests per `per` microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rate {
+    /// Requests per period.
+    pub count: u64,
+    /// The period, in µs.
+    pub per: Micros,
+}
+
+/// The interface every limiter has: a decision at a time, which must not decrease.
+pub trait Decide {
+    /// Decides on a request arriving at `t`.
+    fn decide(&mut self, t: Micros) -> Decision;
+}
+
+/// Fixed window: a counter per calendar window `[kW, (k+1)W)`, reset at each boundary.
+#[derive(Debug, Clone)]
+pub struct FixedWindow {
+    limit: u64,
+    window: Micros,
+    window_end: Micros,
+    count: u64,
+    record_rejects: bool,
+}
+
+impl FixedWindow {
+    /// At most `limit` per calendar window of `window` µs.
+    pub fn new(limit: u64, window: Micros, record_rejects: bool) -> Self {
+        FixedWindow {
+            limit,
+            window,
+            window_end: 0,
+            count: 0,
+            record_rejects,
+        }
+    }
+}
+
+impl Decide for FixedWindow {
+    #[inline]
+    fn decide(&mut self, t: Micros) -> Decision {
+        if t >= self.window_end {
+            // A division only when the window changes, not per request.
+            self.window_end = (t / self.window + 1) * self.window;
+            self.count = 0;
+        }
+        if self.count < self.limit {
+            self.count += 1;
+            Decision::Admit { at: t }
+        } else {
+            // Recording a reject changes nothing here: the count is at the limit already
+            // and resets on schedule. The option exists so the claim can be tested.
+            self.count += u64::from(self.record_rejects);
+            Decision::Reject
+        }
+    }
+}
+
+/// Sliding log: the literal rule. Admits when fewer than `limit` logged requests fall in
+/// `(t - W, t]`. With `record_rejects`, rejected requests are logged too, as the common
+/// sorted-set recipe does when it adds before it counts.
+#[derive(Debug, Clone)]
+pub struct SlidingLog {
+    limit: u64,
+    window: Micros,
+    log: TimeRing,
+    record_rejects: bool,
+}
+
+impl SlidingLog {
+    /// At most `limit` in any trailing `window`.
+    pub fn new(limit: u64, window: Micros, record_rejects: bool) -> Self {
+        SlidingLog {
+            limit,
+            window,
+            log: TimeRing::with_capacity(limit as usize + 1),
+            record_rejects,
+        }
+    }
+}
+
+impl Decide for SlidingLog {
+    #[inline]
+    fn decide(&mut self, t: Micros) -> Decision {
+        self.log.expire_before_window(t, self.window);
+        if (self.log.len() as u64) < self.limit {
+            self.log.push(t);
+            Decision::Admit { at: t }
+        } else {
+            if self.record_rejects {
+                self.log.push(t);
+            }
+            Decision::Reject
+        }
+    }
+}
+
+/// Sliding-window counter (Cloudflare, 2017): this window's count plus last window's,
+/// weighted by the share of last window still inside the trailing window. Admits while that
+/// estimate is below the limit. Computed exactly: `prev·(W − e) + cur·W < L·W`.
+#[derive(Debug, Clone)]
+pub struct SlidingWindowCounter {
+    limit: u64,
+    window: Micros,
+    index: u64,
+    window_start: Micros,
+    window_end: Micros,
+    prev: u64,
+    cur: u64,
+    record_rejects: bool,
+}
+
+impl SlidingWindowCounter {
+    /// A counter estimating "at most `limit` in any `window`".
+    pub fn new(limit: u64, window: Micros, record_rejects: bool) -> Self {
+        SlidingWindowCounter {
+            limit,
+            window,
+            index: 0,
+            window_start: 0,
+            window_end: 0,
+            prev: 0,
+            cur: 0,
+            record_rejects,
+        }
+    }
+}
+
+impl Decide for SlidingWindowCounter {
+    #[inline]
+    fn decide(&mut self, t: Micros) -> Decision {
+        if t >= self.window_end {
+            let index = t / self.window;
+            self.prev = if index == self.index + 1 { self.cur } else { 0 };
+            self.cur = 0;
+            self.index = index;
+            self.window_start = index * self.window;
+            self.window_end = self.window_start + self.window;
+        }
+        let elapsed = t - self.window_start;
+        let w = u128::from(self.window);
+        let estimate = u128::from(self.prev) * u128::from(self.window - elapsed) + u128::from(self.cur) * w;
+        if estimate < u128::from(self.limit) * w {
+            self.cur += 1;
+            Decision::Admit { at: t }
+        } else {
+            self.cur += u64::from(self.record_rejects);
+            Decision::Reject
+        }
+    }
+}
+
+/// Token bucket: holds up to `B` tokens, refills continuously at the rate, starts full; each
+/// request takes one token.
+#[derive(Debug, Clone)]
+pub struct TokenBucket {
+    /// Tokens, in units of `1/per` token.
+    units: u64,
+    capacity: u64,
+    token: u64,
+    refill: u64,
+    last: Micros,
+}
+
+impl TokenBucket {
+    /// A full bucket of `burst` tokens refilling at `rate`.
+    pub fn new(burst: u64, rate: Rate) -> Self {
+        let capacity = burst * rate.per;
+        TokenBucket {
+            units: capacity,
+            capacity,
+            token: rate.per,
+            refill: rate.count,
+            last: 0,
+        }
+    }
+}
+
+impl Decide for TokenBucket {
+    #[inline]
+    fn decide(&mut self, t: Micros) -> Decision {
+        let gained = (t - self.last).saturating_mul(self.refill);
+        self.units = self.units.saturating_add(gained).min(self.capacity);
+        self.last = t;
+        if self.units >= self.token {
+            self.units -= self.token;
+            Decision::Admit { at: t }
+        } else {
+            Decision::Reject
+        }
+    }
+}
+
+/// GCRA, the generic cell rate algorithm: the token bucket written as a theoretical arrival
+/// time. Times are scaled by the rate's count so that the emission interval is an integer.
+#[derive(Debug, Clone)]
+pub struct Gcra {
+    tat: u64,
+    interval: u64,
+    tolerance: u64,
+    scale: u64,
+}
+
+impl Gcra {
+    /// GCRA with the same burst and rate as [`TokenBucket::new`].
+    pub fn new(burst: u64, rate: Rate) -> Self {
+        Gcra {
+            tat: 0,
+            interval: rate.per,
+            tolerance: (burst - 1) * rate.per,
+            scale: rate.count,
+        }
+    }
+}
+
+impl Decide for Gcra {
+    #[inline]
+    fn decide(&mut self, t: Micros) -> Decision {
+        let now = t * self.scale;
+        let tat = self.tat.max(now);
+        if tat - now <= self.tolerance {
+            self.tat = tat + self.interval;
+            Decision::Admit { at: t }
+        } else {
+            Decision::Reject
+        }
+    }
+}
+
+/// How the leaky bucket treats a request that is within the burst but above the rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LeakyMode {
+    /// Let it through at once (nginx `limit_req ... nodelay`).
+    #[default]
+    Meter,
+    /// Hold it until the bucket has leaked enough (nginx `limit_req` without `nodelay`).
+    Queue,
+}
+
+/// Leaky bucket as nginx's `limit_req` keeps it: an "excess" that grows by one request per
+/// admission and leaks at the rate; a request that would push it over `burst` is rejected. In
+/// queue mode an admitted request waits `excess / rate` before it leaves.
+#[derive(Debug, Clone)]
+pub struct LeakyBucket {
+    /// The excess, in units of `1/per` request.
+    excess: u64,
+    burst: u64,
+    token: u64,
+    leak: u64,
+    last: Option<Micros>,
+    mode: LeakyMode,
+}
+
+impl LeakyBucket {
+    /// A leaky bucket of `burst` excess requests leaking at `rate`.
+    pub fn new(burst: u64, rate: Rate, mode: LeakyMode) -> Self {
+        LeakyBucket {
+            excess: 0,
+            burst: burst * rate.per,
+            token: rate.per,
+            leak: rate.count,
+            last: None,
+            mode,
+        }
+    }
+}
+
+impl Decide for LeakyBucket {
+    #[inline]
+    fn decide(&mut self, t: Micros) -> Decision {
+        let excess = match self.last {
+            // nginx stores a new client with an excess of zero.
+            None => 0,
+            Some(last) => (self.excess + self.token).saturating_sub((t - last).saturating_mul(self.leak)),
+        };
+        if excess > self.burst {
+            return Decision::Reject;
+        }
+        self.excess = excess;
+        self.last = Some(t);
+        let at = match self.mode {
+            LeakyMode::Meter => t,
+            LeakyMode::Queue => t + excess / self.leak,
+        };
+        Decision::Admit { at }
+    }
+}
+
+/// Any one limiter, so that a scenario can hold a list of different kinds.
+#[derive(Debug, Clone)]
+pub enum Limiter {
+    /// See [`FixedWindow`].
+    FixedWindow(FixedWindow),
+    /// See [`SlidingLog`].
+    SlidingLog(SlidingLog),
+    /// See [`SlidingWindowCounter`].
+    SlidingWindowCounter(SlidingWindowCounter),
+    /// See [`TokenBucket`].
+    TokenBucket(TokenBucket),
+    /// See [`Gcra`].
+    Gcra(Gcra),
+    /// See [`LeakyBucket`].
+    LeakyBucket(LeakyBucket),
+    /// See [`Split`].
+    Split(Split),
+}
+
+impl Decide for Limiter {
+    #[inline]
+    fn decide(&mut self, t: Micros) -> Decision {
+        match self {
+            Limiter::FixedWindow(l) => l.decide(t),
+            Limiter::SlidingLog(l) => l.decide(t),
+            Limiter::SlidingWindowCounter(l) => l.decide(t),
+            Limiter::TokenBucket(l) => l.decide(t),
+            Limiter::Gcra(l) => l.decide(t),
+            Limiter::LeakyBucket(l) => l.decide(t),
+            Limiter::Split(l) => l.decide(t),
+        }
+    }
+}
+
+impl Limiter {
+    /// Whether admitted requests may leave later than they arrive.
+    pub fn delays(&self) -> bool {
+        matches!(self, Limiter::LeakyBucket(LeakyBucket { mode: LeakyMode::Queue, .. }))
+    }
+}
+
+/// A limit split across `K` servers, each with its own limiter of `1/K` of the limit (and
+/// burst), with every request routed to a server uniformly at random.
+#[derive(Debug, Clone)]
+pub struct Split {
+    servers: Vec<Limiter>,
+    routing: Rng,
+}
+
+impl Split {
+    /// `servers` limiters, routed to with `routing`.
+    pub fn new(servers: Vec<Limiter>, routing: Rng) -> Self {
+        Split { servers, routing }
+    }
+}
+
+impl Decide for Split {
+    #[inline]
+    fn decide(&mut self, t: Micros) -> Decision {
+        let k = self.routing.below(self.servers.len() as u32) as usize;
+        self.servers[k].decide(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::SECOND;
+    use proptest::prelude::*;
+
+    fn per_minute(n: u64) -> Rate {
+        Rate { count: n, per: 60 * SECOND }
+    }
+
+    fn trace(gaps: &[u64]) -> Vec<Micros> {
+        let mut t = 0;
+        gaps.iter().map(|g| { t += g; t }).collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn token_bucket_equals_gcra(
+            burst in 1u64..40,
+            count in 1u64..200,
+            per in 1u64..5_000_000,
+            gaps in prop::collection::vec(prop_oneof![Just(0u64), 0u64..1000, 0u64..200_000], 0..400),
+        ) {
+            let rate = Rate { count, per };
+            let mut tb = TokenBucket::new(burst, rate);
+            let mut gcra = Gcra::new(burst, rate);
+            for t in trace(&gaps) {
+                prop_assert_eq!(tb.decide(t), gcra.decide(t), "at {}", t);
+            }
+        }
+
+        #[test]
+        fn leaky_meter_is_a_token_bucket_one_larger(
+            burst in 0u64..40,
+            count in 1u64..200,
+            per in 1u64..5_000_000,
+            gaps in prop::collection::vec(prop_oneof![Just(0u64), 0u64..1000, 0u64..200_000], 0..400),
+        ) {
+            let rate = Rate { count, per };
+            let mut leaky = LeakyBucket::new(burst, rate, LeakyMode::Meter);
+            let mut tb = TokenBucket::new(burst + 1, rate);
+            for t in trace(&gaps) {
+                prop_assert_eq!(leaky.decide(t), tb.decide(t), "at {}", t);
+            }
+        }
+
+        #[test]
+        fn the_leaky_queue_admits_what_the_meter_admits_and_keeps_order(
+            burst in 0u64..40,
+            gaps in prop::collection::vec(0u64..2_000_000, 0..300),
+        ) {
+            let rate = per_minute(100);
+            let mut meter = LeakyBucket::new(burst, rate, LeakyMode::Meter);
+            let mut queue = LeakyBucket::new(burst, rate, LeakyMode::Queue);
+            let mut last_departure = 0;
+            for t in trace(&gaps) {
+                let (m, q) = (meter.decide(t), queue.decide(t));
+                prop_assert_eq!(m.admitted(), q.admitted());
+                if let Decision::Admit { at } = q {
+                    prop_assert!(at >= t && at <= t + burst * rate.per / rate.count);
+                    // Departures never overtake each other, and leave one interval apart.
+                    if last_departure > 0 {
+                        prop_assert!(at >= last_departure + rate.per / rate.count);
+                    }
+                    last_departure = at;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fixed_window_resets_on_calendar_boundaries() {
+        let mut fw = FixedWindow::new(2, 10, false);
+        let got: Vec<bool> = [0, 1, 2, 9, 10, 11, 12, 35].iter().map(|&t| fw.decide(t).admitted()).collect();
+        assert_eq!(got, [true, true, false, false, true, true, false, true]);
+    }
+
+    #[test]
+    fn sliding_log_counts_a_half_open_window() {
+        let mut log = SlidingLog::new(2, 10, false);
+        let got: Vec<bool> = [0, 5, 9, 10, 14, 15].iter().map(|&t| log.decide(t).admitted()).collect();
+        // At 10 the request at 0 has expired; at 14 the window (4, 14] holds 5 and 10.
+        assert_eq!(got, [true, true, false, true, false, true]);
+    }
+
+    #[test]
+    fn recording_rejects_keeps_a_hammered_log_shut() {
+        let mut plain = SlidingLog::new(1, 10, false);
+        let mut strict = SlidingLog::new(1, 10, true);
+        let times = [0, 6, 12, 18, 24];
+        let plain_got: Vec<bool> = times.iter().map(|&t| plain.decide(t).admitted()).collect();
+        let strict_got: Vec<bool> = times.iter().map(|&t| strict.decide(t).admitted()).collect();
+        assert_eq!(plain_got, [true, false, true, false, true]);
+        assert_eq!(strict_got, [true, false, false, false, false]);
+    }
+
+    #[test]
+    fn sliding_window_counter_weights_the_previous_window() {
+        // Limit 10 per 100 µs; 10 at the end of window 0.
+        let mut swc = SlidingWindowCounter::new(10, 100, false);
+        for _ in 0..10 {
+            assert!(swc.decide(99).admitted());
+        }
+        assert!(!swc.decide(99).admitted());
+        // At 125 the estimate is 10·0.75 + cur: admit while cur < 2.5, so three more.
+        let got: Vec<bool> = (0..4).map(|_| swc.decide(125).admitted()).collect();
+        assert_eq!(got, [true, true, true, false]);
+        // A window with no traffic in between forgets everything.
+        assert!((0..10).all(|_| swc.decide(305).admitted()));
+    }
+
+    #[test]
+    fn token_bucket_starts_full_and_refills() {
+        let mut tb = TokenBucket::new(3, Rate { count: 1, per: 10 });
+        let got: Vec<bool> = [0, 0, 0, 0, 9, 10, 10, 30, 30, 30].iter().map(|&t| tb.decide(t).admitted()).collect();
+        assert_eq!(got, [true, true, true, false, false, true, false, true, true, false]);
+    }
+
+    #[test]
+    fn leaky_bucket_follows_nginx() {
+        // burst=2 at 1 request per 10 µs: three at once, then one per 10 µs.
+        let rate = Rate { count: 1, per: 10 };
+        let mut q = LeakyBucket::new(2, rate, LeakyMode::Queue);
+        let got: Vec<Decision> = [0, 0, 0, 0, 10].iter().map(|&t| q.decide(t)).collect();
+        assert_eq!(
+            got,
+            [
+                Decision::Admit { at: 0 },
+                Decision::Admit { at: 10 },
+                Decision::Admit { at: 20 },
+                Decision::Reject,
+                Decision::Admit { at: 30 },
+            ]
+        );
+    }
+}

@@ -1,0 +1,246 @@
+//! The one random number generator of ratelab: PCG32 (PCG-XSH-RR 64/32), seeded from the
+//! scenario, with a named stream for every purpose.
+//!
+//! PCG32 does all its work in 64-bit integer arithmetic, so it gives the same numbers natively
+//! and in 32-bit wasm. Exponential variates come from a ziggurat whose tables and rare slow
+//! paths use the pure-Rust `libm`, never the platform's maths library, so they are identical
+//! on both targets too, and the common path costs no logarithm at all.
+
+use rand_core::Rng as _;
+use rand_pcg::Pcg32;
+use std::sync::OnceLock;
+
+/// What a generator is for. Each purpose draws from its own PCG stream, so adding a draw for
+/// one purpose (say, routing to servers) never shifts the numbers of another (the arrivals).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u64)]
+pub enum Stream {
+    /// Arrival times of the traffic.
+    Arrivals = 1,
+    /// Which server a request is routed to, when a limit is split across servers.
+    Routing = 2,
+    /// Small random test cases (property tests and the optimality check of the study).
+    Cases = 3,
+}
+
+/// A seeded PCG32 generator.
+#[derive(Debug, Clone)]
+pub struct Rng {
+    pcg: Pcg32,
+}
+
+impl Rng {
+    /// A generator for `stream` of run `run` of the scenario seeded with `seed`.
+    ///
+    /// The run number is folded into the state with a SplitMix64 step so that runs of one
+    /// seed, and seeds next to each other, start far apart.
+    pub fn new(seed: u64, run: u64, stream: Stream) -> Self {
+        let state = splitmix64(seed ^ splitmix64(run.wrapping_add(0x5eed)));
+        Rng {
+            pcg: Pcg32::new(state, (stream as u64) << 8 | (run & 0xff)),
+        }
+    }
+
+    /// 32 random bits.
+    #[inline]
+    pub fn next_u32(&mut self) -> u32 {
+        self.pcg.next_u32()
+    }
+
+    /// 64 random bits (two PCG outputs, low half first).
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        self.pcg.next_u64()
+    }
+
+    /// A uniform float in [0, 1) with 53 random bits.
+    #[inline]
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// A uniform float in (0, 1].
+    #[inline]
+    pub fn unit_open0(&mut self) -> f64 {
+        ((self.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// A uniform integer in `0..n` (Lemire's multiply-and-reject, unbiased). `n` must be > 0.
+    #[inline]
+    pub fn below(&mut self, n: u32) -> u32 {
+        debug_assert!(n > 0);
+        let threshold = n.wrapping_neg() % n;
+        loop {
+            let m = u64::from(self.next_u32()) * u64::from(n);
+            if (m as u32) >= threshold {
+                return (m >> 32) as u32;
+            }
+        }
+    }
+
+    /// A standard exponential variate (mean 1), by the ziggurat method.
+    #[inline]
+    pub fn exp1(&mut self) -> f64 {
+        let z = ziggurat();
+        loop {
+            let bits = self.next_u64();
+            let i = (bits & 0xff) as usize;
+            let u = (bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+            let x = u * z.x[i];
+            if x < z.x[i + 1] {
+                return x;
+            }
+            if i == 0 {
+                // The tail beyond R is itself exponential, shifted: memorylessness.
+                return ZIG_R - libm::log(self.unit_open0());
+            }
+            let y = z.f[i] + self.unit() * (z.f[i + 1] - z.f[i]);
+            if y < libm::exp(-x) {
+                return x;
+            }
+        }
+    }
+
+    /// A geometric variate on 1, 2, 3, ... with the given mean (≥ 1).
+    ///
+    /// `rate` is `-ln(1 - 1/mean)`, computed once by [`geometric_rate`].
+    #[inline]
+    pub fn geometric(&mut self, rate: f64) -> u64 {
+        if rate.is_infinite() {
+            return 1;
+        }
+        1 + (self.exp1() / rate) as u64
+    }
+}
+
+/// The rate parameter of [`Rng::geometric`] for a mean of `mean` (≥ 1).
+pub fn geometric_rate(mean: f64) -> f64 {
+    if mean <= 1.0 {
+        return f64::INFINITY;
+    }
+    -libm::log1p(-1.0 / mean)
+}
+
+/// One SplitMix64 step: a bijective mix of 64 bits.
+pub fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The start of the exponential ziggurat's tail (Marsaglia and Tsang, 256 layers).
+const ZIG_R: f64 = 7.697_117_470_131_05;
+/// The area of each of the 256 layers.
+const ZIG_V: f64 = 0.003_949_659_822_581_557;
+
+/// Ziggurat layer edges `x` (decreasing, `x[256] = 0`) and the density at them, `f = exp(-x)`.
+#[derive(Debug)]
+struct Ziggurat {
+    x: [f64; 257],
+    f: [f64; 257],
+}
+
+fn ziggurat() -> &'static Ziggurat {
+    static TABLES: OnceLock<Ziggurat> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        let mut x = [0.0; 257];
+        let mut f = [0.0; 257];
+        let fr = libm::exp(-ZIG_R);
+        // Layer 0 is the base strip plus the tail; its virtual width makes its area V.
+        x[0] = ZIG_V / fr;
+        x[1] = ZIG_R;
+        for i in 1..256 {
+            let next = ZIG_V / x[i] + libm::exp(-x[i]);
+            x[i + 1] = if next >= 1.0 { 0.0 } else { -libm::log(next) };
+        }
+        x[256] = 0.0;
+        for i in 0..257 {
+            f[i] = libm::exp(-x[i]);
+        }
+        f[0] = 0.0;
+        Ziggurat { x, f }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pcg32_matches_the_reference_generator() {
+        // The reference pcg32-global demo: seed 42, sequence 54.
+        let mut pcg = Pcg32::new(42, 54);
+        let got: Vec<u32> = (0..6).map(|_| pcg.next_u32()).collect();
+        assert_eq!(
+            got,
+            [0xa15c02b7, 0x7b47f409, 0xba1d3330, 0x83d2f293, 0xbfa4784b, 0xcbed606e]
+        );
+    }
+
+    #[test]
+    fn streams_and_runs_differ() {
+        let a = Rng::new(7, 0, Stream::Arrivals).next_u64();
+        let b = Rng::new(7, 0, Stream::Routing).next_u64();
+        let c = Rng::new(7, 1, Stream::Arrivals).next_u64();
+        let d = Rng::new(8, 0, Stream::Arrivals).next_u64();
+        assert!(a != b && a != c && a != d && b != c);
+        assert_eq!(a, Rng::new(7, 0, Stream::Arrivals).next_u64());
+    }
+
+    #[test]
+    fn below_is_uniform() {
+        let mut rng = Rng::new(1, 0, Stream::Cases);
+        let n = 7u32;
+        let draws = 700_000;
+        let mut counts = [0u32; 7];
+        for _ in 0..draws {
+            counts[rng.below(n) as usize] += 1;
+        }
+        // Chi-square with 6 degrees of freedom: the 99.99th percentile is 27.9.
+        let e = f64::from(draws) / f64::from(n);
+        let chi2: f64 = counts.iter().map(|&c| (f64::from(c) - e).powi(2) / e).sum();
+        assert!(chi2 < 27.9, "chi2 {chi2} counts {counts:?}");
+    }
+
+    #[test]
+    fn exponential_has_the_right_distribution() {
+        let mut rng = Rng::new(3, 0, Stream::Cases);
+        let n = 400_000;
+        let mut xs: Vec<f64> = (0..n).map(|_| rng.exp1()).collect();
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        // The mean of n Exp(1) has standard error 1/sqrt(n); allow 4 standard errors.
+        let se = 1.0 / (n as f64).sqrt();
+        assert!((mean - 1.0).abs() < 4.0 * se, "mean {mean}");
+        // The sample variance of Exp(1) has standard error about sqrt(8/n).
+        assert!((var - 1.0).abs() < 4.0 * (8.0 / n as f64).sqrt(), "var {var}");
+        // Kolmogorov-Smirnov against 1 - exp(-x): the 99.9% critical value is 1.95/sqrt(n).
+        xs.sort_by(f64::total_cmp);
+        let d = xs
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| {
+                let cdf = 1.0 - (-x).exp();
+                (cdf - i as f64 / n as f64).abs().max(((i + 1) as f64 / n as f64 - cdf).abs())
+            })
+            .fold(0.0, f64::max);
+        assert!(d < 1.95 / (n as f64).sqrt(), "KS distance {d}");
+        // The tail beyond R is reached (rarely) and is right: P(X > 8) = e^-8.
+        assert!(xs.iter().all(|&x| x >= 0.0 && x.is_finite()));
+    }
+
+    #[test]
+    fn geometric_has_the_right_mean() {
+        let mut rng = Rng::new(4, 0, Stream::Cases);
+        for mean in [1.0, 5.0, 20.0, 50.0] {
+            let rate = geometric_rate(mean);
+            let n = 200_000;
+            let sum: u64 = (0..n).map(|_| rng.geometric(rate)).sum();
+            let got = sum as f64 / n as f64;
+            // Geometric variance is m(m - 1); allow 4 standard errors (and exactness at m = 1).
+            let se = (mean * (mean - 1.0) / n as f64).sqrt();
+            assert!((got - mean).abs() <= 4.0 * se, "mean {mean}: got {got}");
+        }
+    }
+}

@@ -1,0 +1,748 @@
+//! The simulator: one scenario in, one report out.
+//!
+//! For every run, one arrival stream is generated from the scenario's seed and fed, chunk by
+//! chunk, to every limiter, so all limiters see exactly the same arrivals and the stream is
+//! never held in full. A retrying client is the exception: it reacts to decisions, so each
+//! limiter gets its own client, built from the same seed, and sees the same first tries.
+
+use crate::audit::Auditor;
+use crate::error::Error;
+use crate::limiter::{
+    Decide, Decision, FixedWindow, Gcra, LeakyBucket, LeakyMode, Limiter, Rate, SlidingLog, SlidingWindowCounter,
+    Split, TokenBucket,
+};
+use crate::ring::TimeRing;
+use crate::rng::{Rng, Stream};
+use crate::spec::{LimiterKind, LimiterSpec, TrafficSpec};
+use crate::theory;
+use crate::time::{format_duration, Micros, MINUTE, MS};
+use crate::traffic::{Arrivals, Groups, OnOff, Poisson};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// Everything that determines a simulation. Same scenario, same report, on every target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scenario {
+    /// The limiters to compare, in report order.
+    pub limiters: Vec<LimiterSpec>,
+    /// The traffic every limiter faces.
+    pub traffic: TrafficSpec,
+    /// `L`: requests allowed per window.
+    pub limit: u64,
+    /// `W`, in µs.
+    pub window: Micros,
+    /// How long shaped and retrying traffic runs, in µs (floods and bursts set their own).
+    pub duration: Micros,
+    /// Independent runs.
+    pub runs: u32,
+    /// The seed of every random choice.
+    pub seed: u64,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Scenario {
+            limiters: Vec::new(),
+            traffic: TrafficSpec::Steady { load: 0.8 },
+            limit: 100,
+            window: MINUTE,
+            duration: 60 * MINUTE,
+            runs: 1,
+            seed: 1,
+        }
+    }
+}
+
+/// The accepted range of the limit.
+pub const LIMIT_RANGE: (u64, u64) = (1, 1_000_000);
+/// The accepted range of the window, in µs: 1 ms to 1 day.
+pub const WINDOW_RANGE: (Micros, Micros) = (MS, 24 * 60 * MINUTE);
+/// The accepted range of the duration, in minutes.
+pub const MINUTES_RANGE: (u64, u64) = (1, 100_000);
+/// The accepted range of the run count.
+pub const RUNS_RANGE: (u64, u64) = (1, 100_000);
+/// The most decisions one scenario may ask for (about a minute of work on a laptop core).
+pub const MAX_DECISIONS: f64 = 1e10;
+/// The most replayed timestamps.
+pub const MAX_REPLAY: usize = 50_000_000;
+
+/// The chunk of arrivals handed to every limiter at a time.
+const CHUNK: usize = 2048;
+
+impl Scenario {
+    /// Checks everything before any work starts: ranges, that every limiter can be built, and
+    /// that the scenario is not too large.
+    pub fn validate(&self) -> Result<(), Error> {
+        let range = |what: &str, v: u64, (lo, hi): (u64, u64), shown: String, accepted: String| {
+            if v < lo || v > hi {
+                Err(Error::invalid(what, &shown, &accepted))
+            } else {
+                Ok(())
+            }
+        };
+        range("limit", self.limit, LIMIT_RANGE, self.limit.to_string(), "a whole number from 1 to 1000000".into())?;
+        range(
+            "window",
+            self.window,
+            WINDOW_RANGE,
+            format_duration(self.window),
+            "a duration from 1ms to 24h".into(),
+        )?;
+        range(
+            "minutes",
+            self.duration.div_ceil(MINUTE),
+            MINUTES_RANGE,
+            format_duration(self.duration),
+            "from 1 to 100000 minutes".into(),
+        )?;
+        range("runs", u64::from(self.runs), RUNS_RANGE, self.runs.to_string(), "a whole number from 1 to 100000".into())?;
+        if self.limiters.is_empty() {
+            return Err(Error::Missing {
+                what: "a scenario".into(),
+                key: "at least one limiter".into(),
+                example: "--limiter sliding-log".into(),
+            });
+        }
+        self.validate_traffic()?;
+        for spec in &self.limiters {
+            self.build_limiter(spec, 0)?;
+        }
+        let decisions = self.expected_arrivals()
+            * f64::from(self.runs)
+            * self.limiters.len() as f64
+            * match self.traffic {
+                TrafficSpec::Retry { tries, .. } => f64::from(tries),
+                _ => 1.0,
+            };
+        if decisions > MAX_DECISIONS {
+            return Err(Error::TooLarge {
+                what: "the scenario".into(),
+                detail: format!(
+                    "about {decisions:.3e} decisions (runs × limiters × arrivals); the most is {MAX_DECISIONS:.0e}: use fewer runs, minutes or a lower load"
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    fn validate_traffic(&self) -> Result<(), Error> {
+        match &self.traffic {
+            TrafficSpec::Flood { start, every, .. } => {
+                if let crate::spec::FloodStart::Offset(s) = start {
+                    if *s >= self.window {
+                        return Err(Error::invalid(
+                            "flood: start",
+                            &format_duration(*s),
+                            &format!("an offset into the window below {}, or worst", format_duration(self.window)),
+                        ));
+                    }
+                }
+                if *every >= self.window {
+                    return Err(Error::invalid(
+                        "flood: every",
+                        &format_duration(*every),
+                        &format!("a gap shorter than the window ({})", format_duration(self.window)),
+                    ));
+                }
+            }
+            TrafficSpec::BoundaryBurst { before, after } => {
+                if *before > self.window || *after >= self.window {
+                    return Err(Error::invalid(
+                        "boundary-burst: before/after",
+                        &format!("{}/{}", format_duration(*before), format_duration(*after)),
+                        &format!("offsets within one window ({}) of the boundary", format_duration(self.window)),
+                    ));
+                }
+            }
+            TrafficSpec::Retry { at, .. } if *at >= self.duration => {
+                return Err(Error::invalid(
+                    "retry: at",
+                    &format_duration(*at),
+                    &format!("a time before the end of the run ({})", format_duration(self.duration)),
+                ));
+            }
+            TrafficSpec::Replay(r) => {
+                if r.times.is_empty() {
+                    return Err(Error::invalid("replay: file", &r.file, "a file with at least one timestamp"));
+                }
+                if r.times.len() > MAX_REPLAY {
+                    return Err(Error::TooLarge {
+                        what: "the replay".into(),
+                        detail: format!("{} timestamps; the most is {MAX_REPLAY}", r.times.len()),
+                    });
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The average arrival rate of shaped traffic, per µs.
+    fn rate_per_us(&self, load: f64) -> f64 {
+        load * self.limit as f64 / self.window as f64
+    }
+
+    /// How many arrivals one run has, on average.
+    pub fn expected_arrivals(&self) -> f64 {
+        match &self.traffic {
+            TrafficSpec::Steady { load } | TrafficSpec::Groups { load, .. } | TrafficSpec::OnOff { load } => {
+                self.rate_per_us(*load) * self.duration as f64
+            }
+            TrafficSpec::Flood { every, .. } => (self.flood_length() / every) as f64,
+            TrafficSpec::BoundaryBurst { .. } => 2.0 * self.limit as f64,
+            TrafficSpec::Retry { rate, spike, .. } => {
+                rate.count as f64 * self.duration as f64 / rate.per as f64 + *spike as f64
+            }
+            TrafficSpec::Replay(r) => r.times.len() as f64,
+        }
+    }
+
+    fn flood_length(&self) -> Micros {
+        match self.traffic {
+            TrafficSpec::Flood { length, .. } => length.unwrap_or(3 * self.window),
+            _ => 0,
+        }
+    }
+
+    /// The latest time any arrival of a run can have.
+    pub fn horizon(&self) -> Micros {
+        match &self.traffic {
+            TrafficSpec::Flood { .. } => 2 * self.window + self.flood_length(),
+            TrafficSpec::BoundaryBurst { after, .. } => self.window + after + 1,
+            TrafficSpec::Replay(r) => {
+                let first = r.times.first().copied().unwrap_or(0);
+                r.times.last().copied().unwrap_or(0) - (first - first % self.window) + 1
+            }
+            TrafficSpec::Retry { tries, every, .. } => self.duration + u64::from(*tries) * every,
+            _ => self.duration,
+        }
+    }
+
+    /// The arrival stream of run `run` (open-loop traffic; a retrying client's first tries).
+    pub fn arrivals(&self, run: u32) -> Arrivals {
+        let rng = Rng::new(self.seed, u64::from(run), Stream::Arrivals);
+        match &self.traffic {
+            TrafficSpec::Steady { load } => Arrivals::Poisson(Poisson::new(rng, self.rate_per_us(*load), 0, self.duration)),
+            TrafficSpec::Groups { shape, load } => {
+                Arrivals::Groups(Groups::new(rng, *shape, self.rate_per_us(*load), self.duration))
+            }
+            TrafficSpec::OnOff { load } => Arrivals::OnOff(OnOff::new(rng, self.rate_per_us(*load), self.duration)),
+            TrafficSpec::Flood { start, every, .. } => {
+                let first = self.window + Arrivals::flood_offset(*start, self.limit, self.window, *every);
+                Arrivals::grid(first, *every, first + self.flood_length())
+            }
+            TrafficSpec::BoundaryBurst { before, after } => {
+                let mut times = vec![self.window - before; self.limit as usize];
+                times.extend(std::iter::repeat_n(self.window + after, self.limit as usize));
+                Arrivals::List { times: times.into(), next: 0, base: 0 }
+            }
+            TrafficSpec::Retry { rate, .. } => Arrivals::Poisson(Poisson::new(
+                rng,
+                rate.count as f64 / rate.per as f64,
+                0,
+                self.duration,
+            )),
+            TrafficSpec::Replay(r) => Arrivals::replay(r.times.clone(), self.window),
+        }
+    }
+
+    /// Builds the limiter `spec` describes, for run `run`, checking it against the scenario.
+    pub fn build_limiter(&self, spec: &LimiterSpec, run: u32) -> Result<Limiter, Error> {
+        let k = u64::from(spec.servers);
+        let name = spec.kind.name();
+        if self.limit % k != 0 {
+            return Err(Error::invalid(
+                &format!("{name}: servers"),
+                &k.to_string(),
+                &format!("a number of servers that divides the limit {} (each server gets L/K)", self.limit),
+            ));
+        }
+        let rate = spec.rate.unwrap_or(Rate { count: self.limit, per: self.window });
+        let burst = spec.burst.unwrap_or(match spec.kind {
+            LimiterKind::LeakyBucket => 0,
+            _ => self.limit,
+        });
+        if burst % k != 0 {
+            return Err(Error::invalid(
+                &format!("{name}: burst"),
+                &burst.to_string(),
+                &format!("a burst that {k} servers can share evenly (a multiple of {k})"),
+            ));
+        }
+        if spec.kind.has_bucket() {
+            // Buckets keep time scaled by the rate's count; keep that within 64 bits.
+            let scaled_time = self.horizon().checked_mul(rate.count);
+            let capacity = (burst + 1).checked_mul(rate.per);
+            if scaled_time.is_none() || capacity.is_none() || rate.per.checked_mul(k).is_none() {
+                return Err(Error::invalid(
+                    &format!("{name}: rate"),
+                    &format!("{}/{}", rate.count, format_duration(rate.per)),
+                    "a rate whose count times the run length (in µs) stays below 1.8e19",
+                ));
+            }
+        }
+        let one = |limit: u64, burst: u64, rate: Rate| -> Limiter {
+            match spec.kind {
+                LimiterKind::FixedWindow => Limiter::FixedWindow(FixedWindow::new(limit, self.window, spec.record_rejects)),
+                LimiterKind::SlidingLog => Limiter::SlidingLog(SlidingLog::new(limit, self.window, spec.record_rejects)),
+                LimiterKind::SlidingWindowCounter => {
+                    Limiter::SlidingWindowCounter(SlidingWindowCounter::new(limit, self.window, spec.record_rejects))
+                }
+                LimiterKind::TokenBucket => Limiter::TokenBucket(TokenBucket::new(burst, rate)),
+                LimiterKind::Gcra => Limiter::Gcra(Gcra::new(burst, rate)),
+                LimiterKind::LeakyBucket => Limiter::LeakyBucket(LeakyBucket::new(burst, rate, spec.mode)),
+            }
+        };
+        if k == 1 {
+            return Ok(one(self.limit, burst, rate));
+        }
+        let per_server = Rate { count: rate.count, per: rate.per * k };
+        let servers = (0..k).map(|_| one(self.limit / k, burst / k, per_server)).collect();
+        Ok(Limiter::Split(Split::new(servers, Rng::new(self.seed, u64::from(run), Stream::Routing))))
+    }
+}
+
+/// What one limiter did in one run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunStats {
+    /// Requests offered (retries not counted again).
+    pub offered: u64,
+    /// Requests admitted.
+    pub admitted: u64,
+    /// Decisions made (retries included).
+    pub decisions: u64,
+    /// The busiest trailing window.
+    pub busiest: u64,
+    /// Where that window ends.
+    pub busiest_at: Micros,
+    /// Admissions the literal rule would have rejected.
+    pub wrong_admits: u64,
+    /// Rejections the literal rule would have admitted.
+    pub wrong_rejects: u64,
+    /// Queueing delays of admitted requests (queueing limiters only).
+    pub delays: Vec<Micros>,
+}
+
+impl RunStats {
+    /// The share of offered requests admitted, if any were offered.
+    pub fn served_share(&self) -> Option<f64> {
+        (self.offered > 0).then(|| self.admitted as f64 / self.offered as f64)
+    }
+}
+
+/// Per-decision detail of one run of one limiter, for plots.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Trace {
+    /// Arrival times of all decisions, in order.
+    pub times: Vec<Micros>,
+    /// Whether each was admitted.
+    pub admitted: Vec<bool>,
+    /// When each admitted request left (its arrival, unless it queued).
+    pub released: Vec<Micros>,
+    /// Audited admissions: when each was let through.
+    pub window_times: Vec<Micros>,
+    /// The trailing-window count just after each audited admission.
+    pub window_counts: Vec<u64>,
+}
+
+/// A limiter with its auditor and tallies: one lane of a run.
+#[derive(Debug)]
+struct Lane {
+    limiter: Limiter,
+    audit: Auditor,
+    queue: Option<TimeRing>,
+    stats: RunStats,
+    trace: Option<Trace>,
+}
+
+impl Lane {
+    fn new(limiter: Limiter, scenario: &Scenario) -> Self {
+        let queue = limiter.delays().then(TimeRing::default);
+        Lane {
+            limiter,
+            audit: Auditor::new(scenario.limit, scenario.window),
+            queue,
+            stats: RunStats::default(),
+            trace: None,
+        }
+    }
+
+    /// Decides a chunk of new requests: the hot loop.
+    fn run_chunk(&mut self, times: &[Micros]) {
+        if self.queue.is_some() || self.trace.is_some() {
+            for &t in times {
+                self.step(t);
+            }
+            self.stats.offered += times.len() as u64;
+            return;
+        }
+        let audit = &mut self.audit;
+        let admitted = match &mut self.limiter {
+            Limiter::FixedWindow(l) => run_plain(l, audit, times),
+            Limiter::SlidingLog(l) => run_plain(l, audit, times),
+            Limiter::SlidingWindowCounter(l) => run_plain(l, audit, times),
+            Limiter::TokenBucket(l) => run_plain(l, audit, times),
+            Limiter::Gcra(l) => run_plain(l, audit, times),
+            Limiter::LeakyBucket(l) => run_plain(l, audit, times),
+            Limiter::Split(l) => run_plain(l, audit, times),
+        };
+        self.stats.offered += times.len() as u64;
+        self.stats.admitted += admitted;
+    }
+
+    /// Decides one request (new or a retry); returns whether it was admitted.
+    fn step(&mut self, t: Micros) -> bool {
+        let decision = self.limiter.decide(t);
+        match (decision, self.queue.as_mut()) {
+            (Decision::Admit { at }, Some(queue)) => {
+                queue.push(at);
+                self.stats.delays.push(at - t);
+            }
+            (Decision::Admit { .. }, None) => {
+                let seen = self.audit.admit(t);
+                if let Some(trace) = &mut self.trace {
+                    trace.window_times.push(t);
+                    trace.window_counts.push(seen.in_window + 1);
+                }
+            }
+            (Decision::Reject, _) => {
+                self.release_through(t);
+                self.audit.reject(t);
+            }
+        }
+        let admitted = decision.admitted();
+        self.stats.admitted += u64::from(admitted);
+        if let Some(trace) = &mut self.trace {
+            trace.times.push(t);
+            trace.admitted.push(admitted);
+            trace.released.push(match decision {
+                Decision::Admit { at } => at,
+                Decision::Reject => t,
+            });
+        }
+        admitted
+    }
+
+    /// Audits the queued requests that have left by `t`.
+    fn release_through(&mut self, t: Micros) {
+        if let Some(queue) = &mut self.queue {
+            while queue.front().is_some_and(|d| d <= t) {
+                let d = queue.pop_front().unwrap_or(t);
+                let seen = self.audit.admit(d);
+                if let Some(trace) = &mut self.trace {
+                    trace.window_times.push(d);
+                    trace.window_counts.push(seen.in_window + 1);
+                }
+            }
+        }
+    }
+
+    fn finish(mut self) -> (RunStats, Option<Trace>) {
+        self.release_through(Micros::MAX);
+        let a = &self.audit;
+        self.stats.decisions = a.decisions;
+        self.stats.busiest = a.busiest;
+        self.stats.busiest_at = a.busiest_at;
+        self.stats.wrong_admits = a.wrong_admits;
+        self.stats.wrong_rejects = a.wrong_rejects;
+        (self.stats, self.trace)
+    }
+}
+
+#[inline]
+fn run_plain<L: Decide>(limiter: &mut L, audit: &mut Auditor, times: &[Micros]) -> u64 {
+    let mut admitted = 0;
+    for &t in times {
+        let ok = limiter.decide(t).admitted();
+        audit.record(t, ok);
+        admitted += u64::from(ok);
+    }
+    admitted
+}
+
+/// A retrying client: first tries from the scenario's stream plus a spike; every rejected
+/// try comes back `every` later until it has had `tries` tries.
+struct RetryClient {
+    first: Arrivals,
+    next_first: Option<Micros>,
+    spike_left: u64,
+    spike_at: Micros,
+    retries: VecDeque<(Micros, u32)>,
+    tries: u32,
+    every: Micros,
+}
+
+impl RetryClient {
+    fn new(scenario: &Scenario, run: u32) -> Option<Self> {
+        let TrafficSpec::Retry { spike, at, tries, every, .. } = scenario.traffic else {
+            return None;
+        };
+        let mut first = scenario.arrivals(run);
+        Some(RetryClient {
+            next_first: first.next(),
+            first,
+            spike_left: spike,
+            spike_at: at,
+            retries: VecDeque::new(),
+            tries,
+            every,
+        })
+    }
+
+    /// The next try: its time, which try it is (1 for new requests). Ties go to retries,
+    /// then the spike, then the steady stream.
+    fn next(&mut self) -> Option<(Micros, u32)> {
+        let retry = self.retries.front().map(|r| r.0);
+        let spike = (self.spike_left > 0).then_some(self.spike_at);
+        let candidates = [retry, spike, self.next_first];
+        let (which, t) = candidates
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.map(|t| (i, t)))
+            .min_by_key(|&(i, t)| (t, i))?;
+        Some(match which {
+            0 => self.retries.pop_front().unwrap_or((t, 1)),
+            1 => {
+                self.spike_left -= 1;
+                (t, 1)
+            }
+            _ => {
+                self.next_first = self.first.next();
+                (t, 1)
+            }
+        })
+    }
+
+    fn rejected(&mut self, t: Micros, attempt: u32) {
+        if attempt < self.tries {
+            self.retries.push_back((t + self.every, attempt + 1));
+        }
+    }
+}
+
+/// Runs run `run` of the scenario for every limiter. The scenario must have been validated.
+pub fn simulate_run(scenario: &Scenario, run: u32) -> Result<Vec<RunStats>, Error> {
+    let mut lanes = Vec::with_capacity(scenario.limiters.len());
+    for spec in &scenario.limiters {
+        lanes.push(Lane::new(scenario.build_limiter(spec, run)?, scenario));
+    }
+    if scenario.traffic.closed_loop() {
+        return Ok(lanes
+            .into_iter()
+            .map(|lane| run_closed_loop(scenario, run, lane).0)
+            .collect());
+    }
+    let mut arrivals = scenario.arrivals(run);
+    let mut chunk = Vec::with_capacity(CHUNK);
+    loop {
+        let more = arrivals.fill(&mut chunk, CHUNK);
+        for lane in &mut lanes {
+            lane.run_chunk(&chunk);
+        }
+        if !more {
+            break;
+        }
+    }
+    Ok(lanes.into_iter().map(|lane| lane.finish().0).collect())
+}
+
+fn run_closed_loop(scenario: &Scenario, run: u32, mut lane: Lane) -> (RunStats, Option<Trace>) {
+    if let Some(mut client) = RetryClient::new(scenario, run) {
+        while let Some((t, attempt)) = client.next() {
+            lane.stats.offered += u64::from(attempt == 1);
+            if !lane.step(t) {
+                client.rejected(t, attempt);
+            }
+        }
+    }
+    lane.finish()
+}
+
+/// Every decision of run `run` of limiter `index`, for plots.
+pub fn trace(scenario: &Scenario, index: usize, run: u32) -> Result<(RunStats, Trace), Error> {
+    let spec = scenario
+        .limiters
+        .get(index)
+        .ok_or_else(|| Error::invalid("limiter index", &index.to_string(), "an index into the scenario's limiters"))?;
+    let mut lane = Lane::new(scenario.build_limiter(spec, run)?, scenario);
+    lane.trace = Some(Trace::default());
+    let (stats, trace) = if scenario.traffic.closed_loop() {
+        run_closed_loop(scenario, run, lane)
+    } else {
+        let mut arrivals = scenario.arrivals(run);
+        let mut chunk = Vec::with_capacity(CHUNK);
+        loop {
+            let more = arrivals.fill(&mut chunk, CHUNK);
+            lane.run_chunk(&chunk);
+            if !more {
+                break;
+            }
+        }
+        lane.finish()
+    };
+    Ok((stats, trace.unwrap_or_default()))
+}
+
+/// One limiter's results over all runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LimiterReport {
+    /// The spec as given.
+    pub limiter: String,
+    /// Requests offered, over all runs.
+    pub offered: u64,
+    /// Requests admitted, over all runs.
+    pub admitted: u64,
+    /// Decisions, over all runs (retries included).
+    pub decisions: u64,
+    /// Mean over runs of the share served.
+    pub served_share: Option<f64>,
+    /// Its standard error (runs ≥ 2).
+    pub served_share_se: Option<f64>,
+    /// The busiest trailing window of any run.
+    pub busiest_window_max: u64,
+    /// The busiest trailing window, averaged over runs.
+    pub busiest_window_mean: f64,
+    /// Wrong admits as a fraction of decisions.
+    pub wrong_admits: f64,
+    /// Wrong rejects as a fraction of decisions.
+    pub wrong_rejects: f64,
+    /// The theoretical worst window for this limiter under any traffic, where one is known.
+    pub bound: Option<u64>,
+    /// Median queueing delay (queueing limiters), µs.
+    pub delay_p50_us: Option<Micros>,
+    /// 99th percentile queueing delay (queueing limiters), µs.
+    pub delay_p99_us: Option<Micros>,
+}
+
+/// What a scenario produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// One entry per limiter, in scenario order.
+    pub results: Vec<LimiterReport>,
+}
+
+impl Report {
+    /// Combines per-run results (`runs[r][i]` is limiter `i` in run `r`).
+    pub fn from_runs(scenario: &Scenario, runs: &[Vec<RunStats>]) -> Report {
+        let results = scenario
+            .limiters
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let stats: Vec<&RunStats> = runs.iter().map(|r| &r[i]).collect();
+                summarize(scenario, spec, &stats)
+            })
+            .collect();
+        Report { results }
+    }
+
+    /// A 64-bit digest of every number in the report (FNV-1a over their bits), for comparing
+    /// runs across targets.
+    pub fn digest(&self) -> u64 {
+        let mut h = Fnv::default();
+        for r in &self.results {
+            h.bytes(r.limiter.as_bytes());
+            for v in [r.offered, r.admitted, r.decisions, r.busiest_window_max] {
+                h.u64(v);
+            }
+            for v in [r.served_share, r.served_share_se] {
+                h.u64(v.map_or(u64::MAX, f64::to_bits));
+            }
+            for v in [r.busiest_window_mean, r.wrong_admits, r.wrong_rejects] {
+                h.u64(v.to_bits());
+            }
+            for v in [r.bound, r.delay_p50_us, r.delay_p99_us] {
+                h.u64(v.unwrap_or(u64::MAX));
+            }
+        }
+        h.0
+    }
+}
+
+#[derive(Debug)]
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn bytes(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.bytes_end();
+    }
+
+    fn bytes_end(&mut self) {
+        self.0 = (self.0 ^ 0xff).wrapping_mul(0x0100_0000_01b3);
+    }
+
+    fn u64(&mut self, v: u64) {
+        for b in v.to_le_bytes() {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// Mean and standard error of the mean (`None` with fewer than two values).
+pub fn mean_se(values: &[f64]) -> (Option<f64>, Option<f64>) {
+    if values.is_empty() {
+        return (None, None);
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    if values.len() < 2 {
+        return (Some(mean), None);
+    }
+    let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0);
+    (Some(mean), Some((var / n).sqrt()))
+}
+
+fn summarize(scenario: &Scenario, spec: &LimiterSpec, stats: &[&RunStats]) -> LimiterReport {
+    let shares: Vec<f64> = stats.iter().filter_map(|s| s.served_share()).collect();
+    let (served_share, served_share_se) = mean_se(&shares);
+    let total = |f: fn(&RunStats) -> u64| stats.iter().map(|s| f(s)).sum::<u64>();
+    let decisions = total(|s| s.decisions);
+    let fraction = |n: u64| if decisions == 0 { 0.0 } else { n as f64 / decisions as f64 };
+    let mut delays: Vec<Micros> = stats.iter().flat_map(|s| s.delays.iter().copied()).collect();
+    let queueing = spec.kind == LimiterKind::LeakyBucket && spec.mode == LeakyMode::Queue;
+    let (p50, p99) = if queueing && !delays.is_empty() {
+        delays.sort_unstable();
+        (Some(nearest_rank(&delays, 0.50)), Some(nearest_rank(&delays, 0.99)))
+    } else {
+        (None, None)
+    };
+    LimiterReport {
+        limiter: spec.text.clone(),
+        offered: total(|s| s.offered),
+        admitted: total(|s| s.admitted),
+        decisions,
+        served_share,
+        served_share_se,
+        busiest_window_max: stats.iter().map(|s| s.busiest).max().unwrap_or(0),
+        busiest_window_mean: stats.iter().map(|s| s.busiest as f64).sum::<f64>() / stats.len().max(1) as f64,
+        wrong_admits: fraction(total(|s| s.wrong_admits)),
+        wrong_rejects: fraction(total(|s| s.wrong_rejects)),
+        bound: theory::worst_case(spec, scenario.limit, scenario.window),
+        delay_p50_us: p50,
+        delay_p99_us: p99,
+    }
+}
+
+/// The nearest-rank quantile of sorted values.
+fn nearest_rank(sorted: &[Micros], q: f64) -> Micros {
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// Validates and runs the whole scenario.
+pub fn simulate(scenario: &Scenario) -> Result<Report, Error> {
+    scenario.validate()?;
+    let runs = (0..scenario.runs)
+        .map(|run| simulate_run(scenario, run))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Report::from_runs(scenario, &runs))
+}

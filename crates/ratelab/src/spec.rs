@@ -1,0 +1,637 @@
+//! The scenario language: `name[:key=value,...]` specs for limiters and traffic, as the CLI,
+//! the page's URL and the tests write them, parsed into one typed model.
+//!
+//! Parsing checks everything it can without knowing the limit and window; [`crate::sim`]
+//! checks the rest when it builds a scenario. Every error names the bad part and what is
+//! accepted.
+
+use crate::error::Error;
+use crate::limiter::{LeakyMode, Rate};
+use crate::time::{parse_decimal_scaled, parse_duration, Micros, SECOND};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// The limiter algorithms, by their spec names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LimiterKind {
+    /// `fixed-window`
+    FixedWindow,
+    /// `sliding-log`
+    SlidingLog,
+    /// `sliding-window-counter`
+    SlidingWindowCounter,
+    /// `token-bucket`
+    TokenBucket,
+    /// `gcra`
+    Gcra,
+    /// `leaky-bucket`
+    LeakyBucket,
+}
+
+impl LimiterKind {
+    /// Every kind, in the order the page lists them.
+    pub const ALL: [LimiterKind; 6] = [
+        LimiterKind::FixedWindow,
+        LimiterKind::SlidingLog,
+        LimiterKind::SlidingWindowCounter,
+        LimiterKind::TokenBucket,
+        LimiterKind::Gcra,
+        LimiterKind::LeakyBucket,
+    ];
+
+    /// The spec name.
+    pub fn name(self) -> &'static str {
+        match self {
+            LimiterKind::FixedWindow => "fixed-window",
+            LimiterKind::SlidingLog => "sliding-log",
+            LimiterKind::SlidingWindowCounter => "sliding-window-counter",
+            LimiterKind::TokenBucket => "token-bucket",
+            LimiterKind::Gcra => "gcra",
+            LimiterKind::LeakyBucket => "leaky-bucket",
+        }
+    }
+
+    /// The kind with this spec name.
+    pub fn from_name(name: &str) -> Result<Self, Error> {
+        Self::ALL
+            .into_iter()
+            .find(|k| k.name() == name)
+            .ok_or_else(|| Error::unknown("limiter", name, &names(Self::ALL.iter().map(|k| k.name()))))
+    }
+
+    /// Whether the kind has a bucket (`burst` and `rate` apply).
+    pub fn has_bucket(self) -> bool {
+        matches!(self, LimiterKind::TokenBucket | LimiterKind::Gcra | LimiterKind::LeakyBucket)
+    }
+
+    /// Whether the kind keeps a count or log that rejected requests could be recorded in.
+    pub fn can_record_rejects(self) -> bool {
+        matches!(
+            self,
+            LimiterKind::FixedWindow | LimiterKind::SlidingLog | LimiterKind::SlidingWindowCounter
+        )
+    }
+}
+
+/// A limiter as the user described it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LimiterSpec {
+    /// The spec as written, reported back unchanged.
+    pub text: String,
+    /// The algorithm.
+    pub kind: LimiterKind,
+    /// Bucket capacity `B` (token bucket, GCRA) or nginx's `burst` (leaky bucket). `None`
+    /// means the default: one window's worth, `L`, for buckets, and 0 for the leaky bucket.
+    pub burst: Option<u64>,
+    /// Refill or leak rate. `None` means `L` per `W`.
+    pub rate: Option<Rate>,
+    /// Whether rejected requests are recorded (sliding log, counters).
+    pub record_rejects: bool,
+    /// How many servers the limit is split across (1: not split).
+    pub servers: u32,
+    /// Meter or queue, for the leaky bucket.
+    pub mode: LeakyMode,
+}
+
+impl LimiterSpec {
+    /// Parses `name[:key=value,...]`.
+    pub fn parse(text: &str) -> Result<Self, Error> {
+        let (name, pairs) = split_spec(text)?;
+        let kind = LimiterKind::from_name(name)?;
+        let mut spec = LimiterSpec {
+            text: text.to_owned(),
+            kind,
+            burst: None,
+            rate: None,
+            record_rejects: false,
+            servers: 1,
+            mode: LeakyMode::Meter,
+        };
+        let mut mode_given = false;
+        for (key, value) in pairs {
+            let what = format!("{name}: {key}");
+            match key {
+                "burst" if kind.has_bucket() => {
+                    let min = if kind == LimiterKind::LeakyBucket { 0 } else { 1 };
+                    spec.burst = Some(parse_count(&what, value, min, MAX_BURST)?);
+                }
+                "rate" if kind.has_bucket() => spec.rate = Some(parse_rate(&what, value)?),
+                "record-rejects" if kind.can_record_rejects() => spec.record_rejects = parse_bool(&what, value)?,
+                "servers" => spec.servers = parse_count(&what, value, 1, MAX_SERVERS)? as u32,
+                "mode" if kind == LimiterKind::LeakyBucket => {
+                    mode_given = true;
+                    spec.mode = match value {
+                        "meter" => LeakyMode::Meter,
+                        "queue" => LeakyMode::Queue,
+                        _ => return Err(Error::invalid(&what, value, "meter or queue")),
+                    }
+                }
+                _ => return Err(Error::unknown(&format!("key for {name}"), key, &limiter_keys(kind))),
+            }
+        }
+        if mode_given && spec.mode == LeakyMode::Queue && spec.servers > 1 {
+            return Err(Error::invalid(
+                &format!("{name}: servers"),
+                &spec.servers.to_string(),
+                "servers=1 with mode=queue (a split limit is modelled for rejecting limiters only)",
+            ));
+        }
+        Ok(spec)
+    }
+
+    /// A spec of this kind with every default.
+    pub fn of(kind: LimiterKind) -> Self {
+        Self::parse(kind.name()).unwrap_or_else(|_| unreachable!("every kind name parses"))
+    }
+}
+
+fn limiter_keys(kind: LimiterKind) -> String {
+    let mut keys = Vec::new();
+    if kind.has_bucket() {
+        keys.extend(["burst=B", "rate=N/DUR"]);
+    }
+    if kind.can_record_rejects() {
+        keys.push("record-rejects=true|false");
+    }
+    keys.push("servers=K");
+    if kind == LimiterKind::LeakyBucket {
+        keys.push("mode=meter|queue");
+    }
+    keys.join(", ")
+}
+
+/// The traffic shapes made of groups of requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Shape {
+    /// Groups of about 5 within 1 s.
+    SmallBursts,
+    /// Groups of about 20 within 1 s.
+    PageLoads,
+    /// Groups of about 50 within 2 s.
+    BigBursts,
+}
+
+impl Shape {
+    /// The mean group size.
+    pub fn mean_size(self) -> f64 {
+        match self {
+            Shape::SmallBursts => 5.0,
+            Shape::PageLoads => 20.0,
+            Shape::BigBursts => 50.0,
+        }
+    }
+
+    /// How long a group takes to arrive.
+    pub fn span(self) -> Micros {
+        match self {
+            Shape::SmallBursts | Shape::PageLoads => SECOND,
+            Shape::BigBursts => 2 * SECOND,
+        }
+    }
+}
+
+/// Where a flood starts within its window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FloodStart {
+    /// This far into the window.
+    Offset(Micros),
+    /// `L · every` before the window's end: the worst moment for every limiter here.
+    Worst,
+}
+
+/// Where replayed timestamps come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Replay {
+    /// The file they were read from, for the report (the core reads no files).
+    pub file: String,
+    /// Absolute times in µs, sorted. Empty until the caller has read the file.
+    pub times: Arc<[Micros]>,
+}
+
+/// Traffic as the user described it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "name", rename_all = "kebab-case")]
+pub enum TrafficSpec {
+    /// Independent arrivals (Poisson) at `load · L / W`.
+    Steady {
+        /// Average load as a share of the limit.
+        load: f64,
+    },
+    /// Groups of requests (Poisson group starts, geometric sizes, uniform within the span).
+    Groups {
+        /// Which group shape.
+        shape: Shape,
+        /// Average load as a share of the limit.
+        load: f64,
+    },
+    /// Heavy-tailed active periods (Pareto, α = 1.5), busy 20% of the time.
+    OnOff {
+        /// Average load as a share of the limit.
+        load: f64,
+    },
+    /// Quiet for one window, then one request per `every` for `length`.
+    Flood {
+        /// Where in the window the flood starts.
+        start: FloodStart,
+        /// The gap between requests.
+        every: Micros,
+        /// How long it lasts; `None` means three windows.
+        length: Option<Micros>,
+    },
+    /// The two-tick attack: `L` requests `before` the end of a window and `L` `after` it.
+    BoundaryBurst {
+        /// How long before the boundary the first tick comes.
+        before: Micros,
+        /// How long after the boundary the second tick comes.
+        after: Micros,
+    },
+    /// A steady client with a one-off spike whose rejected requests retry.
+    Retry {
+        /// The steady client's rate.
+        rate: Rate,
+        /// The spike's size.
+        spike: u64,
+        /// When the spike comes.
+        at: Micros,
+        /// Tries per request in all, the first one included.
+        tries: u32,
+        /// The gap between tries.
+        every: Micros,
+    },
+    /// A recorded list of timestamps.
+    Replay(Replay),
+}
+
+const TRAFFIC_NAMES: &str = "steady, small-bursts, page-loads, big-bursts, on-off, flood, boundary-burst, retry, replay";
+
+/// The largest accepted burst.
+pub const MAX_BURST: u64 = 10_000_000;
+/// The largest accepted server count.
+pub const MAX_SERVERS: u64 = 1_000;
+/// The largest accepted load, as a share of the limit.
+pub const MAX_LOAD: f64 = 100.0;
+/// The most tries a retrying request may have.
+pub const MAX_TRIES: u64 = 1_000;
+/// The largest rate count `N` in `rate=N/DUR`.
+pub const MAX_RATE_COUNT: u64 = 1_000_000;
+
+impl TrafficSpec {
+    /// Parses `name[:key=value,...]`.
+    pub fn parse(text: &str) -> Result<Self, Error> {
+        let (name, pairs) = split_spec(text)?;
+        let mut get = Keys::new(name, pairs);
+        let spec = match name {
+            "steady" => TrafficSpec::Steady { load: get.load()? },
+            "small-bursts" | "page-loads" | "big-bursts" => TrafficSpec::Groups {
+                shape: match name {
+                    "small-bursts" => Shape::SmallBursts,
+                    "page-loads" => Shape::PageLoads,
+                    _ => Shape::BigBursts,
+                },
+                load: get.load()?,
+            },
+            "on-off" => TrafficSpec::OnOff { load: get.load()? },
+            "flood" => TrafficSpec::Flood {
+                start: match get.take("start") {
+                    None | Some("worst") => FloodStart::Worst,
+                    Some(v) => FloodStart::Offset(
+                        parse_duration("flood: start", v)
+                            .map_err(|_| Error::invalid("flood: start", v, "a duration (e.g. 30s) or worst"))?,
+                    ),
+                },
+                every: get.duration_min("every", 1_000, 1)?,
+                length: get.take("for").map(|v| parse_positive_duration("flood: for", v)).transpose()?,
+            },
+            "boundary-burst" => TrafficSpec::BoundaryBurst {
+                before: get.duration_min("before", 500_000, 1)?,
+                after: get.duration_min("after", 500_000, 0)?,
+            },
+            "retry" => TrafficSpec::Retry {
+                rate: match get.take("rate") {
+                    Some(v) => parse_rate("retry: rate", v)?,
+                    None => Rate { count: 25, per: 60 * SECOND },
+                },
+                spike: match get.take("spike") {
+                    Some(v) => parse_count("retry: spike", v, 0, 10_000_000)?,
+                    None => 200,
+                },
+                at: match get.take("at") {
+                    Some(v) => parse_duration("retry: at", v)?,
+                    None => 5 * 60 * SECOND,
+                },
+                tries: match get.take("tries") {
+                    Some(v) => parse_count("retry: tries", v, 1, MAX_TRIES)? as u32,
+                    None => 5,
+                },
+                every: get.duration_min("every", SECOND, 1)?,
+            },
+            "replay" => match get.take("file") {
+                Some(file) if !file.is_empty() => TrafficSpec::Replay(Replay {
+                    file: file.to_owned(),
+                    times: Arc::from(Vec::new()),
+                }),
+                _ => {
+                    return Err(Error::Missing {
+                        what: "traffic replay".into(),
+                        key: "file=PATH".into(),
+                        example: "replay:file=arrivals.txt".into(),
+                    })
+                }
+            },
+            _ => return Err(Error::unknown("traffic", name, TRAFFIC_NAMES)),
+        };
+        get.finish(&spec)?;
+        Ok(spec)
+    }
+
+    /// The keys this traffic accepts, for messages.
+    fn keys(&self) -> &'static str {
+        match self {
+            TrafficSpec::Steady { .. } | TrafficSpec::Groups { .. } | TrafficSpec::OnOff { .. } => "load=X",
+            TrafficSpec::Flood { .. } => "start=DUR|worst, every=DUR, for=DUR",
+            TrafficSpec::BoundaryBurst { .. } => "before=DUR, after=DUR",
+            TrafficSpec::Retry { .. } => "rate=N/DUR, spike=S, at=DUR, tries=M, every=DUR",
+            TrafficSpec::Replay(_) => "file=PATH",
+        }
+    }
+
+    /// The spec name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            TrafficSpec::Steady { .. } => "steady",
+            TrafficSpec::Groups { shape: Shape::SmallBursts, .. } => "small-bursts",
+            TrafficSpec::Groups { shape: Shape::PageLoads, .. } => "page-loads",
+            TrafficSpec::Groups { shape: Shape::BigBursts, .. } => "big-bursts",
+            TrafficSpec::OnOff { .. } => "on-off",
+            TrafficSpec::Flood { .. } => "flood",
+            TrafficSpec::BoundaryBurst { .. } => "boundary-burst",
+            TrafficSpec::Retry { .. } => "retry",
+            TrafficSpec::Replay(_) => "replay",
+        }
+    }
+
+    /// Whether the client reacts to decisions (so each limiter sees its own retries).
+    pub fn closed_loop(&self) -> bool {
+        matches!(self, TrafficSpec::Retry { .. })
+    }
+}
+
+/// Key-value pairs of a traffic spec, taken one by one so that leftovers can be reported.
+struct Keys<'a> {
+    name: &'a str,
+    pairs: Vec<(&'a str, &'a str)>,
+}
+
+impl<'a> Keys<'a> {
+    fn new(name: &'a str, pairs: Vec<(&'a str, &'a str)>) -> Self {
+        Keys { name, pairs }
+    }
+
+    fn take(&mut self, key: &str) -> Option<&'a str> {
+        let i = self.pairs.iter().position(|(k, _)| *k == key)?;
+        Some(self.pairs.remove(i).1)
+    }
+
+    fn load(&mut self) -> Result<f64, Error> {
+        match self.take("load") {
+            None => Ok(0.8),
+            Some(v) => parse_load(&format!("{}: load", self.name), v),
+        }
+    }
+
+    fn duration_min(&mut self, key: &str, default: Micros, min: Micros) -> Result<Micros, Error> {
+        let what = format!("{}: {key}", self.name);
+        match self.take(key) {
+            None => Ok(default),
+            Some(v) => {
+                let d = parse_duration(&what, v)?;
+                if d < min {
+                    return Err(Error::invalid(&what, v, "a duration of at least 1us"));
+                }
+                Ok(d)
+            }
+        }
+    }
+
+    fn finish(self, spec: &TrafficSpec) -> Result<(), Error> {
+        match self.pairs.first() {
+            None => Ok(()),
+            Some((k, _)) => Err(Error::unknown(&format!("key for {}", self.name), k, spec.keys())),
+        }
+    }
+}
+
+/// Splits `name[:key=value,...]`, rejecting repeated keys and pairs without `=`.
+fn split_spec(text: &str) -> Result<(&str, Vec<(&str, &str)>), Error> {
+    let text = text.trim();
+    let (name, rest) = match text.split_once(':') {
+        Some((n, r)) => (n, Some(r)),
+        None => (text, None),
+    };
+    if name.is_empty() {
+        return Err(Error::invalid("spec", text, "name[:key=value,...], e.g. token-bucket:burst=10"));
+    }
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    if let Some(rest) = rest {
+        for part in rest.split(',') {
+            let (k, v) = part
+                .split_once('=')
+                .ok_or_else(|| Error::invalid(&format!("{name}: option"), part, "key=value"))?;
+            let (k, v) = (k.trim(), v.trim());
+            if pairs.iter().any(|(seen, _)| *seen == k) {
+                return Err(Error::invalid(&format!("{name}: {k}"), part, "each key once"));
+            }
+            pairs.push((k, v));
+        }
+    }
+    Ok((name, pairs))
+}
+
+fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
+    it.collect::<Vec<_>>().join(", ")
+}
+
+/// Parses a whole number in `min..=max`.
+pub fn parse_count(what: &str, text: &str, min: u64, max: u64) -> Result<u64, Error> {
+    let accepted = || format!("a whole number from {min} to {max}");
+    let n: u64 = text.parse().map_err(|_| Error::invalid(what, text, &accepted()))?;
+    if n < min || n > max {
+        return Err(Error::invalid(what, text, &accepted()));
+    }
+    Ok(n)
+}
+
+/// Parses a load: a share of the limit like `0.8`, or a percentage like `80%`.
+pub fn parse_load(what: &str, text: &str) -> Result<f64, Error> {
+    let accepted = "a share of the limit above 0 and at most 100, like 0.8 or 80%";
+    let (number, scale) = match text.strip_suffix('%') {
+        Some(n) => (n, 100.0),
+        None => (text, 1.0),
+    };
+    // Only plain decimals: no `inf`, `NaN` or exponents.
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return Err(Error::invalid(what, text, accepted));
+    }
+    let v: f64 = number.parse().map_err(|_| Error::invalid(what, text, accepted))?;
+    let v = v / scale;
+    if !(v > 0.0 && v <= MAX_LOAD) {
+        return Err(Error::invalid(what, text, accepted));
+    }
+    Ok(v)
+}
+
+/// Parses `N/DUR`, e.g. `100/1min` or `100/min`.
+pub fn parse_rate(what: &str, text: &str) -> Result<Rate, Error> {
+    let accepted = format!("N/DUR with N from 1 to {MAX_RATE_COUNT}, like 100/1min or 5/s");
+    let (n, d) = text.split_once('/').ok_or_else(|| Error::invalid(what, text, &accepted))?;
+    let count = parse_count(what, n, 1, MAX_RATE_COUNT).map_err(|_| Error::invalid(what, text, &accepted))?;
+    let per = parse_duration(what, d).map_err(|_| Error::invalid(what, text, &accepted))?;
+    if per == 0 {
+        return Err(Error::invalid(what, text, &accepted));
+    }
+    Ok(Rate { count, per })
+}
+
+fn parse_positive_duration(what: &str, text: &str) -> Result<Micros, Error> {
+    match parse_duration(what, text)? {
+        0 => Err(Error::invalid(what, text, "a duration above zero")),
+        d => Ok(d),
+    }
+}
+
+fn parse_bool(what: &str, text: &str) -> Result<bool, Error> {
+    match text {
+        "true" | "1" | "yes" | "on" => Ok(true),
+        "false" | "0" | "no" | "off" => Ok(false),
+        _ => Err(Error::invalid(what, text, "true or false")),
+    }
+}
+
+/// Parses timestamps, one per line, in seconds (fractions allowed), into µs.
+///
+/// Blank lines and lines starting with `#` are skipped. Returns the times in file order and
+/// the malformed lines as `(line number, text)`, so the caller can report them.
+pub fn parse_seconds_lines(text: &str) -> (Vec<Micros>, Vec<(usize, String)>) {
+    let mut times = Vec::new();
+    let mut bad = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match parse_decimal_scaled(line, SECOND) {
+            Some(t) => times.push(t),
+            None => bad.push((i + 1, line.chars().take(80).collect())),
+        }
+    }
+    (times, bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_limiters() {
+        let s = LimiterSpec::parse("token-bucket:burst=10,rate=100/1min").expect("valid");
+        assert_eq!(s.kind, LimiterKind::TokenBucket);
+        assert_eq!(s.burst, Some(10));
+        assert_eq!(s.rate, Some(Rate { count: 100, per: 60 * SECOND }));
+        assert_eq!(s.text, "token-bucket:burst=10,rate=100/1min");
+        let s = LimiterSpec::parse("sliding-log:record-rejects=true,servers=4").expect("valid");
+        assert!(s.record_rejects);
+        assert_eq!(s.servers, 4);
+        let s = LimiterSpec::parse("leaky-bucket:burst=0,mode=queue").expect("valid");
+        assert_eq!(s.mode, LeakyMode::Queue);
+        assert_eq!(s.burst, Some(0));
+    }
+
+    #[test]
+    fn limiter_errors_name_the_part_and_what_is_accepted() {
+        let check = |spec: &str, needles: &[&str]| {
+            let msg = LimiterSpec::parse(spec).expect_err(spec).to_string();
+            for n in needles {
+                assert!(msg.contains(n), "{spec}: {msg} lacks {n}");
+            }
+        };
+        check("token-buckt", &["token-buckt", "token-bucket", "gcra", "leaky-bucket"]);
+        check("token-bucket:burst=0", &["burst", "'0'", "from 1 to"]);
+        check("token-bucket:burst=-3", &["burst", "-3"]);
+        check("token-bucket:burst=abc", &["burst", "abc"]);
+        check("token-bucket:record-rejects=true", &["record-rejects", "burst=B"]);
+        check("sliding-log:burst=5", &["burst", "key for sliding-log", "record-rejects"]);
+        check("fixed-window:servers=0", &["servers", "from 1"]);
+        check("leaky-bucket:mode=fast", &["mode", "meter or queue"]);
+        check("gcra:rate=100", &["rate", "N/DUR"]);
+        check("gcra:rate=0/1min", &["rate", "N/DUR"]);
+        check("gcra:rate=5/0s", &["rate"]);
+        check("gcra:burst", &["burst", "key=value"]);
+        check("gcra:burst=1,burst=2", &["burst", "each key once"]);
+        check("leaky-bucket:servers=2,mode=queue", &["servers", "mode=queue"]);
+        check("", &["spec"]);
+    }
+
+    #[test]
+    fn parses_traffic() {
+        assert_eq!(TrafficSpec::parse("steady:load=0.8"), Ok(TrafficSpec::Steady { load: 0.8 }));
+        assert_eq!(TrafficSpec::parse("steady:load=80%"), Ok(TrafficSpec::Steady { load: 0.8 }));
+        assert_eq!(
+            TrafficSpec::parse("page-loads:load=0.3"),
+            Ok(TrafficSpec::Groups { shape: Shape::PageLoads, load: 0.3 })
+        );
+        assert_eq!(
+            TrafficSpec::parse("flood:start=30s"),
+            Ok(TrafficSpec::Flood { start: FloodStart::Offset(30 * SECOND), every: 1_000, length: None })
+        );
+        assert_eq!(
+            TrafficSpec::parse("flood:start=worst,every=2ms,for=5min"),
+            Ok(TrafficSpec::Flood { start: FloodStart::Worst, every: 2_000, length: Some(300 * SECOND) })
+        );
+        assert_eq!(
+            TrafficSpec::parse("retry:rate=30/1min,spike=200,at=5min,tries=4,every=1s"),
+            Ok(TrafficSpec::Retry {
+                rate: Rate { count: 30, per: 60 * SECOND },
+                spike: 200,
+                at: 300 * SECOND,
+                tries: 4,
+                every: SECOND,
+            })
+        );
+        assert!(matches!(TrafficSpec::parse("replay:file=a.txt"), Ok(TrafficSpec::Replay(r)) if r.file == "a.txt"));
+    }
+
+    #[test]
+    fn traffic_errors_name_the_part_and_what_is_accepted() {
+        let check = |spec: &str, needles: &[&str]| {
+            let msg = TrafficSpec::parse(spec).expect_err(spec).to_string();
+            for n in needles {
+                assert!(msg.contains(n), "{spec}: {msg} lacks {n}");
+            }
+        };
+        check("stedy", &["stedy", "steady", "page-loads", "replay"]);
+        check("steady:load=NaN", &["load", "NaN", "above 0"]);
+        check("steady:load=inf", &["load", "inf"]);
+        check("steady:load=-1", &["load", "-1"]);
+        check("steady:load=0", &["load"]);
+        check("steady:load=101", &["load", "at most 100"]);
+        check("steady:load=1e3", &["load"]);
+        check("steady:rate=5", &["key for steady", "rate", "load=X"]);
+        check("flood:start=soon", &["flood: start", "soon", "worst"]);
+        check("flood:every=0ms", &["flood: every"]);
+        check("flood:for=0s", &["flood: for"]);
+        check("retry:tries=0", &["retry: tries", "from 1"]);
+        check("retry:spike=x", &["retry: spike"]);
+        check("replay", &["replay", "file=PATH"]);
+        check("boundary-burst:before=0s", &["boundary-burst: before"]);
+    }
+
+    #[test]
+    fn parses_second_timestamps() {
+        let (times, bad) = parse_seconds_lines("# header\n1.5\n\n2\nx\n3.0000001\n-4\n");
+        assert_eq!(times, [1_500_000, 2_000_000, 3_000_000]);
+        assert_eq!(bad, [(5, "x".to_owned()), (7, "-4".to_owned())]);
+    }
+}

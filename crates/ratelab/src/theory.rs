@@ -1,0 +1,163 @@
+//! What theory says the simulator must show: the served shares that have closed forms and the
+//! worst windows each limiter allows.
+//!
+//! - Under Poisson arrivals the sliding log is an Erlang loss system: each admission holds
+//!   one of `L` slots for exactly `W` (the half-open window), so it serves `1 − B(L, a)` with
+//!   `a = load · L` Erlangs, whatever the holding-time distribution.
+//! - A fixed window sees a Poisson number `N` of arrivals per window, with mean `a`, and
+//!   serves `E[min(N, L)] / E[N]`.
+//! - Worst windows, over every possible arrival pattern: fixed window `2L`; sliding log `L`;
+//!   sliding-window counter `2L`; token bucket and GCRA `B + ⌊r·(W − 1µs)⌋`, which is
+//!   `B + L − 1` when `r = L/W`; nginx's leaky bucket as a meter `burst + 1 + ⌊r·(W − 1µs)⌋`.
+
+use crate::limiter::{LeakyMode, Rate};
+use crate::spec::{LimiterKind, LimiterSpec};
+use crate::time::Micros;
+
+/// Erlang's B formula: the blocking probability of `servers` slots offered `erlangs` of load.
+pub fn erlang_b(servers: u64, erlangs: f64) -> f64 {
+    // The standard recurrence B(k) = a B(k−1) / (k + a B(k−1)) is stable for any size.
+    let mut b = 1.0;
+    for k in 1..=servers {
+        b = erlangs * b / (k as f64 + erlangs * b);
+    }
+    b
+}
+
+/// The sliding log's served share under Poisson arrivals at `load` of `limit` per window.
+pub fn sliding_log_served(limit: u64, load: f64) -> f64 {
+    1.0 - erlang_b(limit, load * limit as f64)
+}
+
+/// The fixed window's served share under Poisson arrivals: `E[min(N, L)] / E[N]` with `N`
+/// Poisson of mean `load · L`.
+pub fn fixed_window_served(limit: u64, load: f64) -> f64 {
+    let a = load * limit as f64;
+    // E[min(N, L)] = L − Σ_{k<L} (L − k) P(N = k); the terms are summed in log space so that
+    // large means do not underflow e^{−a}.
+    let ln_a = libm::log(a);
+    let mut shortfall = 0.0;
+    for k in 0..limit {
+        let ln_p = -a + k as f64 * ln_a - libm::lgamma(k as f64 + 1.0);
+        shortfall += (limit - k) as f64 * libm::exp(ln_p);
+    }
+    (limit as f64 - shortfall) / a
+}
+
+/// The largest number a limiter like `spec` can admit in any window `(t − W, t]`, over every
+/// possible arrival pattern, where that is known exactly.
+pub fn worst_case(spec: &LimiterSpec, limit: u64, window: Micros) -> Option<u64> {
+    let k = u64::from(spec.servers);
+    let rate = spec.rate.unwrap_or(Rate { count: limit, per: window });
+    // Each of K servers gets 1/K of the rate; their worst windows can coincide.
+    let refill_in_window = |rate: Rate| (u128::from(rate.count) * u128::from(window - 1) / u128::from(rate.per * k)) as u64;
+    match spec.kind {
+        LimiterKind::FixedWindow | LimiterKind::SlidingWindowCounter => Some(2 * limit),
+        LimiterKind::SlidingLog => Some(limit),
+        LimiterKind::TokenBucket | LimiterKind::Gcra => {
+            let burst = spec.burst.unwrap_or(limit);
+            Some(burst + k * refill_in_window(rate))
+        }
+        LimiterKind::LeakyBucket => {
+            let burst = spec.burst.unwrap_or(0);
+            match spec.mode {
+                LeakyMode::Meter => Some(burst + k * (1 + refill_in_window(rate))),
+                LeakyMode::Queue => {
+                    // Departures leave at least ⌊D/N⌋ µs apart.
+                    let gap = rate.per / rate.count;
+                    (gap > 0).then(|| (window - 1) / gap + 1)
+                }
+            }
+        }
+    }
+}
+
+/// The sliding-window counter's worst window under a flood of one request per `every` that
+/// starts `start` into a window, after a quiet window.
+///
+/// The flood fills the first window at once (`L` admissions from `start`). In the next window
+/// the counter weights those `L` by the share of the window still to come, so it admits the
+/// `k`-th request at the first flood tick `e` with `L·e > (k − 1)·W`. The trailing window just
+/// before `start` comes round again holds all `L` of the first window and every one of those,
+/// `⌈L·(start − every) / W⌉` of them: the worst is `L + ⌈L·(start − every)/W⌉`.
+///
+/// Exact when the window and the start are whole multiples of `every` and the first window
+/// has room for all `L` (`start + L·every ≤ W`); `None` otherwise.
+pub fn swc_flood_worst(limit: u64, window: Micros, start: Micros, every: Micros) -> Option<u64> {
+    let valid = every > 0
+        && window % every == 0
+        && start % every == 0
+        && limit.checked_mul(every).is_some_and(|span| start + span <= window);
+    if !valid {
+        return None;
+    }
+    if start < every {
+        return Some(limit);
+    }
+    let numerator = u128::from(limit) * u128::from(start - every);
+    Some(limit + numerator.div_ceil(u128::from(window)) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn erlang_b_matches_known_values() {
+        // Published table values: B(10, 5) = 0.018385, B(100, 100) = 0.075700.
+        assert!((erlang_b(10, 5.0) - 0.018_385).abs() < 1e-6);
+        assert!((erlang_b(100, 100.0) - 0.075_700).abs() < 1e-5);
+        assert_eq!(erlang_b(0, 3.0), 1.0);
+    }
+
+    #[test]
+    fn the_essays_theory_values() {
+        // The study's reference points: 1 − B at 80/100/120%, and E[min(N, 100)]/E[N].
+        let log: Vec<f64> = [0.8, 1.0, 1.2].iter().map(|&l| sliding_log_served(100, l)).collect();
+        let fw: Vec<f64> = [0.8, 1.0, 1.2].iter().map(|&l| fixed_window_served(100, l)).collect();
+        for (got, want) in log.iter().zip([0.9960, 0.9243, 0.8037]) {
+            assert!((got - want).abs() < 5e-5, "{got} vs {want}");
+        }
+        for (got, want) in fw.iter().zip([0.9994, 0.9601, 0.8323]) {
+            assert!((got - want).abs() < 5e-5, "{got} vs {want}");
+        }
+    }
+
+    #[test]
+    fn fixed_window_formula_agrees_with_direct_summation() {
+        // A small case summed the naive way.
+        let (limit, a) = (3u64, 2.5f64);
+        let mut p = (-a).exp();
+        let mut e_min = 0.0;
+        for k in 0..200u64 {
+            e_min += (k.min(limit)) as f64 * p;
+            p *= a / (k + 1) as f64;
+        }
+        assert!((fixed_window_served(limit, a / limit as f64) - e_min / a).abs() < 1e-12);
+    }
+
+    #[test]
+    fn worst_cases() {
+        let spec = |s: &str| LimiterSpec::parse(s).expect("valid spec");
+        let w = 60_000_000;
+        assert_eq!(worst_case(&spec("fixed-window"), 100, w), Some(200));
+        assert_eq!(worst_case(&spec("sliding-log:record-rejects=true"), 100, w), Some(100));
+        assert_eq!(worst_case(&spec("sliding-window-counter"), 100, w), Some(200));
+        assert_eq!(worst_case(&spec("token-bucket"), 100, w), Some(199));
+        assert_eq!(worst_case(&spec("gcra:burst=50"), 100, w), Some(149));
+        assert_eq!(worst_case(&spec("token-bucket:burst=10"), 60, w), Some(69));
+        assert_eq!(worst_case(&spec("leaky-bucket:burst=5"), 100, w), Some(105));
+        assert_eq!(worst_case(&spec("leaky-bucket:burst=5,mode=queue"), 100, w), Some(100));
+        assert_eq!(worst_case(&spec("token-bucket:burst=100,servers=10"), 100, w), Some(190));
+    }
+
+    #[test]
+    fn swc_flood_formula_at_the_essays_points() {
+        let w = 60_000_000;
+        assert_eq!(swc_flood_worst(100, w, 30_000_000, 1_000), Some(150));
+        assert_eq!(swc_flood_worst(100, w, 59_000_000, 1_000), Some(199));
+        assert_eq!(swc_flood_worst(100, w, 59_900_000, 1_000), Some(200));
+        assert_eq!(swc_flood_worst(100, w, 0, 1_000), Some(100));
+        assert_eq!(swc_flood_worst(100, w, 59_950_000, 1_000), None);
+    }
+}

@@ -1,0 +1,354 @@
+//! Arrival streams. Each generator yields non-decreasing integer timestamps (µs) one at a
+//! time, so that a run of any length needs only the memory of a burst, never the whole run.
+//!
+//! The distributions, chosen to match the essays' descriptions:
+//! - steady: a Poisson process at `load · L / W`;
+//! - small bursts, page loads, big bursts: group starts form a Poisson process; a group's
+//!   size is geometric on 1, 2, ... with mean 5, 20 or 50 (so sizes vary a lot, as real page
+//!   loads do); its requests fall uniformly within 1 s, 1 s or 2 s of its start;
+//! - on/off: active periods are Pareto with α = 1.5 and mean 30 s (heavy-tailed), quiet
+//!   periods exponential with mean 120 s, so the client is busy 20% of the time; while
+//!   active it sends a Poisson stream at five times its average rate;
+//! - flood: quiet for one window, then one request per `every` from `start` into the next
+//!   window, for `length` (three windows unless given);
+//! - boundary burst: quiet, then `L` requests at one instant `before` the end of the first
+//!   window and `L` at one instant `after` it;
+//! - replay: the given times, rebased to the window boundary at or before the first one so
+//!   that calendar windows line up as they did when the times were recorded.
+
+use crate::rng::{geometric_rate, Rng};
+use crate::spec::{FloodStart, Shape};
+use crate::time::{Micros, SECOND};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::Arc;
+
+/// A stream of arrival times.
+#[derive(Debug, Clone)]
+pub enum Arrivals {
+    /// A Poisson process.
+    Poisson(Poisson),
+    /// Groups of requests.
+    Groups(Groups),
+    /// On/off periods.
+    OnOff(OnOff),
+    /// Evenly spaced times (the flood).
+    Grid {
+        /// The next time.
+        next: Micros,
+        /// The gap.
+        every: Micros,
+        /// The first time not sent.
+        end: Micros,
+    },
+    /// Fixed times, in order.
+    List {
+        /// The times.
+        times: Arc<[Micros]>,
+        /// The next index.
+        next: usize,
+        /// Subtracted from every time.
+        base: Micros,
+    },
+}
+
+impl Iterator for Arrivals {
+    type Item = Micros;
+
+    #[inline]
+    fn next(&mut self) -> Option<Micros> {
+        match self {
+            Arrivals::Poisson(p) => p.next(),
+            Arrivals::Groups(g) => g.next(),
+            Arrivals::OnOff(o) => o.next(),
+            Arrivals::Grid { next, every, end } => {
+                let t = *next;
+                if t >= *end {
+                    return None;
+                }
+                *next = t + *every;
+                Some(t)
+            }
+            Arrivals::List { times, next, base } => {
+                let t = *times.get(*next)?;
+                *next += 1;
+                Some(t - *base)
+            }
+        }
+    }
+}
+
+impl Arrivals {
+    /// Fills `buf` (cleared first) with up to `n` arrivals; returns false once exhausted.
+    pub fn fill(&mut self, buf: &mut Vec<Micros>, n: usize) -> bool {
+        buf.clear();
+        // Matching once per chunk, not per arrival, lets each loop be specialised.
+        match self {
+            Arrivals::Poisson(p) => buf.extend(p.by_ref().take(n)),
+            Arrivals::Groups(g) => buf.extend(g.by_ref().take(n)),
+            Arrivals::OnOff(o) => buf.extend(o.by_ref().take(n)),
+            other => buf.extend(other.take(n)),
+        }
+        buf.len() == n
+    }
+
+    /// A flood: one request per `every` from `first` until `end`.
+    pub fn grid(first: Micros, every: Micros, end: Micros) -> Self {
+        Arrivals::Grid { next: first, every, end }
+    }
+
+    /// A replay of sorted absolute times, rebased to the window boundary at or before the
+    /// first of them.
+    pub fn replay(times: Arc<[Micros]>, window: Micros) -> Self {
+        let base = times.first().map_or(0, |&t| t - t % window);
+        Arrivals::List { times, next: 0, base }
+    }
+
+    /// Where a flood of one request per `every` starts within its window, for a limit of
+    /// `limit` per `window`.
+    pub fn flood_offset(start: FloodStart, limit: u64, window: Micros, every: Micros) -> Micros {
+        match start {
+            FloodStart::Offset(s) => s,
+            FloodStart::Worst => window.saturating_sub(limit.saturating_mul(every)),
+        }
+    }
+}
+
+/// A Poisson process of the given mean gap, until `end`.
+#[derive(Debug, Clone)]
+pub struct Poisson {
+    rng: Rng,
+    mean_gap: f64,
+    t: f64,
+    end: f64,
+}
+
+impl Poisson {
+    /// Arrivals at `rate_per_us` per µs from time `start` until `end`.
+    pub fn new(rng: Rng, rate_per_us: f64, start: Micros, end: Micros) -> Self {
+        Poisson {
+            rng,
+            mean_gap: 1.0 / rate_per_us,
+            t: start as f64,
+            end: end as f64,
+        }
+    }
+}
+
+impl Iterator for Poisson {
+    type Item = Micros;
+
+    #[inline]
+    fn next(&mut self) -> Option<Micros> {
+        self.t += self.rng.exp1() * self.mean_gap;
+        (self.t < self.end).then_some(self.t as Micros)
+    }
+}
+
+/// Groups of requests: Poisson group starts, geometric sizes, uniform spread.
+#[derive(Debug, Clone)]
+pub struct Groups {
+    rng: Rng,
+    mean_gap: f64,
+    size_rate: f64,
+    span: f64,
+    next_start: f64,
+    end: f64,
+    pending: BinaryHeap<Reverse<Micros>>,
+}
+
+impl Groups {
+    /// Groups of `shape` averaging `rate_per_us` requests per µs, until `end`.
+    pub fn new(rng: Rng, shape: Shape, rate_per_us: f64, end: Micros) -> Self {
+        let mut g = Groups {
+            rng,
+            mean_gap: shape.mean_size() / rate_per_us,
+            size_rate: geometric_rate(shape.mean_size()),
+            span: shape.span() as f64,
+            next_start: 0.0,
+            end: end as f64,
+            pending: BinaryHeap::new(),
+        };
+        g.next_start = g.rng.exp1() * g.mean_gap;
+        g
+    }
+}
+
+impl Iterator for Groups {
+    type Item = Micros;
+
+    #[inline]
+    fn next(&mut self) -> Option<Micros> {
+        loop {
+            if let Some(&Reverse(t)) = self.pending.peek() {
+                if (t as f64) < self.next_start || self.next_start >= self.end {
+                    self.pending.pop();
+                    return Some(t);
+                }
+            } else if self.next_start >= self.end {
+                return None;
+            }
+            // Lay out the next group; members past the end of the run are never sent.
+            let start = self.next_start;
+            for _ in 0..self.rng.geometric(self.size_rate) {
+                let t = start + self.rng.unit() * self.span;
+                if t < self.end {
+                    self.pending.push(Reverse(t as Micros));
+                }
+            }
+            self.next_start += self.rng.exp1() * self.mean_gap;
+        }
+    }
+}
+
+/// The shape of the on/off client.
+const ON_MEAN: f64 = 30.0 * SECOND as f64;
+const ON_ALPHA: f64 = 1.5;
+const BUSY: f64 = 0.2;
+
+/// On/off: Pareto active periods, exponential quiet periods, Poisson while active.
+#[derive(Debug, Clone)]
+pub struct OnOff {
+    rng: Rng,
+    on_gap: f64,
+    t: f64,
+    on_end: f64,
+    end: f64,
+}
+
+impl OnOff {
+    /// An on/off client averaging `rate_per_us` requests per µs, until `end`.
+    pub fn new(rng: Rng, rate_per_us: f64, end: Micros) -> Self {
+        let mut o = OnOff {
+            rng,
+            on_gap: BUSY / rate_per_us,
+            t: 0.0,
+            on_end: 0.0,
+            end: end as f64,
+        };
+        // Start at the beginning of a quiet period (memoryless, so any point of one).
+        o.start_period();
+        o
+    }
+
+    fn start_period(&mut self) {
+        let off_mean = ON_MEAN * (1.0 - BUSY) / BUSY;
+        self.t = self.on_end + self.rng.exp1() * off_mean;
+        // Pareto with mean ON_MEAN: scale x_m = mean (α − 1) / α, x = x_m · e^{E/α}.
+        let x_m = ON_MEAN * (ON_ALPHA - 1.0) / ON_ALPHA;
+        self.on_end = self.t + x_m * libm::exp(self.rng.exp1() / ON_ALPHA);
+    }
+}
+
+impl Iterator for OnOff {
+    type Item = Micros;
+
+    #[inline]
+    fn next(&mut self) -> Option<Micros> {
+        loop {
+            if self.t >= self.end {
+                return None;
+            }
+            self.t += self.rng.exp1() * self.on_gap;
+            if self.t < self.on_end {
+                return (self.t < self.end).then_some(self.t as Micros);
+            }
+            self.start_period();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Stream;
+    use crate::time::MINUTE;
+
+    fn rate(load: f64) -> f64 {
+        load * 100.0 / MINUTE as f64
+    }
+
+    fn mean_and_se_per_minute(times: &[Micros], minutes: u64) -> (f64, f64) {
+        let mut counts = vec![0f64; minutes as usize];
+        for &t in times {
+            counts[(t / MINUTE) as usize] += 1.0;
+        }
+        let n = counts.len() as f64;
+        let mean = counts.iter().sum::<f64>() / n;
+        let var = counts.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        (mean, (var / n).sqrt())
+    }
+
+    fn assert_sorted(times: &[Micros]) {
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "not sorted");
+    }
+
+    #[test]
+    fn every_shape_averages_its_load() {
+        let minutes = 20_000;
+        let end = minutes * MINUTE;
+        for load in [0.3, 0.8] {
+            let shapes: Vec<(&str, Arrivals)> = vec![
+                ("steady", Arrivals::Poisson(Poisson::new(Rng::new(1, 0, Stream::Arrivals), rate(load), 0, end))),
+                ("small", Arrivals::Groups(Groups::new(Rng::new(2, 0, Stream::Arrivals), Shape::SmallBursts, rate(load), end))),
+                ("page", Arrivals::Groups(Groups::new(Rng::new(3, 0, Stream::Arrivals), Shape::PageLoads, rate(load), end))),
+                ("big", Arrivals::Groups(Groups::new(Rng::new(4, 0, Stream::Arrivals), Shape::BigBursts, rate(load), end))),
+            ];
+            for (name, gen) in shapes {
+                let times: Vec<Micros> = gen.collect();
+                assert_sorted(&times);
+                let (mean, se) = mean_and_se_per_minute(&times, minutes);
+                // Per-minute counts are close to independent for these shapes; 4 SE.
+                assert!((mean - 100.0 * load).abs() < 4.0 * se, "{name} at {load}: {mean} ± {se}");
+            }
+        }
+    }
+
+    #[test]
+    fn on_off_averages_its_load_over_independent_seeds() {
+        // Heavy tails make minutes dependent, so use independent runs as the samples.
+        let runs = 60;
+        let minutes = 2_000;
+        let means: Vec<f64> = (0..runs)
+            .map(|run| {
+                let times: Vec<Micros> = OnOff::new(Rng::new(9, run, Stream::Arrivals), rate(0.5), minutes * MINUTE).collect();
+                assert_sorted(&times);
+                times.len() as f64 / minutes as f64
+            })
+            .collect();
+        let n = runs as f64;
+        let mean = means.iter().sum::<f64>() / n;
+        let se = (means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (n - 1.0) / n).sqrt();
+        assert!((mean - 50.0).abs() < 4.0 * se, "{mean} ± {se}");
+    }
+
+    #[test]
+    fn group_sizes_vary_like_a_geometric() {
+        // With groups 200 s apart on average, requests closer than 2 s belong together.
+        let end = 40_000 * MINUTE;
+        let times: Vec<Micros> = Groups::new(Rng::new(5, 0, Stream::Arrivals), Shape::PageLoads, 20.0 / 200e6, end).collect();
+        assert!(times.len() > 200_000);
+        let mut sizes = vec![1u64];
+        for w in times.windows(2) {
+            if w[1] - w[0] > 2 * SECOND {
+                sizes.push(1);
+            } else if let Some(last) = sizes.last_mut() {
+                *last += 1;
+            }
+        }
+        let n = sizes.len() as f64;
+        let mean = sizes.iter().sum::<u64>() as f64 / n;
+        let var = sizes.iter().map(|&s| (s as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        // Geometric with mean 20 has variance 380 (the mean's SE is 0.18); the ~1.5% of groups
+        // that merge with a neighbour push both up a little.
+        assert!((mean - 20.0).abs() < 1.0, "mean {mean}");
+        assert!(var > 300.0 && var < 480.0, "var {var}");
+    }
+
+    #[test]
+    fn replay_keeps_calendar_alignment() {
+        let times: Arc<[Micros]> = Arc::from(vec![125 * SECOND, 130 * SECOND]);
+        let got: Vec<Micros> = Arrivals::replay(times, MINUTE).collect();
+        assert_eq!(got, [5 * SECOND, 10 * SECOND]);
+    }
+}
