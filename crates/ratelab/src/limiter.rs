@@ -43,6 +43,14 @@ pub struct Rate {
 pub trait Decide {
     /// Decides on a request arriving at `t`.
     fn decide(&mut self, t: Micros) -> Decision;
+
+    /// Whether a request arriving at `t` is admitted: the same decision as [`Decide::decide`],
+    /// for callers that do not need the departure time. Limiters whose admissions leave at once
+    /// implement it without branching on the outcome.
+    #[inline]
+    fn admit(&mut self, t: Micros) -> bool {
+        self.decide(t).admitted()
+    }
 }
 
 /// Fixed window: a counter per calendar window `[kW, (k+1)W)`, reset at each boundary.
@@ -71,20 +79,31 @@ impl FixedWindow {
 impl Decide for FixedWindow {
     #[inline]
     fn decide(&mut self, t: Micros) -> Decision {
+        admitted_at(self.admit(t), t)
+    }
+
+    #[inline]
+    fn admit(&mut self, t: Micros) -> bool {
         if t >= self.window_end {
             // A division only when the window changes, not per request.
             self.window_end = (t / self.window + 1) * self.window;
             self.count = 0;
         }
-        if self.count < self.limit {
-            self.count += 1;
-            Decision::Admit { at: t }
-        } else {
-            // Recording a reject changes nothing here: the count is at the limit already
-            // and resets on schedule. The option exists so the claim can be tested.
-            self.count += u64::from(self.record_rejects);
-            Decision::Reject
-        }
+        let ok = self.count < self.limit;
+        // Recording a reject changes nothing here: the count is at the limit already and
+        // resets on schedule. The option exists so that the claim can be tested.
+        self.count += u64::from(ok | self.record_rejects);
+        ok
+    }
+}
+
+/// The decision of a limiter whose admissions leave at once.
+#[inline]
+fn admitted_at(ok: bool, t: Micros) -> Decision {
+    if ok {
+        Decision::Admit { at: t }
+    } else {
+        Decision::Reject
     }
 }
 
@@ -114,16 +133,15 @@ impl SlidingLog {
 impl Decide for SlidingLog {
     #[inline]
     fn decide(&mut self, t: Micros) -> Decision {
+        admitted_at(self.admit(t), t)
+    }
+
+    #[inline]
+    fn admit(&mut self, t: Micros) -> bool {
         self.log.expire_before_window(t, self.window);
-        if (self.log.len() as u64) < self.limit {
-            self.log.push(t);
-            Decision::Admit { at: t }
-        } else {
-            if self.record_rejects {
-                self.log.push(t);
-            }
-            Decision::Reject
-        }
+        let ok = (self.log.len() as u64) < self.limit;
+        self.log.push_if(t, ok | self.record_rejects);
+        ok
     }
 }
 
@@ -161,6 +179,11 @@ impl SlidingWindowCounter {
 impl Decide for SlidingWindowCounter {
     #[inline]
     fn decide(&mut self, t: Micros) -> Decision {
+        admitted_at(self.admit(t), t)
+    }
+
+    #[inline]
+    fn admit(&mut self, t: Micros) -> bool {
         if t >= self.window_end {
             let index = t / self.window;
             self.prev = if index == self.index + 1 { self.cur } else { 0 };
@@ -172,13 +195,9 @@ impl Decide for SlidingWindowCounter {
         let elapsed = t - self.window_start;
         let w = u128::from(self.window);
         let estimate = u128::from(self.prev) * u128::from(self.window - elapsed) + u128::from(self.cur) * w;
-        if estimate < u128::from(self.limit) * w {
-            self.cur += 1;
-            Decision::Admit { at: t }
-        } else {
-            self.cur += u64::from(self.record_rejects);
-            Decision::Reject
-        }
+        let ok = estimate < u128::from(self.limit) * w;
+        self.cur += u64::from(ok | self.record_rejects);
+        ok
     }
 }
 
@@ -211,15 +230,17 @@ impl TokenBucket {
 impl Decide for TokenBucket {
     #[inline]
     fn decide(&mut self, t: Micros) -> Decision {
+        admitted_at(self.admit(t), t)
+    }
+
+    #[inline]
+    fn admit(&mut self, t: Micros) -> bool {
         let gained = (t - self.last).saturating_mul(self.refill);
-        self.units = self.units.saturating_add(gained).min(self.capacity);
+        let units = self.units.saturating_add(gained).min(self.capacity);
         self.last = t;
-        if self.units >= self.token {
-            self.units -= self.token;
-            Decision::Admit { at: t }
-        } else {
-            Decision::Reject
-        }
+        let ok = units >= self.token;
+        self.units = units - if ok { self.token } else { 0 };
+        ok
     }
 }
 
@@ -248,14 +269,16 @@ impl Gcra {
 impl Decide for Gcra {
     #[inline]
     fn decide(&mut self, t: Micros) -> Decision {
+        admitted_at(self.admit(t), t)
+    }
+
+    #[inline]
+    fn admit(&mut self, t: Micros) -> bool {
         let now = t * self.scale;
         let tat = self.tat.max(now);
-        if tat - now <= self.tolerance {
-            self.tat = tat + self.interval;
-            Decision::Admit { at: t }
-        } else {
-            Decision::Reject
-        }
+        let ok = tat - now <= self.tolerance;
+        self.tat = if ok { tat + self.interval } else { self.tat };
+        ok
     }
 }
 
@@ -351,6 +374,19 @@ impl Decide for Limiter {
             Limiter::Split(l) => l.decide(t),
         }
     }
+
+    #[inline]
+    fn admit(&mut self, t: Micros) -> bool {
+        match self {
+            Limiter::FixedWindow(l) => l.admit(t),
+            Limiter::SlidingLog(l) => l.admit(t),
+            Limiter::SlidingWindowCounter(l) => l.admit(t),
+            Limiter::TokenBucket(l) => l.admit(t),
+            Limiter::Gcra(l) => l.admit(t),
+            Limiter::LeakyBucket(l) => l.admit(t),
+            Limiter::Split(l) => l.admit(t),
+        }
+    }
 }
 
 impl Limiter {
@@ -380,6 +416,12 @@ impl Decide for Split {
     fn decide(&mut self, t: Micros) -> Decision {
         let k = self.routing.below(self.servers.len() as u32) as usize;
         self.servers[k].decide(t)
+    }
+
+    #[inline]
+    fn admit(&mut self, t: Micros) -> bool {
+        let k = self.routing.below(self.servers.len() as u32) as usize;
+        self.servers[k].admit(t)
     }
 }
 

@@ -376,16 +376,7 @@ impl Lane {
             self.stats.offered += times.len() as u64;
             return;
         }
-        let audit = &mut self.audit;
-        let admitted = match &mut self.limiter {
-            Limiter::FixedWindow(l) => run_plain(l, audit, times),
-            Limiter::SlidingLog(l) => run_plain(l, audit, times),
-            Limiter::SlidingWindowCounter(l) => run_plain(l, audit, times),
-            Limiter::TokenBucket(l) => run_plain(l, audit, times),
-            Limiter::Gcra(l) => run_plain(l, audit, times),
-            Limiter::LeakyBucket(l) => run_plain(l, audit, times),
-            Limiter::Split(l) => run_plain(l, audit, times),
-        };
+        let admitted = decide_and_audit(&mut self.limiter, &mut self.audit, times);
         self.stats.offered += times.len() as u64;
         self.stats.admitted += admitted;
     }
@@ -449,15 +440,25 @@ impl Lane {
     }
 }
 
+/// Decides a chunk of arrivals and audits each decision at its arrival time; returns how many
+/// were admitted. The limiter's kind is matched once per chunk, so each kind gets a loop of its
+/// own. (A queueing limiter's admissions belong at their departures: [`simulate_run`] audits
+/// those separately.)
+pub fn decide_and_audit(limiter: &mut Limiter, audit: &mut Auditor, times: &[Micros]) -> u64 {
+    match limiter {
+        Limiter::FixedWindow(l) => run_plain(l, audit, times),
+        Limiter::SlidingLog(l) => run_plain(l, audit, times),
+        Limiter::SlidingWindowCounter(l) => run_plain(l, audit, times),
+        Limiter::TokenBucket(l) => run_plain(l, audit, times),
+        Limiter::Gcra(l) => run_plain(l, audit, times),
+        Limiter::LeakyBucket(l) => run_plain(l, audit, times),
+        Limiter::Split(l) => run_plain(l, audit, times),
+    }
+}
+
 #[inline]
 fn run_plain<L: Decide>(limiter: &mut L, audit: &mut Auditor, times: &[Micros]) -> u64 {
-    let mut admitted = 0;
-    for &t in times {
-        let ok = limiter.decide(t).admitted();
-        audit.record(t, ok);
-        admitted += u64::from(ok);
-    }
-    admitted
+    audit.decide_chunk(times, |t| limiter.admit(t))
 }
 
 /// A retrying client: first tries from the scenario's stream plus a spike; every rejected

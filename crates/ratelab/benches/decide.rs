@@ -1,0 +1,75 @@
+//! Criterion benchmarks: one decision plus its audit, per limiter, and one arrival, per traffic
+//! generator. `cargo bench -p ratelab --bench decide`; the README records the numbers.
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use ratelab::audit::Auditor;
+use ratelab::sim::{decide_and_audit, Scenario};
+use ratelab::spec::{LimiterSpec, TrafficSpec};
+use ratelab::time::MINUTE;
+use std::hint::black_box;
+
+const ARRIVALS: usize = 1 << 20;
+
+fn scenario(limiter: &str, traffic: &str) -> Scenario {
+    Scenario {
+        limiters: vec![LimiterSpec::parse(limiter).expect("valid")],
+        traffic: TrafficSpec::parse(traffic).expect("valid"),
+        duration: 100_000 * MINUTE,
+        ..Scenario::default()
+    }
+}
+
+fn decisions(c: &mut Criterion) {
+    let mut group = c.benchmark_group("decide+audit");
+    group.throughput(Throughput::Elements(ARRIVALS as u64));
+    // Steady traffic just over the limit: every limiter both admits and rejects.
+    let times: Vec<u64> = scenario("sliding-log", "steady:load=1.1").arrivals(0).take(ARRIVALS).collect();
+    for spec in [
+        "fixed-window",
+        "token-bucket",
+        "gcra",
+        "sliding-log",
+        "sliding-window-counter",
+        "leaky-bucket:burst=10",
+        "sliding-log:servers=4",
+    ] {
+        let s = scenario(spec, "steady:load=1.1");
+        group.bench_function(spec, |b| {
+            b.iter_batched_ref(
+                || (s.build_limiter(&s.limiters[0], 0).expect("builds"), Auditor::new(s.limit, s.window)),
+                |(limiter, audit)| black_box(decide_and_audit(limiter, audit, black_box(&times))),
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+fn generators(c: &mut Criterion) {
+    let mut group = c.benchmark_group("arrival");
+    group.throughput(Throughput::Elements(ARRIVALS as u64));
+    for traffic in ["steady:load=0.8", "small-bursts:load=0.8", "page-loads:load=0.8", "big-bursts:load=0.8", "on-off:load=0.8"] {
+        let s = scenario("sliding-log", traffic);
+        let mut buf = Vec::with_capacity(2048);
+        group.bench_function(traffic, |b| {
+            b.iter(|| {
+                let mut arrivals = s.arrivals(0);
+                let mut n = 0;
+                while n < ARRIVALS {
+                    arrivals.fill(&mut buf, 2048);
+                    n += buf.len();
+                    black_box(&buf);
+                }
+                n
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20);
+    targets = decisions, generators
+}
+criterion_main!(benches);
