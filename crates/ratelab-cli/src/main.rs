@@ -78,7 +78,9 @@ fn run(args: &[String]) -> Result<String, String> {
                 render(&scenario, &report, Format::Table)
             ))
         }
-        Some(other) => Err(format!("unknown command '{other}': accepted are simulate, demo, help")),
+        Some(other) => Err(format!(
+            "unknown command '{other}': accepted are simulate, demo, help"
+        )),
     }
 }
 
@@ -97,16 +99,28 @@ fn parse_simulate(args: &[String]) -> Result<(Scenario, Format), String> {
             _ => (arg.as_str(), None),
         };
         let known = [
-            "--limiter", "--traffic", "--limit", "--window", "--minutes", "--runs", "--seed", "--format",
+            "--limiter",
+            "--traffic",
+            "--limit",
+            "--window",
+            "--minutes",
+            "--runs",
+            "--seed",
+            "--format",
         ];
         let Some(&flag) = known.iter().find(|&&k| k == flag) else {
-            return Err(format!("unknown flag '{arg}': accepted are {}", known.join(", ")));
+            return Err(format!(
+                "unknown flag '{arg}': accepted are {}",
+                known.join(", ")
+            ));
         };
         let value = match inline {
             Some(v) => v,
             None => {
                 i += 1;
-                args.get(i).cloned().ok_or_else(|| format!("{flag} needs a value"))?
+                args.get(i)
+                    .cloned()
+                    .ok_or_else(|| format!("{flag} needs a value"))?
             }
         };
         if flag != "--limiter" {
@@ -117,27 +131,40 @@ fn parse_simulate(args: &[String]) -> Result<(Scenario, Format), String> {
         }
         let e = |err: Error| err.to_string();
         match flag {
-            "--limiter" => scenario.limiters.push(LimiterSpec::parse(&value).map_err(e)?),
+            "--limiter" => scenario
+                .limiters
+                .push(LimiterSpec::parse(&value).map_err(e)?),
             "--traffic" => traffic = Some(TrafficSpec::parse(&value).map_err(e)?),
-            "--limit" => scenario.limit = parse_count("--limit", &value, 1, 1_000_000).map_err(e)?,
+            "--limit" => {
+                scenario.limit = parse_count("--limit", &value, 1, 1_000_000).map_err(e)?
+            }
             "--window" => scenario.window = parse_duration("--window", &value).map_err(e)?,
             "--minutes" => minutes = parse_count("--minutes", &value, 1, 100_000).map_err(e)?,
-            "--runs" => scenario.runs = parse_count("--runs", &value, 1, 100_000).map_err(e)? as u32,
+            "--runs" => {
+                scenario.runs = parse_count("--runs", &value, 1, 100_000).map_err(e)? as u32
+            }
             "--seed" => scenario.seed = parse_count("--seed", &value, 0, u64::MAX).map_err(e)?,
             _ => {
                 format = match value.as_str() {
                     "json" => Format::Json,
                     "table" => Format::Table,
-                    _ => return Err(format!("invalid --format '{value}': expected json or table")),
+                    _ => {
+                        return Err(format!(
+                            "invalid --format '{value}': expected json or table"
+                        ))
+                    }
                 }
             }
         }
         i += 1;
     }
     if scenario.limiters.is_empty() {
-        return Err("simulate needs at least one --limiter SPEC, e.g. --limiter sliding-log".into());
+        return Err(
+            "simulate needs at least one --limiter SPEC, e.g. --limiter sliding-log".into(),
+        );
     }
-    let mut traffic = traffic.ok_or("simulate needs --traffic SPEC, e.g. --traffic steady:load=0.8")?;
+    let mut traffic =
+        traffic.ok_or("simulate needs --traffic SPEC, e.g. --traffic steady:load=0.8")?;
     if let TrafficSpec::Replay(replay) = &mut traffic {
         replay.times = read_replay(&replay.file)?;
     }
@@ -149,9 +176,13 @@ fn parse_simulate(args: &[String]) -> Result<(Scenario, Format), String> {
 
 /// Reads a replay file: one timestamp in seconds per line.
 fn read_replay(path: &str) -> Result<Arc<[u64]>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read replay file '{path}': {e}"))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| format!("replay file '{path}' is not UTF-8 text: expected one timestamp in seconds per line"))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("cannot read replay file '{path}': {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        format!(
+            "replay file '{path}' is not UTF-8 text: expected one timestamp in seconds per line"
+        )
+    })?;
     let (mut times, bad) = parse_seconds_lines(&text);
     if let Some((line, content)) = bad.first() {
         return Err(format!(
@@ -160,7 +191,9 @@ fn read_replay(path: &str) -> Result<Arc<[u64]>, String> {
         ));
     }
     if times.is_empty() {
-        return Err(format!("replay file '{path}' has no timestamps: expected one number of seconds per line"));
+        return Err(format!(
+            "replay file '{path}' has no timestamps: expected one number of seconds per line"
+        ));
     }
     // Logs written by several workers are slightly out of order; arrivals must not be.
     times.sort_unstable();
@@ -169,33 +202,34 @@ fn read_replay(path: &str) -> Result<Arc<[u64]>, String> {
 
 /// Runs every run, spread over the machine's cores; the result does not depend on how many.
 fn run_scenario(scenario: &Scenario) -> Result<Report, String> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(scenario.runs as usize);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(scenario.runs as usize);
     let mut runs: Vec<Option<Vec<RunStats>>> = vec![None; scenario.runs as usize];
-    let chunks: Vec<Vec<u32>> = (0..threads)
-        .map(|t| (0..scenario.runs).filter(|r| *r as usize % threads == t).collect())
-        .collect();
-    let results: Vec<Result<Vec<(u32, Vec<RunStats>)>, Error>> = std::thread::scope(|s| {
-        let handles: Vec<_> = chunks
-            .iter()
-            .map(|mine| {
+    let finished = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|thread| {
                 s.spawn(move || {
-                    mine.iter()
-                        .map(|&r| simulate_run(scenario, r).map(|stats| (r, stats)))
-                        .collect::<Result<Vec<_>, _>>()
+                    (0..scenario.runs)
+                        .filter(|r| *r as usize % threads == thread)
+                        .map(|r| simulate_run(scenario, r).map(|stats| (r, stats)))
+                        .collect::<Vec<_>>()
                 })
             })
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Ok(Vec::new())))
-            .collect()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect::<Vec<_>>()
     });
-    for part in results {
-        for (r, stats) in part.map_err(|e| e.to_string())? {
-            runs[r as usize] = Some(stats);
-        }
+    for result in finished {
+        let (r, stats) = result.map_err(|e| e.to_string())?;
+        runs[r as usize] = Some(stats);
     }
-    let runs: Vec<Vec<RunStats>> = runs.into_iter().collect::<Option<_>>().ok_or("a simulation thread failed")?;
+    let runs: Vec<Vec<RunStats>> = runs
+        .into_iter()
+        .collect::<Option<_>>()
+        .ok_or("a simulation thread failed")?;
     Ok(Report::from_runs(scenario, &runs))
 }
 
@@ -223,7 +257,15 @@ fn render(scenario: &Scenario, report: &Report, format: Format) -> String {
 
 fn table(scenario: &Scenario, report: &Report) -> String {
     let header = [
-        "limiter", "offered", "admitted", "served", "± SE", "busiest", "bound", "wrong admits", "wrong rejects",
+        "limiter",
+        "offered",
+        "admitted",
+        "served",
+        "± SE",
+        "busiest",
+        "bound",
+        "wrong admits",
+        "wrong rejects",
     ];
     let pct = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{:.2}%", 100.0 * v));
     let rows: Vec<[String; 9]> = report
@@ -237,7 +279,10 @@ fn table(scenario: &Scenario, report: &Report) -> String {
                 pct(r.served_share),
                 pct(r.served_share_se),
                 if scenario.runs > 1 {
-                    format!("{} (mean {:.1})", r.busiest_window_max, r.busiest_window_mean)
+                    format!(
+                        "{} (mean {:.1})",
+                        r.busiest_window_max, r.busiest_window_mean
+                    )
                 } else {
                     r.busiest_window_max.to_string()
                 },
@@ -258,7 +303,13 @@ fn table(scenario: &Scenario, report: &Report) -> String {
             .iter()
             .zip(widths)
             .enumerate()
-            .map(|(i, (c, w))| if i == 0 { format!("{c:<w$}") } else { format!("{c:>w$}") })
+            .map(|(i, (c, w))| {
+                if i == 0 {
+                    format!("{c:<w$}")
+                } else {
+                    format!("{c:>w$}")
+                }
+            })
             .collect::<Vec<_>>()
             .join("  ");
         s.push('\n');

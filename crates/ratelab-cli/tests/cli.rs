@@ -4,7 +4,10 @@ use serde_json::Value;
 use std::process::Command;
 
 fn ratelab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ratelab")).args(args).output().expect("runs");
+    let out = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+        .args(args)
+        .output()
+        .expect("runs");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -40,8 +43,14 @@ fn json_has_one_result_per_limiter_in_order_with_every_key() {
         "7",
     ]);
     let results = v["results"].as_array().expect("results array");
-    let names: Vec<&str> = results.iter().map(|r| r["limiter"].as_str().expect("name")).collect();
-    assert_eq!(names, ["fixed-window", "token-bucket:burst=10", "sliding-log"]);
+    let names: Vec<&str> = results
+        .iter()
+        .map(|r| r["limiter"].as_str().expect("name"))
+        .collect();
+    assert_eq!(
+        names,
+        ["fixed-window", "token-bucket:burst=10", "sliding-log"]
+    );
     for r in results {
         for key in [
             "offered",
@@ -94,7 +103,12 @@ fn the_boundary_burst_gets_twice_the_limit_through_a_fixed_window() {
     assert!(busiest[2] <= 60, "{busiest:?}");
     assert!(busiest[3] > 60 && busiest[3] < 120, "{busiest:?}");
     // One attack, not sustained traffic: the fixed window lets all of it through.
-    let shares: Vec<f64> = v["results"].as_array().expect("array").iter().map(|r| r["served_share"].as_f64().expect("f")).collect();
+    let shares: Vec<f64> = v["results"]
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|r| r["served_share"].as_f64().expect("f"))
+        .collect();
     assert_eq!(shares[0], 1.0);
     assert_eq!(shares[1], 0.5);
 }
@@ -115,7 +129,12 @@ fn a_flood_from_the_worst_moment_reaches_each_bound() {
         .as_array()
         .expect("array")
         .iter()
-        .map(|r| (r["busiest_window_max"].as_u64().expect("int"), r["bound"].as_u64().expect("bound")))
+        .map(|r| {
+            (
+                r["busiest_window_max"].as_u64().expect("int"),
+                r["bound"].as_u64().expect("bound"),
+            )
+        })
         .collect();
     assert_eq!(got, [(200, 200), (200, 200), (149, 149)]);
 }
@@ -123,7 +142,16 @@ fn a_flood_from_the_worst_moment_reaches_each_bound() {
 #[test]
 fn the_same_seed_gives_the_same_report_and_another_seed_does_not() {
     let args = |seed: &'static str| {
-        vec!["--limiter", "sliding-window-counter", "--traffic", "page-loads:load=0.8", "--runs", "3", "--seed", seed]
+        vec![
+            "--limiter",
+            "sliding-window-counter",
+            "--traffic",
+            "page-loads:load=0.8",
+            "--runs",
+            "3",
+            "--seed",
+            seed,
+        ]
     };
     assert_eq!(json(&args("11")), json(&args("11")));
     assert_ne!(json(&args("11")), json(&args("12")));
@@ -137,26 +165,54 @@ fn a_replay_file_is_read_and_bad_ones_are_refused() {
     // 5 requests within one second, then 3 more a minute later.
     std::fs::write(&good, "1700000000.0\n1700000000.1\n1700000000.2\n1700000000.3\n1700000000.4\n1700000060\n1700000060.5\n1700000061\n").expect("write");
     let spec = format!("replay:file={}", good.display());
-    let v = json(&["--limiter", "sliding-log", "--limit", "3", "--traffic", &spec]);
+    let v = json(&[
+        "--limiter",
+        "sliding-log",
+        "--limit",
+        "3",
+        "--traffic",
+        &spec,
+    ]);
     assert_eq!(v["results"][0]["offered"].as_u64(), Some(8));
     assert_eq!(v["results"][0]["admitted"].as_u64(), Some(6));
 
     let bad = dir.join("bad.txt");
     std::fs::write(&bad, "1.0\nnot a time\n2.0\n").expect("write");
-    let (code, out, err) = ratelab(&["simulate", "--limiter", "sliding-log", "--traffic", &format!("replay:file={}", bad.display())]);
+    let (code, out, err) = ratelab(&[
+        "simulate",
+        "--limiter",
+        "sliding-log",
+        "--traffic",
+        &format!("replay:file={}", bad.display()),
+    ]);
     assert_eq!(code, 2);
     assert!(out.is_empty());
-    assert!(err.contains("line 2") && err.contains("not a time"), "{err}");
+    assert!(
+        err.contains("line 2") && err.contains("not a time"),
+        "{err}"
+    );
 
     let binary = dir.join("binary.bin");
     std::fs::write(&binary, [0xff, 0xfe, 0x00, 0x81]).expect("write");
-    let (code, _, err) = ratelab(&["simulate", "--limiter", "sliding-log", "--traffic", &format!("replay:file={}", binary.display())]);
+    let (code, _, err) = ratelab(&[
+        "simulate",
+        "--limiter",
+        "sliding-log",
+        "--traffic",
+        &format!("replay:file={}", binary.display()),
+    ]);
     assert_eq!(code, 2);
     assert!(err.contains("not UTF-8"), "{err}");
 
     let empty = dir.join("empty.txt");
     std::fs::write(&empty, "").expect("write");
-    let (code, _, err) = ratelab(&["simulate", "--limiter", "sliding-log", "--traffic", &format!("replay:file={}", empty.display())]);
+    let (code, _, err) = ratelab(&[
+        "simulate",
+        "--limiter",
+        "sliding-log",
+        "--traffic",
+        &format!("replay:file={}", empty.display()),
+    ]);
     assert_eq!(code, 2);
     assert!(err.contains("no timestamps"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -165,26 +221,190 @@ fn a_replay_file_is_read_and_bad_ones_are_refused() {
 #[test]
 fn bad_input_exits_2_with_one_line_naming_the_part_and_what_is_accepted() {
     let cases: &[(&[&str], &[&str])] = &[
-        (&["simulate", "--limiter", "token-buckt", "--traffic", "steady"], &["token-buckt", "token-bucket"]),
-        (&["simulate", "--limiter", "gcra:burst=0", "--traffic", "steady"], &["burst", "from 1"]),
-        (&["simulate", "--limiter", "gcra", "--traffic", "stead"], &["stead", "steady"]),
-        (&["simulate", "--limiter", "gcra", "--traffic", "steady:load=NaN"], &["load", "NaN"]),
-        (&["simulate", "--limiter", "gcra", "--traffic", "steady", "--window", "1m"], &["--window", "1m", "ms, s, min"]),
-        (&["simulate", "--limiter", "gcra", "--traffic", "steady", "--window", "0s"], &["window", "1ms to 24h"]),
-        (&["simulate", "--limiter", "gcra", "--traffic", "steady", "--limit", "-5"], &["--limit", "-5", "whole number"]),
-        (&["simulate", "--limiter", "gcra", "--traffic", "steady", "--limit", "0"], &["--limit", "from 1"]),
-        (&["simulate", "--limiter", "gcra", "--traffic", "steady", "--runs", "x"], &["--runs", "x"]),
-        (&["simulate", "--limiter", "gcra", "--traffic", "steady", "--minutes", "9999999"], &["--minutes"]),
-        (&["simulate", "--limiter", "gcra", "--traffic", "steady", "--format", "xml"], &["--format", "json or table"]),
-        (&["simulate", "--limiter", "gcra", "--traffic", "steady", "--colour"], &["--colour", "--limiter"]),
-        (&["simulate", "--limiter", "gcra", "--traffic", "steady", "--seed"], &["--seed needs a value"]),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "token-buckt",
+                "--traffic",
+                "steady",
+            ],
+            &["token-buckt", "token-bucket"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra:burst=0",
+                "--traffic",
+                "steady",
+            ],
+            &["burst", "from 1"],
+        ),
+        (
+            &["simulate", "--limiter", "gcra", "--traffic", "stead"],
+            &["stead", "steady"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra",
+                "--traffic",
+                "steady:load=NaN",
+            ],
+            &["load", "NaN"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra",
+                "--traffic",
+                "steady",
+                "--window",
+                "1m",
+            ],
+            &["--window", "1m", "ms, s, min"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra",
+                "--traffic",
+                "steady",
+                "--window",
+                "0s",
+            ],
+            &["window", "1ms to 24h"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra",
+                "--traffic",
+                "steady",
+                "--limit",
+                "-5",
+            ],
+            &["--limit", "-5", "whole number"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra",
+                "--traffic",
+                "steady",
+                "--limit",
+                "0",
+            ],
+            &["--limit", "from 1"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra",
+                "--traffic",
+                "steady",
+                "--runs",
+                "x",
+            ],
+            &["--runs", "x"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra",
+                "--traffic",
+                "steady",
+                "--minutes",
+                "9999999",
+            ],
+            &["--minutes"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra",
+                "--traffic",
+                "steady",
+                "--format",
+                "xml",
+            ],
+            &["--format", "json or table"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra",
+                "--traffic",
+                "steady",
+                "--colour",
+            ],
+            &["--colour", "--limiter"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra",
+                "--traffic",
+                "steady",
+                "--seed",
+            ],
+            &["--seed needs a value"],
+        ),
         (&["simulate", "--traffic", "steady"], &["--limiter"]),
         (&["simulate", "--limiter", "gcra"], &["--traffic"]),
-        (&["simulate", "--limiter", "sliding-log:servers=3", "--traffic", "steady"], &["servers", "divides the limit"]),
-        (&["simulate", "--limiter", "gcra", "--traffic", "replay:file=/nonexistent/x"], &["cannot read", "/nonexistent/x"]),
-        (&["simulate", "--limiter", "gcra", "--traffic", "flood:start=90s"], &["flood: start", "below 1min"]),
         (
-            &["simulate", "--limiter", "gcra", "--traffic", "steady:load=100", "--minutes", "100000", "--runs", "1000"],
+            &[
+                "simulate",
+                "--limiter",
+                "sliding-log:servers=3",
+                "--traffic",
+                "steady",
+            ],
+            &["servers", "divides the limit"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra",
+                "--traffic",
+                "replay:file=/nonexistent/x",
+            ],
+            &["cannot read", "/nonexistent/x"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra",
+                "--traffic",
+                "flood:start=90s",
+            ],
+            &["flood: start", "below 1min"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra",
+                "--traffic",
+                "steady:load=100",
+                "--minutes",
+                "100000",
+                "--runs",
+                "1000",
+            ],
             &["too large", "decisions"],
         ),
         (&["frobnicate"], &["unknown command", "simulate"]),
@@ -202,12 +422,25 @@ fn bad_input_exits_2_with_one_line_naming_the_part_and_what_is_accepted() {
 
 #[test]
 fn the_table_format_and_the_demo_print() {
-    let (code, out, _) = ratelab(&["simulate", "--limiter", "fixed-window", "--traffic", "boundary-burst"]);
+    let (code, out, _) = ratelab(&[
+        "simulate",
+        "--limiter",
+        "fixed-window",
+        "--traffic",
+        "boundary-burst",
+    ]);
     assert_eq!(code, 0);
     assert!(out.contains("fixed-window") && out.contains("200"), "{out}");
     let (code, out, _) = ratelab(&["demo"]);
     assert_eq!(code, 0);
-    for kind in ["fixed-window", "sliding-log", "sliding-window-counter", "token-bucket", "gcra", "leaky-bucket"] {
+    for kind in [
+        "fixed-window",
+        "sliding-log",
+        "sliding-window-counter",
+        "token-bucket",
+        "gcra",
+        "leaky-bucket",
+    ] {
         assert!(out.contains(kind), "{out}");
     }
 }

@@ -23,7 +23,10 @@ fn decisions(c: &mut Criterion) {
     let mut group = c.benchmark_group("decide+audit");
     group.throughput(Throughput::Elements(ARRIVALS as u64));
     // Steady traffic just over the limit: every limiter both admits and rejects.
-    let times: Vec<u64> = scenario("sliding-log", "steady:load=1.1").arrivals(0).take(ARRIVALS).collect();
+    let times: Vec<u64> = scenario("sliding-log", "steady:load=1.1")
+        .arrivals(0)
+        .take(ARRIVALS)
+        .collect();
     for spec in [
         "fixed-window",
         "token-bucket",
@@ -36,7 +39,12 @@ fn decisions(c: &mut Criterion) {
         let s = scenario(spec, "steady:load=1.1");
         group.bench_function(spec, |b| {
             b.iter_batched_ref(
-                || (s.build_limiter(&s.limiters[0], 0).expect("builds"), Auditor::new(s.limit, s.window)),
+                || {
+                    (
+                        s.build_limiter(&s.limiters[0], 0).expect("builds"),
+                        Auditor::new(s.limit, s.window),
+                    )
+                },
                 |(limiter, audit)| black_box(decide_and_audit(limiter, audit, black_box(&times))),
                 BatchSize::LargeInput,
             )
@@ -48,7 +56,13 @@ fn decisions(c: &mut Criterion) {
 fn generators(c: &mut Criterion) {
     let mut group = c.benchmark_group("arrival");
     group.throughput(Throughput::Elements(ARRIVALS as u64));
-    for traffic in ["steady:load=0.8", "small-bursts:load=0.8", "page-loads:load=0.8", "big-bursts:load=0.8", "on-off:load=0.8"] {
+    for traffic in [
+        "steady:load=0.8",
+        "small-bursts:load=0.8",
+        "page-loads:load=0.8",
+        "big-bursts:load=0.8",
+        "on-off:load=0.8",
+    ] {
         let s = scenario("sliding-log", traffic);
         let mut buf = Vec::with_capacity(2048);
         group.bench_function(traffic, |b| {

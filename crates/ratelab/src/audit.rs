@@ -128,7 +128,11 @@ impl Auditor {
 
     /// Decides a chunk with `decide` (called once per time, in order) and audits it; returns
     /// how many were admitted. This is the simulator's hot loop.
-    pub fn decide_chunk(&mut self, times: &[Micros], mut decide: impl FnMut(Micros) -> bool) -> u64 {
+    pub fn decide_chunk(
+        &mut self,
+        times: &[Micros],
+        mut decide: impl FnMut(Micros) -> bool,
+    ) -> u64 {
         let n = times.len();
         if n < 64 {
             let before = self.admits;
@@ -166,12 +170,18 @@ impl Auditor {
         for (k, part) in parts.iter_mut().enumerate() {
             // The oldest admission still inside the window of the part's first decision.
             let t0 = times[bounds[k]];
-            part.live = self.live + self.expiries[self.live..part.pos].partition_point(|&e| e <= t0);
+            part.live =
+                self.live + self.expiries[self.live..part.pos].partition_point(|&e| e <= t0);
         }
         let admitted = flags.as_slice();
 
         let (limit, expiries) = (self.limit, self.expiries.as_slice());
-        let slice = |k: usize| (&times[bounds[k]..bounds[k] + quarter], &admitted[bounds[k]..bounds[k] + quarter]);
+        let slice = |k: usize| {
+            (
+                &times[bounds[k]..bounds[k] + quarter],
+                &admitted[bounds[k]..bounds[k] + quarter],
+            )
+        };
         let [p0, p1, p2, p3] = &mut parts;
         let ((t0, a0), (t1, a1), (t2, a2), (t3, a3)) = (slice(0), slice(1), slice(2), slice(3));
         for j in 0..quarter {
@@ -180,7 +190,10 @@ impl Auditor {
             p2.step(expiries, limit, t2[j], a2[j]);
             p3.step(expiries, limit, t3[j], a3[j]);
         }
-        for (&t, &ok) in times[bounds[3] + quarter..].iter().zip(&admitted[bounds[3] + quarter..]) {
+        for (&t, &ok) in times[bounds[3] + quarter..]
+            .iter()
+            .zip(&admitted[bounds[3] + quarter..])
+        {
             p3.step(expiries, limit, t, ok);
         }
 
@@ -235,7 +248,10 @@ impl Part {
     fn step(&mut self, expiries: &[Micros], limit: u64, t: Micros, ok: bool) {
         // The expired admissions are a prefix; test four at once, loop only after a lull.
         let ahead = &expiries[self.live..self.live + SENTINELS];
-        let gone = usize::from(ahead[0] <= t) + usize::from(ahead[1] <= t) + usize::from(ahead[2] <= t) + usize::from(ahead[3] <= t);
+        let gone = usize::from(ahead[0] <= t)
+            + usize::from(ahead[1] <= t)
+            + usize::from(ahead[2] <= t)
+            + usize::from(ahead[3] <= t);
         self.live += gone;
         if gone == SENTINELS {
             while expiries[self.live] <= t {
@@ -329,10 +345,28 @@ mod tests {
         let mut a = Auditor::new(1, 10);
         a.admit(0);
         // At t = 10 the admission at 0 has left (t - W, t] = (0, 10].
-        assert_eq!(a.admit(10), Audited { in_window: 0, wrong: false });
+        assert_eq!(
+            a.admit(10),
+            Audited {
+                in_window: 0,
+                wrong: false
+            }
+        );
         // At t = 19 the admission at 10 is still inside (9, 19].
-        assert_eq!(a.reject(19), Audited { in_window: 1, wrong: false });
-        assert_eq!(a.admit(19), Audited { in_window: 1, wrong: true });
+        assert_eq!(
+            a.reject(19),
+            Audited {
+                in_window: 1,
+                wrong: false
+            }
+        );
+        assert_eq!(
+            a.admit(19),
+            Audited {
+                in_window: 1,
+                wrong: true
+            }
+        );
         assert_eq!(a.busiest, 2);
         assert_eq!(a.busiest_at, 19);
     }

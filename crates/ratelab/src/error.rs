@@ -75,11 +75,23 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Invalid { what, got, accepted } => {
+            Error::Invalid {
+                what,
+                got,
+                accepted,
+            } => {
                 write!(f, "invalid {what} '{}': expected {accepted}", Shown(got))
             }
-            Error::Unknown { what, got, accepted } => {
-                write!(f, "unknown {what} '{}': accepted are {accepted}", Shown(got))
+            Error::Unknown {
+                what,
+                got,
+                accepted,
+            } => {
+                write!(
+                    f,
+                    "unknown {what} '{}': accepted are {accepted}",
+                    Shown(got)
+                )
             }
             Error::Missing { what, key, example } => {
                 write!(f, "{what} needs {key}, e.g. {example}")

@@ -5,8 +5,8 @@
 //! rate of `N` requests per `D` µs is kept as the fraction itself: one token is `D` units,
 //! and a microsecond refills `N` units.
 
-use crate::rng::Rng;
 use crate::ring::TimeRing;
+use crate::rng::Rng;
 use crate::time::Micros;
 use serde::{Deserialize, Serialize};
 
@@ -194,7 +194,8 @@ impl Decide for SlidingWindowCounter {
         }
         let elapsed = t - self.window_start;
         let w = u128::from(self.window);
-        let estimate = u128::from(self.prev) * u128::from(self.window - elapsed) + u128::from(self.cur) * w;
+        let estimate =
+            u128::from(self.prev) * u128::from(self.window - elapsed) + u128::from(self.cur) * w;
         let ok = estimate < u128::from(self.limit) * w;
         self.cur += u64::from(ok | self.record_rejects);
         ok
@@ -327,7 +328,9 @@ impl Decide for LeakyBucket {
         let excess = match self.last {
             // nginx stores a new client with an excess of zero.
             None => 0,
-            Some(last) => (self.excess + self.token).saturating_sub((t - last).saturating_mul(self.leak)),
+            Some(last) => {
+                (self.excess + self.token).saturating_sub((t - last).saturating_mul(self.leak))
+            }
         };
         if excess > self.burst {
             return Decision::Reject;
@@ -392,7 +395,13 @@ impl Decide for Limiter {
 impl Limiter {
     /// Whether admitted requests may leave later than they arrive.
     pub fn delays(&self) -> bool {
-        matches!(self, Limiter::LeakyBucket(LeakyBucket { mode: LeakyMode::Queue, .. }))
+        matches!(
+            self,
+            Limiter::LeakyBucket(LeakyBucket {
+                mode: LeakyMode::Queue,
+                ..
+            })
+        )
     }
 }
 
@@ -432,12 +441,20 @@ mod tests {
     use proptest::prelude::*;
 
     fn per_minute(n: u64) -> Rate {
-        Rate { count: n, per: 60 * SECOND }
+        Rate {
+            count: n,
+            per: 60 * SECOND,
+        }
     }
 
     fn trace(gaps: &[u64]) -> Vec<Micros> {
         let mut t = 0;
-        gaps.iter().map(|g| { t += g; t }).collect()
+        gaps.iter()
+            .map(|g| {
+                t += g;
+                t
+            })
+            .collect()
     }
 
     proptest! {
@@ -500,14 +517,20 @@ mod tests {
     #[test]
     fn fixed_window_resets_on_calendar_boundaries() {
         let mut fw = FixedWindow::new(2, 10, false);
-        let got: Vec<bool> = [0, 1, 2, 9, 10, 11, 12, 35].iter().map(|&t| fw.decide(t).admitted()).collect();
+        let got: Vec<bool> = [0, 1, 2, 9, 10, 11, 12, 35]
+            .iter()
+            .map(|&t| fw.decide(t).admitted())
+            .collect();
         assert_eq!(got, [true, true, false, false, true, true, false, true]);
     }
 
     #[test]
     fn sliding_log_counts_a_half_open_window() {
         let mut log = SlidingLog::new(2, 10, false);
-        let got: Vec<bool> = [0, 5, 9, 10, 14, 15].iter().map(|&t| log.decide(t).admitted()).collect();
+        let got: Vec<bool> = [0, 5, 9, 10, 14, 15]
+            .iter()
+            .map(|&t| log.decide(t).admitted())
+            .collect();
         // At 10 the request at 0 has expired; at 14 the window (4, 14] holds 5 and 10.
         assert_eq!(got, [true, true, false, true, false, true]);
     }
@@ -541,8 +564,14 @@ mod tests {
     #[test]
     fn token_bucket_starts_full_and_refills() {
         let mut tb = TokenBucket::new(3, Rate { count: 1, per: 10 });
-        let got: Vec<bool> = [0, 0, 0, 0, 9, 10, 10, 30, 30, 30].iter().map(|&t| tb.decide(t).admitted()).collect();
-        assert_eq!(got, [true, true, true, false, false, true, false, true, true, false]);
+        let got: Vec<bool> = [0, 0, 0, 0, 9, 10, 10, 30, 30, 30]
+            .iter()
+            .map(|&t| tb.decide(t).admitted())
+            .collect();
+        assert_eq!(
+            got,
+            [true, true, true, false, false, true, false, true, true, false]
+        );
     }
 
     #[test]

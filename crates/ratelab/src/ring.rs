@@ -154,7 +154,10 @@ mod tests {
             }
             assert_eq!(ring.len(), model.len());
             assert_eq!(ring.front(), model.front().copied());
-            assert_eq!(ring.len().checked_sub(1).and_then(|k| ring.get(k)), model.back().copied());
+            assert_eq!(
+                ring.len().checked_sub(1).and_then(|k| ring.get(k)),
+                model.back().copied()
+            );
         }
     }
 }

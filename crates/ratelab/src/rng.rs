@@ -214,7 +214,10 @@ mod tests {
         let se = 1.0 / (n as f64).sqrt();
         assert!((mean - 1.0).abs() < 4.0 * se, "mean {mean}");
         // The sample variance of Exp(1) has standard error about sqrt(8/n).
-        assert!((var - 1.0).abs() < 4.0 * (8.0 / n as f64).sqrt(), "var {var}");
+        assert!(
+            (var - 1.0).abs() < 4.0 * (8.0 / n as f64).sqrt(),
+            "var {var}"
+        );
         // Kolmogorov-Smirnov against 1 - exp(-x): the 99.9% critical value is 1.95/sqrt(n).
         xs.sort_by(f64::total_cmp);
         let d = xs
@@ -222,7 +225,9 @@ mod tests {
             .enumerate()
             .map(|(i, &x)| {
                 let cdf = 1.0 - (-x).exp();
-                (cdf - i as f64 / n as f64).abs().max(((i + 1) as f64 / n as f64 - cdf).abs())
+                (cdf - i as f64 / n as f64)
+                    .abs()
+                    .max(((i + 1) as f64 / n as f64 - cdf).abs())
             })
             .fold(0.0, f64::max);
         assert!(d < 1.95 / (n as f64).sqrt(), "KS distance {d}");

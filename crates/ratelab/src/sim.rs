@@ -8,8 +8,8 @@
 use crate::audit::Auditor;
 use crate::error::Error;
 use crate::limiter::{
-    Decide, Decision, FixedWindow, Gcra, LeakyBucket, LeakyMode, Limiter, Rate, SlidingLog, SlidingWindowCounter,
-    Split, TokenBucket,
+    Decide, Decision, FixedWindow, Gcra, LeakyBucket, LeakyMode, Limiter, Rate, SlidingLog,
+    SlidingWindowCounter, Split, TokenBucket,
 };
 use crate::ring::TimeRing;
 use crate::rng::{Rng, Stream};
@@ -80,7 +80,13 @@ impl Scenario {
                 Ok(())
             }
         };
-        range("limit", self.limit, LIMIT_RANGE, self.limit.to_string(), "a whole number from 1 to 1000000".into())?;
+        range(
+            "limit",
+            self.limit,
+            LIMIT_RANGE,
+            self.limit.to_string(),
+            "a whole number from 1 to 1000000".into(),
+        )?;
         range(
             "window",
             self.window,
@@ -95,7 +101,13 @@ impl Scenario {
             format_duration(self.duration),
             "from 1 to 100000 minutes".into(),
         )?;
-        range("runs", u64::from(self.runs), RUNS_RANGE, self.runs.to_string(), "a whole number from 1 to 100000".into())?;
+        range(
+            "runs",
+            u64::from(self.runs),
+            RUNS_RANGE,
+            self.runs.to_string(),
+            "a whole number from 1 to 100000".into(),
+        )?;
         if self.limiters.is_empty() {
             return Err(Error::Missing {
                 what: "a scenario".into(),
@@ -133,7 +145,10 @@ impl Scenario {
                         return Err(Error::invalid(
                             "flood: start",
                             &format_duration(*s),
-                            &format!("an offset into the window below {}, or worst", format_duration(self.window)),
+                            &format!(
+                                "an offset into the window below {}, or worst",
+                                format_duration(self.window)
+                            ),
                         ));
                     }
                 }
@@ -141,29 +156,42 @@ impl Scenario {
                     return Err(Error::invalid(
                         "flood: every",
                         &format_duration(*every),
-                        &format!("a gap shorter than the window ({})", format_duration(self.window)),
+                        &format!(
+                            "a gap shorter than the window ({})",
+                            format_duration(self.window)
+                        ),
                     ));
                 }
             }
-            TrafficSpec::BoundaryBurst { before, after } => {
-                if *before > self.window || *after >= self.window {
-                    return Err(Error::invalid(
-                        "boundary-burst: before/after",
-                        &format!("{}/{}", format_duration(*before), format_duration(*after)),
-                        &format!("offsets within one window ({}) of the boundary", format_duration(self.window)),
-                    ));
-                }
+            TrafficSpec::BoundaryBurst { before, after }
+                if *before > self.window || *after >= self.window =>
+            {
+                return Err(Error::invalid(
+                    "boundary-burst: before/after",
+                    &format!("{}/{}", format_duration(*before), format_duration(*after)),
+                    &format!(
+                        "offsets within one window ({}) of the boundary",
+                        format_duration(self.window)
+                    ),
+                ));
             }
             TrafficSpec::Retry { at, .. } if *at >= self.duration => {
                 return Err(Error::invalid(
                     "retry: at",
                     &format_duration(*at),
-                    &format!("a time before the end of the run ({})", format_duration(self.duration)),
+                    &format!(
+                        "a time before the end of the run ({})",
+                        format_duration(self.duration)
+                    ),
                 ));
             }
             TrafficSpec::Replay(r) => {
                 if r.times.is_empty() {
-                    return Err(Error::invalid("replay: file", &r.file, "a file with at least one timestamp"));
+                    return Err(Error::invalid(
+                        "replay: file",
+                        &r.file,
+                        "a file with at least one timestamp",
+                    ));
                 }
                 if r.times.len() > MAX_REPLAY {
                     return Err(Error::TooLarge {
@@ -185,9 +213,9 @@ impl Scenario {
     /// How many arrivals one run has, on average.
     pub fn expected_arrivals(&self) -> f64 {
         match &self.traffic {
-            TrafficSpec::Steady { load } | TrafficSpec::Groups { load, .. } | TrafficSpec::OnOff { load } => {
-                self.rate_per_us(*load) * self.duration as f64
-            }
+            TrafficSpec::Steady { load }
+            | TrafficSpec::Groups { load, .. }
+            | TrafficSpec::OnOff { load } => self.rate_per_us(*load) * self.duration as f64,
             TrafficSpec::Flood { every, .. } => (self.flood_length() / every) as f64,
             TrafficSpec::BoundaryBurst { .. } => 2.0 * self.limit as f64,
             TrafficSpec::Retry { rate, spike, .. } => {
@@ -222,19 +250,34 @@ impl Scenario {
     pub fn arrivals(&self, run: u32) -> Arrivals {
         let rng = Rng::new(self.seed, u64::from(run), Stream::Arrivals);
         match &self.traffic {
-            TrafficSpec::Steady { load } => Arrivals::Poisson(Poisson::new(rng, self.rate_per_us(*load), 0, self.duration)),
-            TrafficSpec::Groups { shape, load } => {
-                Arrivals::Groups(Groups::new(rng, *shape, self.rate_per_us(*load), self.duration))
+            TrafficSpec::Steady { load } => {
+                Arrivals::Poisson(Poisson::new(rng, self.rate_per_us(*load), 0, self.duration))
             }
-            TrafficSpec::OnOff { load } => Arrivals::OnOff(OnOff::new(rng, self.rate_per_us(*load), self.duration)),
+            TrafficSpec::Groups { shape, load } => Arrivals::Groups(Groups::new(
+                rng,
+                *shape,
+                self.rate_per_us(*load),
+                self.duration,
+            )),
+            TrafficSpec::OnOff { load } => {
+                Arrivals::OnOff(OnOff::new(rng, self.rate_per_us(*load), self.duration))
+            }
             TrafficSpec::Flood { start, every, .. } => {
-                let first = self.window + Arrivals::flood_offset(*start, self.limit, self.window, *every);
+                let first =
+                    self.window + Arrivals::flood_offset(*start, self.limit, self.window, *every);
                 Arrivals::grid(first, *every, first + self.flood_length())
             }
             TrafficSpec::BoundaryBurst { before, after } => {
                 let mut times = vec![self.window - before; self.limit as usize];
-                times.extend(std::iter::repeat_n(self.window + after, self.limit as usize));
-                Arrivals::List { times: times.into(), next: 0, base: 0 }
+                times.extend(std::iter::repeat_n(
+                    self.window + after,
+                    self.limit as usize,
+                ));
+                Arrivals::List {
+                    times: times.into(),
+                    next: 0,
+                    base: 0,
+                }
             }
             TrafficSpec::Retry { rate, .. } => Arrivals::Poisson(Poisson::new(
                 rng,
@@ -254,10 +297,16 @@ impl Scenario {
             return Err(Error::invalid(
                 &format!("{name}: servers"),
                 &k.to_string(),
-                &format!("a number of servers that divides the limit {} (each server gets L/K)", self.limit),
+                &format!(
+                    "a number of servers that divides the limit {} (each server gets L/K)",
+                    self.limit
+                ),
             ));
         }
-        let rate = spec.rate.unwrap_or(Rate { count: self.limit, per: self.window });
+        let rate = spec.rate.unwrap_or(Rate {
+            count: self.limit,
+            per: self.window,
+        });
         let burst = spec.burst.unwrap_or(match spec.kind {
             LimiterKind::LeakyBucket => 0,
             _ => self.limit,
@@ -283,22 +332,36 @@ impl Scenario {
         }
         let one = |limit: u64, burst: u64, rate: Rate| -> Limiter {
             match spec.kind {
-                LimiterKind::FixedWindow => Limiter::FixedWindow(FixedWindow::new(limit, self.window, spec.record_rejects)),
-                LimiterKind::SlidingLog => Limiter::SlidingLog(SlidingLog::new(limit, self.window, spec.record_rejects)),
-                LimiterKind::SlidingWindowCounter => {
-                    Limiter::SlidingWindowCounter(SlidingWindowCounter::new(limit, self.window, spec.record_rejects))
+                LimiterKind::FixedWindow => {
+                    Limiter::FixedWindow(FixedWindow::new(limit, self.window, spec.record_rejects))
                 }
+                LimiterKind::SlidingLog => {
+                    Limiter::SlidingLog(SlidingLog::new(limit, self.window, spec.record_rejects))
+                }
+                LimiterKind::SlidingWindowCounter => Limiter::SlidingWindowCounter(
+                    SlidingWindowCounter::new(limit, self.window, spec.record_rejects),
+                ),
                 LimiterKind::TokenBucket => Limiter::TokenBucket(TokenBucket::new(burst, rate)),
                 LimiterKind::Gcra => Limiter::Gcra(Gcra::new(burst, rate)),
-                LimiterKind::LeakyBucket => Limiter::LeakyBucket(LeakyBucket::new(burst, rate, spec.mode)),
+                LimiterKind::LeakyBucket => {
+                    Limiter::LeakyBucket(LeakyBucket::new(burst, rate, spec.mode))
+                }
             }
         };
         if k == 1 {
             return Ok(one(self.limit, burst, rate));
         }
-        let per_server = Rate { count: rate.count, per: rate.per * k };
-        let servers = (0..k).map(|_| one(self.limit / k, burst / k, per_server)).collect();
-        Ok(Limiter::Split(Split::new(servers, Rng::new(self.seed, u64::from(run), Stream::Routing))))
+        let per_server = Rate {
+            count: rate.count,
+            per: rate.per * k,
+        };
+        let servers = (0..k)
+            .map(|_| one(self.limit / k, burst / k, per_server))
+            .collect();
+        Ok(Limiter::Split(Split::new(
+            servers,
+            Rng::new(self.seed, u64::from(run), Stream::Routing),
+        )))
     }
 }
 
@@ -475,7 +538,14 @@ struct RetryClient {
 
 impl RetryClient {
     fn new(scenario: &Scenario, run: u32) -> Option<Self> {
-        let TrafficSpec::Retry { spike, at, tries, every, .. } = scenario.traffic else {
+        let TrafficSpec::Retry {
+            spike,
+            at,
+            tries,
+            every,
+            ..
+        } = scenario.traffic
+        else {
             return None;
         };
         let mut first = scenario.arrivals(run);
@@ -561,10 +631,13 @@ fn run_closed_loop(scenario: &Scenario, run: u32, mut lane: Lane) -> (RunStats, 
 
 /// Every decision of run `run` of limiter `index`, for plots.
 pub fn trace(scenario: &Scenario, index: usize, run: u32) -> Result<(RunStats, Trace), Error> {
-    let spec = scenario
-        .limiters
-        .get(index)
-        .ok_or_else(|| Error::invalid("limiter index", &index.to_string(), "an index into the scenario's limiters"))?;
+    let spec = scenario.limiters.get(index).ok_or_else(|| {
+        Error::invalid(
+            "limiter index",
+            &index.to_string(),
+            "an index into the scenario's limiters",
+        )
+    })?;
     let mut lane = Lane::new(scenario.build_limiter(spec, run)?, scenario);
     lane.trace = Some(Trace::default());
     let (stats, trace) = if scenario.traffic.closed_loop() {
@@ -707,12 +780,24 @@ fn summarize(scenario: &Scenario, spec: &LimiterSpec, stats: &[&RunStats]) -> Li
     let (served_share, served_share_se) = mean_se(&shares);
     let total = |f: fn(&RunStats) -> u64| stats.iter().map(|s| f(s)).sum::<u64>();
     let decisions = total(|s| s.decisions);
-    let fraction = |n: u64| if decisions == 0 { 0.0 } else { n as f64 / decisions as f64 };
-    let mut delays: Vec<Micros> = stats.iter().flat_map(|s| s.delays.iter().copied()).collect();
+    let fraction = |n: u64| {
+        if decisions == 0 {
+            0.0
+        } else {
+            n as f64 / decisions as f64
+        }
+    };
+    let mut delays: Vec<Micros> = stats
+        .iter()
+        .flat_map(|s| s.delays.iter().copied())
+        .collect();
     let queueing = spec.kind == LimiterKind::LeakyBucket && spec.mode == LeakyMode::Queue;
     let (p50, p99) = if queueing && !delays.is_empty() {
         delays.sort_unstable();
-        (Some(nearest_rank(&delays, 0.50)), Some(nearest_rank(&delays, 0.99)))
+        (
+            Some(nearest_rank(&delays, 0.50)),
+            Some(nearest_rank(&delays, 0.99)),
+        )
     } else {
         (None, None)
     };
@@ -724,7 +809,8 @@ fn summarize(scenario: &Scenario, spec: &LimiterSpec, stats: &[&RunStats]) -> Li
         served_share,
         served_share_se,
         busiest_window_max: stats.iter().map(|s| s.busiest).max().unwrap_or(0),
-        busiest_window_mean: stats.iter().map(|s| s.busiest as f64).sum::<f64>() / stats.len().max(1) as f64,
+        busiest_window_mean: stats.iter().map(|s| s.busiest as f64).sum::<f64>()
+            / stats.len().max(1) as f64,
         wrong_admits: fraction(total(|s| s.wrong_admits)),
         wrong_rejects: fraction(total(|s| s.wrong_rejects)),
         bound: theory::worst_case(spec, scenario.limit, scenario.window),

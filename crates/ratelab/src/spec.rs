@@ -57,12 +57,17 @@ impl LimiterKind {
         Self::ALL
             .into_iter()
             .find(|k| k.name() == name)
-            .ok_or_else(|| Error::unknown("limiter", name, &names(Self::ALL.iter().map(|k| k.name()))))
+            .ok_or_else(|| {
+                Error::unknown("limiter", name, &names(Self::ALL.iter().map(|k| k.name())))
+            })
     }
 
     /// Whether the kind has a bucket (`burst` and `rate` apply).
     pub fn has_bucket(self) -> bool {
-        matches!(self, LimiterKind::TokenBucket | LimiterKind::Gcra | LimiterKind::LeakyBucket)
+        matches!(
+            self,
+            LimiterKind::TokenBucket | LimiterKind::Gcra | LimiterKind::LeakyBucket
+        )
     }
 
     /// Whether the kind keeps a count or log that rejected requests could be recorded in.
@@ -113,11 +118,17 @@ impl LimiterSpec {
             let what = format!("{name}: {key}");
             match key {
                 "burst" if kind.has_bucket() => {
-                    let min = if kind == LimiterKind::LeakyBucket { 0 } else { 1 };
+                    let min = if kind == LimiterKind::LeakyBucket {
+                        0
+                    } else {
+                        1
+                    };
                     spec.burst = Some(parse_count(&what, value, min, MAX_BURST)?);
                 }
                 "rate" if kind.has_bucket() => spec.rate = Some(parse_rate(&what, value)?),
-                "record-rejects" if kind.can_record_rejects() => spec.record_rejects = parse_bool(&what, value)?,
+                "record-rejects" if kind.can_record_rejects() => {
+                    spec.record_rejects = parse_bool(&what, value)?
+                }
                 "servers" => spec.servers = parse_count(&what, value, 1, MAX_SERVERS)? as u32,
                 "mode" if kind == LimiterKind::LeakyBucket => {
                     mode_given = true;
@@ -127,7 +138,13 @@ impl LimiterSpec {
                         _ => return Err(Error::invalid(&what, value, "meter or queue")),
                     }
                 }
-                _ => return Err(Error::unknown(&format!("key for {name}"), key, &limiter_keys(kind))),
+                _ => {
+                    return Err(Error::unknown(
+                        &format!("key for {name}"),
+                        key,
+                        &limiter_keys(kind),
+                    ))
+                }
             }
         }
         if mode_given && spec.mode == LeakyMode::Queue && spec.servers > 1 {
@@ -265,7 +282,8 @@ pub enum TrafficSpec {
     Replay(Replay),
 }
 
-const TRAFFIC_NAMES: &str = "steady, small-bursts, page-loads, big-bursts, on-off, flood, boundary-burst, retry, replay";
+const TRAFFIC_NAMES: &str =
+    "steady, small-bursts, page-loads, big-bursts, on-off, flood, boundary-burst, retry, replay";
 
 /// The largest accepted burst.
 pub const MAX_BURST: u64 = 10_000_000;
@@ -297,13 +315,17 @@ impl TrafficSpec {
             "flood" => TrafficSpec::Flood {
                 start: match get.take("start") {
                     None | Some("worst") => FloodStart::Worst,
-                    Some(v) => FloodStart::Offset(
-                        parse_duration("flood: start", v)
-                            .map_err(|_| Error::invalid("flood: start", v, "a duration (e.g. 30s) or worst"))?,
-                    ),
+                    Some(v) => {
+                        FloodStart::Offset(parse_duration("flood: start", v).map_err(|_| {
+                            Error::invalid("flood: start", v, "a duration (e.g. 30s) or worst")
+                        })?)
+                    }
                 },
                 every: get.duration_min("every", 1_000, 1)?,
-                length: get.take("for").map(|v| parse_positive_duration("flood: for", v)).transpose()?,
+                length: get
+                    .take("for")
+                    .map(|v| parse_positive_duration("flood: for", v))
+                    .transpose()?,
             },
             "boundary-burst" => TrafficSpec::BoundaryBurst {
                 before: get.duration_min("before", 500_000, 1)?,
@@ -312,7 +334,10 @@ impl TrafficSpec {
             "retry" => TrafficSpec::Retry {
                 rate: match get.take("rate") {
                     Some(v) => parse_rate("retry: rate", v)?,
-                    None => Rate { count: 25, per: 60 * SECOND },
+                    None => Rate {
+                        count: 25,
+                        per: 60 * SECOND,
+                    },
                 },
                 spike: match get.take("spike") {
                     Some(v) => parse_count("retry: spike", v, 0, 10_000_000)?,
@@ -350,7 +375,9 @@ impl TrafficSpec {
     /// The keys this traffic accepts, for messages.
     fn keys(&self) -> &'static str {
         match self {
-            TrafficSpec::Steady { .. } | TrafficSpec::Groups { .. } | TrafficSpec::OnOff { .. } => "load=X",
+            TrafficSpec::Steady { .. } | TrafficSpec::Groups { .. } | TrafficSpec::OnOff { .. } => {
+                "load=X"
+            }
             TrafficSpec::Flood { .. } => "start=DUR|worst, every=DUR, for=DUR",
             TrafficSpec::BoundaryBurst { .. } => "before=DUR, after=DUR",
             TrafficSpec::Retry { .. } => "rate=N/DUR, spike=S, at=DUR, tries=M, every=DUR",
@@ -362,9 +389,18 @@ impl TrafficSpec {
     pub fn name(&self) -> &'static str {
         match self {
             TrafficSpec::Steady { .. } => "steady",
-            TrafficSpec::Groups { shape: Shape::SmallBursts, .. } => "small-bursts",
-            TrafficSpec::Groups { shape: Shape::PageLoads, .. } => "page-loads",
-            TrafficSpec::Groups { shape: Shape::BigBursts, .. } => "big-bursts",
+            TrafficSpec::Groups {
+                shape: Shape::SmallBursts,
+                ..
+            } => "small-bursts",
+            TrafficSpec::Groups {
+                shape: Shape::PageLoads,
+                ..
+            } => "page-loads",
+            TrafficSpec::Groups {
+                shape: Shape::BigBursts,
+                ..
+            } => "big-bursts",
             TrafficSpec::OnOff { .. } => "on-off",
             TrafficSpec::Flood { .. } => "flood",
             TrafficSpec::BoundaryBurst { .. } => "boundary-burst",
@@ -419,20 +455,31 @@ impl<'a> Keys<'a> {
     fn finish(self, spec: &TrafficSpec) -> Result<(), Error> {
         match self.pairs.first() {
             None => Ok(()),
-            Some((k, _)) => Err(Error::unknown(&format!("key for {}", self.name), k, spec.keys())),
+            Some((k, _)) => Err(Error::unknown(
+                &format!("key for {}", self.name),
+                k,
+                spec.keys(),
+            )),
         }
     }
 }
 
+/// The `key=value` pairs of a spec, in order.
+type Pairs<'a> = Vec<(&'a str, &'a str)>;
+
 /// Splits `name[:key=value,...]`, rejecting repeated keys and pairs without `=`.
-fn split_spec(text: &str) -> Result<(&str, Vec<(&str, &str)>), Error> {
+fn split_spec(text: &str) -> Result<(&str, Pairs<'_>), Error> {
     let text = text.trim();
     let (name, rest) = match text.split_once(':') {
         Some((n, r)) => (n, Some(r)),
         None => (text, None),
     };
     if name.is_empty() {
-        return Err(Error::invalid("spec", text, "name[:key=value,...], e.g. token-bucket:burst=10"));
+        return Err(Error::invalid(
+            "spec",
+            text,
+            "name[:key=value,...], e.g. token-bucket:burst=10",
+        ));
     }
     let mut pairs: Vec<(&str, &str)> = Vec::new();
     if let Some(rest) = rest {
@@ -442,7 +489,11 @@ fn split_spec(text: &str) -> Result<(&str, Vec<(&str, &str)>), Error> {
                 .ok_or_else(|| Error::invalid(&format!("{name}: option"), part, "key=value"))?;
             let (k, v) = (k.trim(), v.trim());
             if pairs.iter().any(|(seen, _)| *seen == k) {
-                return Err(Error::invalid(&format!("{name}: {k}"), part, "each key once"));
+                return Err(Error::invalid(
+                    &format!("{name}: {k}"),
+                    part,
+                    "each key once",
+                ));
             }
             pairs.push((k, v));
         }
@@ -457,7 +508,9 @@ fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
 /// Parses a whole number in `min..=max`.
 pub fn parse_count(what: &str, text: &str, min: u64, max: u64) -> Result<u64, Error> {
     let accepted = || format!("a whole number from {min} to {max}");
-    let n: u64 = text.parse().map_err(|_| Error::invalid(what, text, &accepted()))?;
+    let n: u64 = text
+        .parse()
+        .map_err(|_| Error::invalid(what, text, &accepted()))?;
     if n < min || n > max {
         return Err(Error::invalid(what, text, &accepted()));
     }
@@ -475,7 +528,9 @@ pub fn parse_load(what: &str, text: &str) -> Result<f64, Error> {
     if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
         return Err(Error::invalid(what, text, accepted));
     }
-    let v: f64 = number.parse().map_err(|_| Error::invalid(what, text, accepted))?;
+    let v: f64 = number
+        .parse()
+        .map_err(|_| Error::invalid(what, text, accepted))?;
     let v = v / scale;
     if !(v > 0.0 && v <= MAX_LOAD) {
         return Err(Error::invalid(what, text, accepted));
@@ -486,8 +541,11 @@ pub fn parse_load(what: &str, text: &str) -> Result<f64, Error> {
 /// Parses `N/DUR`, e.g. `100/1min` or `100/min`.
 pub fn parse_rate(what: &str, text: &str) -> Result<Rate, Error> {
     let accepted = format!("N/DUR with N from 1 to {MAX_RATE_COUNT}, like 100/1min or 5/s");
-    let (n, d) = text.split_once('/').ok_or_else(|| Error::invalid(what, text, &accepted))?;
-    let count = parse_count(what, n, 1, MAX_RATE_COUNT).map_err(|_| Error::invalid(what, text, &accepted))?;
+    let (n, d) = text
+        .split_once('/')
+        .ok_or_else(|| Error::invalid(what, text, &accepted))?;
+    let count = parse_count(what, n, 1, MAX_RATE_COUNT)
+        .map_err(|_| Error::invalid(what, text, &accepted))?;
     let per = parse_duration(what, d).map_err(|_| Error::invalid(what, text, &accepted))?;
     if per == 0 {
         return Err(Error::invalid(what, text, &accepted));
@@ -539,7 +597,13 @@ mod tests {
         let s = LimiterSpec::parse("token-bucket:burst=10,rate=100/1min").expect("valid");
         assert_eq!(s.kind, LimiterKind::TokenBucket);
         assert_eq!(s.burst, Some(10));
-        assert_eq!(s.rate, Some(Rate { count: 100, per: 60 * SECOND }));
+        assert_eq!(
+            s.rate,
+            Some(Rate {
+                count: 100,
+                per: 60 * SECOND
+            })
+        );
         assert_eq!(s.text, "token-bucket:burst=10,rate=100/1min");
         let s = LimiterSpec::parse("sliding-log:record-rejects=true,servers=4").expect("valid");
         assert!(s.record_rejects);
@@ -557,12 +621,21 @@ mod tests {
                 assert!(msg.contains(n), "{spec}: {msg} lacks {n}");
             }
         };
-        check("token-buckt", &["token-buckt", "token-bucket", "gcra", "leaky-bucket"]);
+        check(
+            "token-buckt",
+            &["token-buckt", "token-bucket", "gcra", "leaky-bucket"],
+        );
         check("token-bucket:burst=0", &["burst", "'0'", "from 1 to"]);
         check("token-bucket:burst=-3", &["burst", "-3"]);
         check("token-bucket:burst=abc", &["burst", "abc"]);
-        check("token-bucket:record-rejects=true", &["record-rejects", "burst=B"]);
-        check("sliding-log:burst=5", &["burst", "key for sliding-log", "record-rejects"]);
+        check(
+            "token-bucket:record-rejects=true",
+            &["record-rejects", "burst=B"],
+        );
+        check(
+            "sliding-log:burst=5",
+            &["burst", "key for sliding-log", "record-rejects"],
+        );
         check("fixed-window:servers=0", &["servers", "from 1"]);
         check("leaky-bucket:mode=fast", &["mode", "meter or queue"]);
         check("gcra:rate=100", &["rate", "N/DUR"]);
@@ -570,37 +643,62 @@ mod tests {
         check("gcra:rate=5/0s", &["rate"]);
         check("gcra:burst", &["burst", "key=value"]);
         check("gcra:burst=1,burst=2", &["burst", "each key once"]);
-        check("leaky-bucket:servers=2,mode=queue", &["servers", "mode=queue"]);
+        check(
+            "leaky-bucket:servers=2,mode=queue",
+            &["servers", "mode=queue"],
+        );
         check("", &["spec"]);
     }
 
     #[test]
     fn parses_traffic() {
-        assert_eq!(TrafficSpec::parse("steady:load=0.8"), Ok(TrafficSpec::Steady { load: 0.8 }));
-        assert_eq!(TrafficSpec::parse("steady:load=80%"), Ok(TrafficSpec::Steady { load: 0.8 }));
+        assert_eq!(
+            TrafficSpec::parse("steady:load=0.8"),
+            Ok(TrafficSpec::Steady { load: 0.8 })
+        );
+        assert_eq!(
+            TrafficSpec::parse("steady:load=80%"),
+            Ok(TrafficSpec::Steady { load: 0.8 })
+        );
         assert_eq!(
             TrafficSpec::parse("page-loads:load=0.3"),
-            Ok(TrafficSpec::Groups { shape: Shape::PageLoads, load: 0.3 })
+            Ok(TrafficSpec::Groups {
+                shape: Shape::PageLoads,
+                load: 0.3
+            })
         );
         assert_eq!(
             TrafficSpec::parse("flood:start=30s"),
-            Ok(TrafficSpec::Flood { start: FloodStart::Offset(30 * SECOND), every: 1_000, length: None })
+            Ok(TrafficSpec::Flood {
+                start: FloodStart::Offset(30 * SECOND),
+                every: 1_000,
+                length: None
+            })
         );
         assert_eq!(
             TrafficSpec::parse("flood:start=worst,every=2ms,for=5min"),
-            Ok(TrafficSpec::Flood { start: FloodStart::Worst, every: 2_000, length: Some(300 * SECOND) })
+            Ok(TrafficSpec::Flood {
+                start: FloodStart::Worst,
+                every: 2_000,
+                length: Some(300 * SECOND)
+            })
         );
         assert_eq!(
             TrafficSpec::parse("retry:rate=30/1min,spike=200,at=5min,tries=4,every=1s"),
             Ok(TrafficSpec::Retry {
-                rate: Rate { count: 30, per: 60 * SECOND },
+                rate: Rate {
+                    count: 30,
+                    per: 60 * SECOND
+                },
                 spike: 200,
                 at: 300 * SECOND,
                 tries: 4,
                 every: SECOND,
             })
         );
-        assert!(matches!(TrafficSpec::parse("replay:file=a.txt"), Ok(TrafficSpec::Replay(r)) if r.file == "a.txt"));
+        assert!(
+            matches!(TrafficSpec::parse("replay:file=a.txt"), Ok(TrafficSpec::Replay(r)) if r.file == "a.txt")
+        );
     }
 
     #[test]

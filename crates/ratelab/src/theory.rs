@@ -48,9 +48,14 @@ pub fn fixed_window_served(limit: u64, load: f64) -> f64 {
 /// possible arrival pattern, where that is known exactly.
 pub fn worst_case(spec: &LimiterSpec, limit: u64, window: Micros) -> Option<u64> {
     let k = u64::from(spec.servers);
-    let rate = spec.rate.unwrap_or(Rate { count: limit, per: window });
+    let rate = spec.rate.unwrap_or(Rate {
+        count: limit,
+        per: window,
+    });
     // Each of K servers gets 1/K of the rate; their worst windows can coincide.
-    let refill_in_window = |rate: Rate| (u128::from(rate.count) * u128::from(window - 1) / u128::from(rate.per * k)) as u64;
+    let refill_in_window = |rate: Rate| {
+        (u128::from(rate.count) * u128::from(window - 1) / u128::from(rate.per * k)) as u64
+    };
     match spec.kind {
         LimiterKind::FixedWindow | LimiterKind::SlidingWindowCounter => Some(2 * limit),
         LimiterKind::SlidingLog => Some(limit),
@@ -87,7 +92,9 @@ pub fn swc_flood_worst(limit: u64, window: Micros, start: Micros, every: Micros)
     let valid = every > 0
         && window % every == 0
         && start % every == 0
-        && limit.checked_mul(every).is_some_and(|span| start + span <= window);
+        && limit
+            .checked_mul(every)
+            .is_some_and(|span| start + span <= window);
     if !valid {
         return None;
     }
@@ -113,8 +120,14 @@ mod tests {
     #[test]
     fn the_essays_theory_values() {
         // The study's reference points: 1 − B at 80/100/120%, and E[min(N, 100)]/E[N].
-        let log: Vec<f64> = [0.8, 1.0, 1.2].iter().map(|&l| sliding_log_served(100, l)).collect();
-        let fw: Vec<f64> = [0.8, 1.0, 1.2].iter().map(|&l| fixed_window_served(100, l)).collect();
+        let log: Vec<f64> = [0.8, 1.0, 1.2]
+            .iter()
+            .map(|&l| sliding_log_served(100, l))
+            .collect();
+        let fw: Vec<f64> = [0.8, 1.0, 1.2]
+            .iter()
+            .map(|&l| fixed_window_served(100, l))
+            .collect();
         for (got, want) in log.iter().zip([0.9960, 0.9243, 0.8037]) {
             assert!((got - want).abs() < 5e-5, "{got} vs {want}");
         }
@@ -141,14 +154,26 @@ mod tests {
         let spec = |s: &str| LimiterSpec::parse(s).expect("valid spec");
         let w = 60_000_000;
         assert_eq!(worst_case(&spec("fixed-window"), 100, w), Some(200));
-        assert_eq!(worst_case(&spec("sliding-log:record-rejects=true"), 100, w), Some(100));
-        assert_eq!(worst_case(&spec("sliding-window-counter"), 100, w), Some(200));
+        assert_eq!(
+            worst_case(&spec("sliding-log:record-rejects=true"), 100, w),
+            Some(100)
+        );
+        assert_eq!(
+            worst_case(&spec("sliding-window-counter"), 100, w),
+            Some(200)
+        );
         assert_eq!(worst_case(&spec("token-bucket"), 100, w), Some(199));
         assert_eq!(worst_case(&spec("gcra:burst=50"), 100, w), Some(149));
         assert_eq!(worst_case(&spec("token-bucket:burst=10"), 60, w), Some(69));
         assert_eq!(worst_case(&spec("leaky-bucket:burst=5"), 100, w), Some(105));
-        assert_eq!(worst_case(&spec("leaky-bucket:burst=5,mode=queue"), 100, w), Some(100));
-        assert_eq!(worst_case(&spec("token-bucket:burst=100,servers=10"), 100, w), Some(190));
+        assert_eq!(
+            worst_case(&spec("leaky-bucket:burst=5,mode=queue"), 100, w),
+            Some(100)
+        );
+        assert_eq!(
+            worst_case(&spec("token-bucket:burst=100,servers=10"), 100, w),
+            Some(190)
+        );
     }
 
     #[test]

@@ -30,7 +30,8 @@ const UNITS: &[(&str, Micros)] = &[
 ];
 
 /// What a duration is accepted as, for error messages.
-pub const DURATION_FORMS: &str = "a number with a unit: us, ms, s, min or h (e.g. 60s, 1min, 250ms, 1.5s)";
+pub const DURATION_FORMS: &str =
+    "a number with a unit: us, ms, s, min or h (e.g. 60s, 1min, 250ms, 1.5s)";
 
 /// Parses a duration such as `60s`, `1min`, `250ms`, `1.5s` or `2h` into microseconds.
 ///
@@ -114,7 +115,17 @@ mod tests {
     #[test]
     fn rejects_what_is_not_a_duration() {
         for text in [
-            "", "60", "1m", "-1s", "1e3s", "s1", "1.2.3s", "NaNs", "infs", "1 s x", "99999999999999999999h",
+            "",
+            "60",
+            "1m",
+            "-1s",
+            "1e3s",
+            "s1",
+            "1.2.3s",
+            "NaNs",
+            "infs",
+            "1 s x",
+            "99999999999999999999h",
         ] {
             let err = parse_duration("window", text).expect_err(text);
             let msg = err.to_string();

@@ -19,8 +19,6 @@
 use crate::rng::{geometric_rate, Rng};
 use crate::spec::{FloodStart, Shape};
 use crate::time::{Micros, SECOND};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 /// A stream of arrival times.
@@ -94,14 +92,22 @@ impl Arrivals {
 
     /// A flood: one request per `every` from `first` until `end`.
     pub fn grid(first: Micros, every: Micros, end: Micros) -> Self {
-        Arrivals::Grid { next: first, every, end }
+        Arrivals::Grid {
+            next: first,
+            every,
+            end,
+        }
     }
 
     /// A replay of sorted absolute times, rebased to the window boundary at or before the
     /// first of them.
     pub fn replay(times: Arc<[Micros]>, window: Micros) -> Self {
         let base = times.first().map_or(0, |&t| t - t % window);
-        Arrivals::List { times, next: 0, base }
+        Arrivals::List {
+            times,
+            next: 0,
+            base,
+        }
     }
 
     /// Where a flood of one request per `every` starts within its window, for a limit of
@@ -154,7 +160,9 @@ pub struct Groups {
     span: f64,
     next_start: f64,
     end: f64,
-    pending: BinaryHeap<Reverse<Micros>>,
+    /// The laid-out requests not yet sent, sorted; `pending[sent..]` are still to come.
+    pending: Vec<Micros>,
+    sent: usize,
 }
 
 impl Groups {
@@ -167,10 +175,46 @@ impl Groups {
             span: shape.span() as f64,
             next_start: 0.0,
             end: end as f64,
-            pending: BinaryHeap::new(),
+            pending: Vec::new(),
+            sent: 0,
         };
         g.next_start = g.rng.exp1() * g.mean_gap;
         g
+    }
+
+    /// Lays out the group starting at `next_start` and draws the start of the one after.
+    fn lay_out_group(&mut self) {
+        let overlaps = self.sent < self.pending.len();
+        self.pending.drain(..self.sent);
+        self.sent = 0;
+        // k uniform points on the span, already sorted: the partial sums of k + 1 exponential
+        // spacings, scaled by their total, are the order statistics of k uniforms.
+        let k = self.rng.geometric(self.size_rate) as usize;
+        let first = self.pending.len();
+        let mut sum = 0.0;
+        for _ in 0..k {
+            sum += self.rng.exp1();
+            // The partial sum's bits, for now; scaled into a time below once the total is known.
+            self.pending.push(sum.to_bits());
+        }
+        let total = sum + self.rng.exp1();
+        let scale = if total > 0.0 { self.span / total } else { 0.0 };
+        let start = self.next_start;
+        let mut kept = first;
+        for i in first..self.pending.len() {
+            let t = start + f64::from_bits(self.pending[i]) * scale;
+            // Requests past the end of the run are never sent.
+            if t < self.end {
+                self.pending[kept] = t as Micros;
+                kept += 1;
+            }
+        }
+        self.pending.truncate(kept);
+        if overlaps {
+            // The rare group that starts before the previous one has finished arriving.
+            self.pending.sort_unstable();
+        }
+        self.next_start += self.rng.exp1() * self.mean_gap;
     }
 }
 
@@ -180,23 +224,15 @@ impl Iterator for Groups {
     #[inline]
     fn next(&mut self) -> Option<Micros> {
         loop {
-            if let Some(&Reverse(t)) = self.pending.peek() {
+            if let Some(&t) = self.pending.get(self.sent) {
                 if (t as f64) < self.next_start || self.next_start >= self.end {
-                    self.pending.pop();
+                    self.sent += 1;
                     return Some(t);
                 }
             } else if self.next_start >= self.end {
                 return None;
             }
-            // Lay out the next group; members past the end of the run are never sent.
-            let start = self.next_start;
-            for _ in 0..self.rng.geometric(self.size_rate) {
-                let t = start + self.rng.unit() * self.span;
-                if t < self.end {
-                    self.pending.push(Reverse(t as Micros));
-                }
-            }
-            self.next_start += self.rng.exp1() * self.mean_gap;
+            self.lay_out_group();
         }
     }
 }
@@ -289,17 +325,52 @@ mod tests {
         let end = minutes * MINUTE;
         for load in [0.3, 0.8] {
             let shapes: Vec<(&str, Arrivals)> = vec![
-                ("steady", Arrivals::Poisson(Poisson::new(Rng::new(1, 0, Stream::Arrivals), rate(load), 0, end))),
-                ("small", Arrivals::Groups(Groups::new(Rng::new(2, 0, Stream::Arrivals), Shape::SmallBursts, rate(load), end))),
-                ("page", Arrivals::Groups(Groups::new(Rng::new(3, 0, Stream::Arrivals), Shape::PageLoads, rate(load), end))),
-                ("big", Arrivals::Groups(Groups::new(Rng::new(4, 0, Stream::Arrivals), Shape::BigBursts, rate(load), end))),
+                (
+                    "steady",
+                    Arrivals::Poisson(Poisson::new(
+                        Rng::new(1, 0, Stream::Arrivals),
+                        rate(load),
+                        0,
+                        end,
+                    )),
+                ),
+                (
+                    "small",
+                    Arrivals::Groups(Groups::new(
+                        Rng::new(2, 0, Stream::Arrivals),
+                        Shape::SmallBursts,
+                        rate(load),
+                        end,
+                    )),
+                ),
+                (
+                    "page",
+                    Arrivals::Groups(Groups::new(
+                        Rng::new(3, 0, Stream::Arrivals),
+                        Shape::PageLoads,
+                        rate(load),
+                        end,
+                    )),
+                ),
+                (
+                    "big",
+                    Arrivals::Groups(Groups::new(
+                        Rng::new(4, 0, Stream::Arrivals),
+                        Shape::BigBursts,
+                        rate(load),
+                        end,
+                    )),
+                ),
             ];
             for (name, gen) in shapes {
                 let times: Vec<Micros> = gen.collect();
                 assert_sorted(&times);
                 let (mean, se) = mean_and_se_per_minute(&times, minutes);
                 // Per-minute counts are close to independent for these shapes; 4 SE.
-                assert!((mean - 100.0 * load).abs() < 4.0 * se, "{name} at {load}: {mean} ± {se}");
+                assert!(
+                    (mean - 100.0 * load).abs() < 4.0 * se,
+                    "{name} at {load}: {mean} ± {se}"
+                );
             }
         }
     }
@@ -311,7 +382,12 @@ mod tests {
         let minutes = 2_000;
         let means: Vec<f64> = (0..runs)
             .map(|run| {
-                let times: Vec<Micros> = OnOff::new(Rng::new(9, run, Stream::Arrivals), rate(0.5), minutes * MINUTE).collect();
+                let times: Vec<Micros> = OnOff::new(
+                    Rng::new(9, run, Stream::Arrivals),
+                    rate(0.5),
+                    minutes * MINUTE,
+                )
+                .collect();
                 assert_sorted(&times);
                 times.len() as f64 / minutes as f64
             })
@@ -326,7 +402,13 @@ mod tests {
     fn group_sizes_vary_like_a_geometric() {
         // With groups 200 s apart on average, requests closer than 2 s belong together.
         let end = 40_000 * MINUTE;
-        let times: Vec<Micros> = Groups::new(Rng::new(5, 0, Stream::Arrivals), Shape::PageLoads, 20.0 / 200e6, end).collect();
+        let times: Vec<Micros> = Groups::new(
+            Rng::new(5, 0, Stream::Arrivals),
+            Shape::PageLoads,
+            20.0 / 200e6,
+            end,
+        )
+        .collect();
         assert!(times.len() > 200_000);
         let mut sizes = vec![1u64];
         for w in times.windows(2) {
@@ -338,7 +420,11 @@ mod tests {
         }
         let n = sizes.len() as f64;
         let mean = sizes.iter().sum::<u64>() as f64 / n;
-        let var = sizes.iter().map(|&s| (s as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        let var = sizes
+            .iter()
+            .map(|&s| (s as f64 - mean).powi(2))
+            .sum::<f64>()
+            / (n - 1.0);
         // Geometric with mean 20 has variance 380 (the mean's SE is 0.18); the ~1.5% of groups
         // that merge with a neighbour push both up a little.
         assert!((mean - 20.0).abs() < 1.0, "mean {mean}");

@@ -17,7 +17,10 @@ const GOLDEN: &str = include_str!("golden/digests.txt");
 
 /// Every limiter against every kind of traffic, small enough for a debug wasm build.
 fn scenarios() -> Vec<(String, Scenario)> {
-    let mut limiters: Vec<LimiterSpec> = LimiterKind::ALL.iter().map(|&k| LimiterSpec::of(k)).collect();
+    let mut limiters: Vec<LimiterSpec> = LimiterKind::ALL
+        .iter()
+        .map(|&k| LimiterSpec::of(k))
+        .collect();
     for extra in [
         "sliding-log:record-rejects=true",
         "sliding-window-counter:record-rejects=true",
@@ -57,7 +60,12 @@ fn scenarios() -> Vec<(String, Scenario)> {
 fn digests() -> String {
     scenarios()
         .into_iter()
-        .map(|(name, s)| format!("{name} {:016x}\n", simulate(&s).expect("valid scenario").digest()))
+        .map(|(name, s)| {
+            format!(
+                "{name} {:016x}\n",
+                simulate(&s).expect("valid scenario").digest()
+            )
+        })
         .collect()
 }
 
@@ -71,7 +79,10 @@ fn reports_match_the_golden_digests() {
         std::fs::write(path, &got).expect("write golden file");
         return;
     }
-    assert_eq!(got, GOLDEN, "report digests differ from tests/golden/digests.txt");
+    assert_eq!(
+        got, GOLDEN,
+        "report digests differ from tests/golden/digests.txt"
+    );
 }
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]

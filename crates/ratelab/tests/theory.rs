@@ -13,11 +13,20 @@ use ratelab::time::{MINUTE, MS, SECOND};
 /// with the fixed seeds used here; a real bias of one SE per check would still be caught.
 const TOLERANCE_SE: f64 = 4.0;
 
-fn scenario(limiters: &[&str], traffic: TrafficSpec, limit: u64, minutes: u64, runs: u32) -> Scenario {
+fn scenario(
+    limiters: &[&str],
+    traffic: TrafficSpec,
+    limit: u64,
+    minutes: u64,
+    runs: u32,
+) -> Scenario {
     // A seed of its own per case, so that the checks are independent of each other.
     let seed = ratelab::rng::splitmix64(limit ^ (traffic_seed(&traffic) << 20));
     Scenario {
-        limiters: limiters.iter().map(|s| LimiterSpec::parse(s).expect("valid spec")).collect(),
+        limiters: limiters
+            .iter()
+            .map(|s| LimiterSpec::parse(s).expect("valid spec"))
+            .collect(),
         traffic,
         limit,
         window: MINUTE,
@@ -37,10 +46,15 @@ fn traffic_seed(traffic: &TrafficSpec) -> u64 {
 /// Mean and standard error over runs of each limiter's served share.
 fn served(s: &Scenario) -> Vec<(f64, f64)> {
     s.validate().expect("valid scenario");
-    let runs: Vec<_> = (0..s.runs).map(|r| simulate_run(s, r).expect("runs")).collect();
+    let runs: Vec<_> = (0..s.runs)
+        .map(|r| simulate_run(s, r).expect("runs"))
+        .collect();
     (0..s.limiters.len())
         .map(|i| {
-            let shares: Vec<f64> = runs.iter().map(|r| r[i].served_share().expect("offered")).collect();
+            let shares: Vec<f64> = runs
+                .iter()
+                .map(|r| r[i].served_share().expect("offered"))
+                .collect();
             let (m, se) = ratelab::sim::mean_se(&shares);
             (m.expect("mean"), se.expect("se"))
         })
@@ -51,14 +65,23 @@ fn assert_within(what: &str, got: (f64, f64), want: f64) {
     let (mean, se) = got;
     let z = (mean - want) / se;
     println!("{what}: simulated {mean:.5} ± {se:.5}, theory {want:.5}, {z:+.2} SE");
-    assert!(z.abs() < TOLERANCE_SE, "{what}: {mean} ± {se} vs {want} ({z:+.2} SE)");
+    assert!(
+        z.abs() < TOLERANCE_SE,
+        "{what}: {mean} ± {se} vs {want} ({z:+.2} SE)"
+    );
 }
 
 #[test]
 fn sliding_log_is_an_erlang_loss_system() {
     for (limit, minutes) in [(100, 2_000), (10, 4_000)] {
         for load in [0.8, 1.0, 1.2] {
-            let s = scenario(&["sliding-log"], TrafficSpec::Steady { load }, limit, minutes, 20);
+            let s = scenario(
+                &["sliding-log"],
+                TrafficSpec::Steady { load },
+                limit,
+                minutes,
+                20,
+            );
             let got = served(&s)[0];
             assert_within(
                 &format!("sliding log L={limit} load={load}"),
@@ -71,9 +94,19 @@ fn sliding_log_is_an_erlang_loss_system() {
 
 #[test]
 fn fixed_window_serves_the_poisson_share() {
-    for (limit, minutes, loads) in [(100, 2_000, &[0.8, 1.0, 1.2][..]), (10, 4_000, &[0.5, 0.8, 1.0, 1.2]), (1_000, 400, &[1.0, 1.2])] {
+    for (limit, minutes, loads) in [
+        (100, 2_000, &[0.8, 1.0, 1.2][..]),
+        (10, 4_000, &[0.5, 0.8, 1.0, 1.2]),
+        (1_000, 400, &[1.0, 1.2]),
+    ] {
         for &load in loads {
-            let s = scenario(&["fixed-window"], TrafficSpec::Steady { load }, limit, minutes, 20);
+            let s = scenario(
+                &["fixed-window"],
+                TrafficSpec::Steady { load },
+                limit,
+                minutes,
+                20,
+            );
             let got = served(&s)[0];
             assert_within(
                 &format!("fixed window L={limit} load={load}"),
@@ -87,8 +120,15 @@ fn fixed_window_serves_the_poisson_share() {
 /// The busiest window each limiter reaches under a flood from `start`.
 fn flood_worst(limiters: &[&str], limit: u64, start: FloodStart) -> Vec<u64> {
     let s = Scenario {
-        limiters: limiters.iter().map(|l| LimiterSpec::parse(l).expect("valid spec")).collect(),
-        traffic: TrafficSpec::Flood { start, every: MS, length: None },
+        limiters: limiters
+            .iter()
+            .map(|l| LimiterSpec::parse(l).expect("valid spec"))
+            .collect(),
+        traffic: TrafficSpec::Flood {
+            start,
+            every: MS,
+            length: None,
+        },
         limit,
         window: MINUTE,
         duration: 10 * MINUTE,
@@ -96,7 +136,11 @@ fn flood_worst(limiters: &[&str], limit: u64, start: FloodStart) -> Vec<u64> {
         seed: 1,
     };
     s.validate().expect("valid scenario");
-    simulate_run(&s, 0).expect("runs").iter().map(|r| r.busiest).collect()
+    simulate_run(&s, 0)
+        .expect("runs")
+        .iter()
+        .map(|r| r.busiest)
+        .collect()
 }
 
 #[test]
@@ -119,12 +163,16 @@ fn the_flood_reaches_every_worst_case_exactly() {
     for limit in [60, 100] {
         let got = flood_worst(&kinds, limit, FloodStart::Worst);
         for (spec, busiest) in kinds.iter().zip(got) {
-            let bound = theory::worst_case(&LimiterSpec::parse(spec).expect("valid"), limit, MINUTE);
+            let bound =
+                theory::worst_case(&LimiterSpec::parse(spec).expect("valid"), limit, MINUTE);
             assert_eq!(Some(busiest), bound, "{spec} with L={limit}");
         }
     }
     // The token bucket's bound is exactly B + L − 1, the half-open window's signature.
-    assert_eq!(flood_worst(&["token-bucket:burst=50"], 100, FloodStart::Worst), [149]);
+    assert_eq!(
+        flood_worst(&["token-bucket:burst=50"], 100, FloodStart::Worst),
+        [149]
+    );
 }
 
 #[test]
@@ -133,14 +181,32 @@ fn the_sliding_window_counter_matches_its_formula_at_51_offsets() {
         for i in 0..=50u64 {
             // 51 offsets from the boundary to the worst one, L ms before the next boundary.
             let offset = i * (MINUTE - limit * MS) / 50 / MS * MS;
-            let got = flood_worst(&["sliding-window-counter"], limit, FloodStart::Offset(offset))[0];
+            let got = flood_worst(
+                &["sliding-window-counter"],
+                limit,
+                FloodStart::Offset(offset),
+            )[0];
             let want = theory::swc_flood_worst(limit, MINUTE, offset, MS).expect("formula applies");
             assert_eq!(got, want, "L={limit}, flood from {offset} µs");
         }
     }
     // The essay's two points: about 150 from 30 s and nearly 200 from 59 s.
-    assert_eq!(flood_worst(&["sliding-window-counter"], 100, FloodStart::Offset(30 * SECOND)), [150]);
-    assert_eq!(flood_worst(&["sliding-window-counter"], 100, FloodStart::Offset(59 * SECOND)), [199]);
+    assert_eq!(
+        flood_worst(
+            &["sliding-window-counter"],
+            100,
+            FloodStart::Offset(30 * SECOND)
+        ),
+        [150]
+    );
+    assert_eq!(
+        flood_worst(
+            &["sliding-window-counter"],
+            100,
+            FloodStart::Offset(59 * SECOND)
+        ),
+        [199]
+    );
 }
 
 #[test]
@@ -154,7 +220,10 @@ fn token_bucket_and_gcra_admit_the_same_in_every_run() {
     for traffic in shapes {
         for burst in [1, 50, 75, 100] {
             let s = scenario(
-                &[&format!("token-bucket:burst={burst}"), &format!("gcra:burst={burst}")],
+                &[
+                    &format!("token-bucket:burst={burst}"),
+                    &format!("gcra:burst={burst}"),
+                ],
                 traffic.clone(),
                 100,
                 500,
