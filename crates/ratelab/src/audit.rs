@@ -7,14 +7,17 @@
 //! `B + L - 1`, the sliding log is the literal rule, and the sliding log's served share under
 //! Poisson arrivals is exactly an Erlang loss system with holding time `W`.
 //!
-//! Each decision costs O(1) amortised: admitted timestamps are appended to a history, a
-//! pointer marks the oldest one still inside the window, and each is passed once.
-//!
-//! [`Auditor::record_chunk`] audits a chunk of decisions already made. Because the audit never
-//! feeds back into the limiter, the chunk's admissions can all be appended first and the chunk
-//! split into four parts audited side by side: four independent pointer chains instead of one,
-//! which is what keeps the audit at a few nanoseconds per decision. It gives exactly the
-//! per-decision result (a property test checks that).
+//! Each decision costs O(1) amortised. Two paths give the same answers (a property test holds
+//! them equal):
+//! - [`Auditor::record`], one decision at a time: admitted expiry times (`t + W`) are appended
+//!   to a history and a pointer passes each once. Retries, queues and traces use it.
+//! - [`Auditor::decide_lagged`], the simulator's hot loop. For open-loop traffic the audit's
+//!   times are the arrival times, so "which arrivals have left the window of arrival `i`" is
+//!   the same for every limiter: [`WindowEdge`] works it out once per chunk (the *lag* of each
+//!   arrival, the index of the first arrival still inside its window). Each limiter then keeps
+//!   only a prefix count of its admissions over arrival indices, and its count in the window
+//!   of arrival `i` is a subtraction: admissions before `i` minus admissions before `lag[i]`.
+//!   No pointer chase per limiter, no branch on the decision.
 
 use crate::time::Micros;
 
@@ -29,7 +32,7 @@ pub struct Audited {
 
 /// Larger than any timestamp plus any window: ends the pointer scans without a bounds test.
 const SENTINEL: Micros = Micros::MAX >> 1;
-/// Sentinels after the history: the branch-free scan looks up to three slots ahead.
+/// Sentinels after the expiries: the branch-free scan looks up to three slots ahead.
 const SENTINELS: usize = 4;
 
 /// Counts a limiter's admissions in the trailing window and tallies disagreements.
@@ -41,7 +44,7 @@ pub struct Auditor {
     /// `expiries[live..]` are still inside.
     expiries: Vec<Micros>,
     live: usize,
-    scratch: Vec<bool>,
+    prefix: PrefixCounts,
     /// The largest number of admissions seen in any trailing window.
     pub busiest: u64,
     /// Where the first busiest window ends (the time of the admission that completed it).
@@ -64,7 +67,7 @@ impl Auditor {
             window,
             expiries: Vec::with_capacity(limit as usize * 2 + 2),
             live: 0,
-            scratch: Vec::new(),
+            prefix: PrefixCounts::new(),
             busiest: 0,
             busiest_at: 0,
             decisions: 0,
@@ -118,100 +121,63 @@ impl Auditor {
         }
     }
 
-    /// Audits a chunk of decisions already made at non-decreasing `times`, all later than any
-    /// audited before.
-    pub fn record_chunk(&mut self, times: &[Micros], admitted: &[bool]) {
-        debug_assert_eq!(times.len(), admitted.len());
-        let mut decisions = admitted.iter();
-        self.decide_chunk(times, |_| decisions.next().copied().unwrap_or(false));
-    }
-
-    /// Decides a chunk with `decide` (called once per time, in order) and audits it; returns
-    /// how many were admitted. This is the simulator's hot loop.
-    pub fn decide_chunk(
+    /// Decides a chunk of arrivals with `decide` (called once per time, in order) and audits
+    /// each decision, using the lags [`WindowEdge::advance`] computed for the chunk; returns how
+    /// many were admitted. `first` is the index of the chunk's first arrival in the run. An
+    /// auditor is used either this way or through [`Auditor::record`], never both.
+    pub fn decide_lagged(
         &mut self,
         times: &[Micros],
+        first: u64,
+        lags: &[u64],
         mut decide: impl FnMut(Micros) -> bool,
     ) -> u64 {
-        let n = times.len();
-        if n < 64 {
-            let before = self.admits;
-            for &t in times {
-                let ok = decide(t);
-                self.record(t, ok);
+        debug_assert_eq!(times.len(), lags.len());
+        let n = times.len() as u64;
+        if let Some(&oldest) = lags.first() {
+            self.prefix.make_room(oldest, first + n);
+        }
+        let (limit, mask) = (self.limit, self.prefix.mask);
+        let prefix = &mut self.prefix.counts;
+        // Admissions so far, kept modulo 2^32: only differences within a window are needed.
+        let mut pos = self.prefix.pos;
+        let (mut full, mut wrong_admits, mut admits) = (0u64, 0u64, 0u64);
+        // The busiest window is kept as a plain maximum in the loop (a branch on it costs more
+        // than the rest of the audit); where it was first reached is looked up after, from the
+        // prefix counts, and only in a chunk that raised it.
+        let mut busiest = self.busiest;
+        for ((&t, &lag), g) in times.iter().zip(lags).zip(first..) {
+            prefix[(g & mask) as usize] = pos;
+            let before = u64::from(pos.wrapping_sub(prefix[(lag & mask) as usize]));
+            let ok = decide(t);
+            let is_full = before >= limit;
+            full += u64::from(is_full);
+            wrong_admits += u64::from(ok & is_full);
+            admits += u64::from(ok);
+            busiest = busiest.max(before + u64::from(ok));
+            pos = pos.wrapping_add(u32::from(ok));
+        }
+        if busiest > self.busiest {
+            let after = |i: usize| {
+                let g = first + i as u64;
+                let next = if i + 1 < times.len() {
+                    prefix[((g + 1) & mask) as usize]
+                } else {
+                    pos
+                };
+                u64::from(next.wrapping_sub(prefix[(lags[i] & mask) as usize]))
+            };
+            if let Some(i) = (0..times.len()).find(|&i| after(i) == busiest) {
+                self.busiest_at = times[i];
             }
-            return self.admits - before;
+            self.busiest = busiest;
         }
-        let quarter = n / 4;
-        let bounds = [0, quarter, 2 * quarter, 3 * quarter, n];
-        let mut parts = [Part::default(); 4];
-        let mut flags = std::mem::take(&mut self.scratch);
-        flags.resize(n, false);
-
-        // Decide, and append the admissions' expiries as we go (branch-free: write every slot,
-        // advance on admission). Sentinels after them spare the scans below any bounds tests.
-        let first = self.expiries.len();
-        self.expiries.resize(first + n + SENTINELS, SENTINEL);
-        let mut end = first;
-        let window = self.window;
-        for (k, part) in parts.iter_mut().enumerate() {
-            part.pos = end;
-            let range = bounds[k]..bounds[k + 1];
-            for (&t, flag) in times[range.clone()].iter().zip(&mut flags[range]) {
-                let ok = decide(t);
-                *flag = ok;
-                self.expiries[end] = t + window;
-                end += usize::from(ok);
-            }
-        }
-        self.expiries.truncate(end);
-        self.expiries.extend([SENTINEL; SENTINELS]);
-        let admits = (end - first) as u64;
-        for (k, part) in parts.iter_mut().enumerate() {
-            // The oldest admission still inside the window of the part's first decision.
-            let t0 = times[bounds[k]];
-            part.live =
-                self.live + self.expiries[self.live..part.pos].partition_point(|&e| e <= t0);
-        }
-        let admitted = flags.as_slice();
-
-        let (limit, expiries) = (self.limit, self.expiries.as_slice());
-        let slice = |k: usize| {
-            (
-                &times[bounds[k]..bounds[k] + quarter],
-                &admitted[bounds[k]..bounds[k] + quarter],
-            )
-        };
-        let [p0, p1, p2, p3] = &mut parts;
-        let ((t0, a0), (t1, a1), (t2, a2), (t3, a3)) = (slice(0), slice(1), slice(2), slice(3));
-        for j in 0..quarter {
-            p0.step(expiries, limit, t0[j], a0[j]);
-            p1.step(expiries, limit, t1[j], a1[j]);
-            p2.step(expiries, limit, t2[j], a2[j]);
-            p3.step(expiries, limit, t3[j], a3[j]);
-        }
-        for (&t, &ok) in times[bounds[3] + quarter..]
-            .iter()
-            .zip(&admitted[bounds[3] + quarter..])
-        {
-            p3.step(expiries, limit, t, ok);
-        }
-
-        self.expiries.truncate(end);
-        self.live = parts[3].live;
-        self.decisions += n as u64;
+        self.prefix.pos = pos;
+        self.decisions += n;
         self.admits += admits;
-        for part in parts {
-            self.wrong_admits += part.wrong_admits;
-            self.wrong_rejects += part.wrong - part.wrong_admits;
-            // The parts are in time order, so the first to reach a new maximum reached it first.
-            if part.best > self.busiest {
-                self.busiest = part.best;
-                self.busiest_at = part.best_at;
-            }
-        }
-        self.scratch = flags;
-        self.compact();
+        self.wrong_admits += wrong_admits;
+        // Rejected while not full: every decision not full, less the admitted ones.
+        self.wrong_rejects += (n - full) - (admits - wrong_admits);
         admits
     }
 
@@ -230,45 +196,138 @@ impl Auditor {
     }
 }
 
-/// One of the four parts of a chunk audited side by side.
-#[derive(Debug, Clone, Copy, Default)]
-struct Part {
-    /// The oldest admission still inside the window.
-    live: usize,
-    /// Where the next admission of this part sits in the history.
-    pos: usize,
-    wrong: u64,
-    wrong_admits: u64,
-    best: u64,
-    best_at: Micros,
+/// A limiter's admissions counted over arrival indices: `counts[g & mask]` is how many of
+/// arrivals `0..g` it admitted (modulo 2^32), for the indices still needed.
+#[derive(Debug, Clone)]
+struct PrefixCounts {
+    counts: Vec<u32>,
+    mask: u64,
+    /// Admissions so far (modulo 2^32).
+    pos: u32,
 }
 
-impl Part {
-    #[inline(always)]
-    fn step(&mut self, expiries: &[Micros], limit: u64, t: Micros, ok: bool) {
-        // The expired admissions are a prefix; test four at once, loop only after a lull.
-        let ahead = &expiries[self.live..self.live + SENTINELS];
-        let gone = usize::from(ahead[0] <= t)
-            + usize::from(ahead[1] <= t)
-            + usize::from(ahead[2] <= t)
-            + usize::from(ahead[3] <= t);
-        self.live += gone;
-        if gone == SENTINELS {
-            while expiries[self.live] <= t {
-                self.live += 1;
-            }
+impl PrefixCounts {
+    fn new() -> Self {
+        PrefixCounts {
+            counts: vec![0; 4096],
+            mask: 4095,
+            pos: 0,
         }
-        let before = (self.pos - self.live) as u64;
-        let full = before >= limit;
-        self.wrong += u64::from(ok == full);
-        self.wrong_admits += u64::from(ok & full);
-        let after = before + u64::from(ok);
-        if after > self.best {
-            self.best = after;
-            self.best_at = t;
-        }
-        self.pos += usize::from(ok);
     }
+
+    /// Makes sure indices `oldest..end` fit without wrapping onto each other.
+    fn make_room(&mut self, oldest: u64, end: u64) {
+        if end - oldest > self.mask {
+            let size = (end - oldest + 1).next_power_of_two();
+            let mut counts = vec![0; size as usize];
+            // The indices before this chunk were held by the old ring (it was large enough for
+            // the last chunk, whose oldest lag was no later than this one's); the chunk's own
+            // are written before they are read.
+            for g in oldest..end {
+                counts[(g & (size - 1)) as usize] = self.counts[(g & self.mask) as usize];
+            }
+            self.counts = counts;
+            self.mask = size - 1;
+        }
+    }
+}
+
+/// The trailing edge of the window, shared by every limiter of a run: for each arrival, the
+/// index of the first arrival still inside its window `(t − W, t]`.
+#[derive(Debug, Clone)]
+pub struct WindowEdge {
+    window: Micros,
+    /// When each recent arrival leaves the window (`t + W`), then sentinels.
+    expiries: Vec<Micros>,
+    /// The run index of `expiries[0]`.
+    base: u64,
+    /// The first arrival (local index) still inside the last window.
+    live: usize,
+    lags: Vec<u64>,
+}
+
+impl WindowEdge {
+    /// The edge of windows of `window` µs.
+    pub fn new(window: Micros) -> Self {
+        WindowEdge {
+            window,
+            expiries: Vec::new(),
+            base: 0,
+            live: 0,
+            lags: Vec::new(),
+        }
+    }
+
+    /// Takes the next chunk of arrivals; returns the run index of its first arrival and the lag
+    /// of each of its arrivals.
+    pub fn advance(&mut self, times: &[Micros]) -> (u64, &[u64]) {
+        if self.live > 4096 && self.live * 2 > self.expiries.len() {
+            self.expiries.drain(..self.live);
+            self.base += self.live as u64;
+            self.live = 0;
+        }
+        let first = self.base + self.expiries.len() as u64;
+        self.expiries.extend(times.iter().map(|&t| t + self.window));
+        self.expiries.extend([SENTINEL; SENTINELS]);
+        let n = times.len();
+        self.lags.resize(n, 0);
+        // Four quarters scanned side by side: four independent pointer chains instead of one.
+        // Each starts from a binary search for the oldest arrival inside its first window.
+        let quarter = n / 4;
+        let bounds = [0, quarter, 2 * quarter, 3 * quarter, n];
+        let (expiries, local_first) = (&self.expiries, (first - self.base) as usize);
+        let mut live = [0usize; 4];
+        for (k, l) in live.iter_mut().enumerate() {
+            *l = match times.get(bounds[k]) {
+                Some(&t0) => {
+                    self.live
+                        + expiries[self.live..local_first + bounds[k]].partition_point(|&e| e <= t0)
+                }
+                None => self.live,
+            };
+        }
+        let base = self.base;
+        let (lags01, lags23) = self.lags.split_at_mut(bounds[2]);
+        let (lags0, lags1) = lags01.split_at_mut(bounds[1]);
+        let (lags2, lags3) = lags23.split_at_mut(quarter);
+        let (times0, times1, times2, times3) = (
+            &times[..quarter],
+            &times[bounds[1]..bounds[2]],
+            &times[bounds[2]..bounds[3]],
+            &times[bounds[3]..],
+        );
+        let [l0, l1, l2, l3] = &mut live;
+        for j in 0..quarter {
+            lags0[j] = base + scan(expiries, l0, times0[j]) as u64;
+            lags1[j] = base + scan(expiries, l1, times1[j]) as u64;
+            lags2[j] = base + scan(expiries, l2, times2[j]) as u64;
+            lags3[j] = base + scan(expiries, l3, times3[j]) as u64;
+        }
+        for (lag, &t) in lags3[quarter..].iter_mut().zip(&times3[quarter..]) {
+            *lag = base + scan(expiries, l3, t) as u64;
+        }
+        self.live = live[3];
+        self.expiries.truncate(self.expiries.len() - SENTINELS);
+        (first, &self.lags)
+    }
+}
+
+/// Moves `live` past every expiry `<= t` and returns it. The expired ones are a prefix: four
+/// are tested at once without branching, and the loop runs only after a lull.
+#[inline(always)]
+fn scan(expiries: &[Micros], live: &mut usize, t: Micros) -> usize {
+    let ahead = &expiries[*live..*live + SENTINELS];
+    let gone = usize::from(ahead[0] <= t)
+        + usize::from(ahead[1] <= t)
+        + usize::from(ahead[2] <= t)
+        + usize::from(ahead[3] <= t);
+    *live += gone;
+    if gone == SENTINELS {
+        while expiries[*live] <= t {
+            *live += 1;
+        }
+    }
+    *live
 }
 
 /// Recounts a trace the slow way: for every decision, scan all earlier admissions. The
@@ -317,24 +376,27 @@ mod tests {
         }
 
         #[test]
-        fn chunked_audit_equals_the_per_decision_audit(
+        fn lagged_audit_equals_the_per_decision_audit(
             limit in 1u64..8,
             window in 1u64..200,
-            chunks in prop::collection::vec(prop::collection::vec((0u64..9, any::<bool>()), 0..400), 1..5),
+            chunks in prop::collection::vec(prop::collection::vec((prop_oneof![Just(0u64), 0u64..9, 0u64..400], any::<bool>()), 0..3000), 1..5),
         ) {
             let mut t = 0;
+            let mut edge = WindowEdge::new(window);
             let mut one = Auditor::new(limit, window);
-            let mut chunked = Auditor::new(limit, window);
+            let mut lagged = Auditor::new(limit, window);
             for chunk in &chunks {
                 let times: Vec<Micros> = chunk.iter().map(|&(dt, _)| { t += dt; t }).collect();
                 let oks: Vec<bool> = chunk.iter().map(|&(_, ok)| ok).collect();
                 for (&t, &ok) in times.iter().zip(&oks) {
                     one.record(t, ok);
                 }
-                chunked.record_chunk(&times, &oks);
+                let (first, lags) = edge.advance(&times);
+                let mut decisions = oks.iter();
+                lagged.decide_lagged(&times, first, lags, |_| decisions.next().copied().unwrap_or(false));
                 prop_assert_eq!(
-                    (chunked.busiest, chunked.busiest_at, chunked.wrong_admits, chunked.wrong_rejects, chunked.decisions, chunked.admits, chunked.in_window()),
-                    (one.busiest, one.busiest_at, one.wrong_admits, one.wrong_rejects, one.decisions, one.admits, one.in_window())
+                    (lagged.busiest, lagged.busiest_at, lagged.wrong_admits, lagged.wrong_rejects, lagged.decisions, lagged.admits),
+                    (one.busiest, one.busiest_at, one.wrong_admits, one.wrong_rejects, one.decisions, one.admits)
                 );
             }
         }

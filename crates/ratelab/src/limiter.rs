@@ -114,6 +114,11 @@ fn admitted_at(ok: bool, t: Micros) -> Decision {
 pub struct SlidingLog {
     limit: u64,
     window: Micros,
+    /// Without recorded rejects only the last `limit` admissions matter: `last[next]` is when
+    /// the oldest of them leaves the window (0 while fewer than `limit` have been admitted).
+    last: Vec<Micros>,
+    next: usize,
+    /// With recorded rejects, every logged request.
     log: TimeRing,
     record_rejects: bool,
 }
@@ -124,7 +129,17 @@ impl SlidingLog {
         SlidingLog {
             limit,
             window,
-            log: TimeRing::with_capacity(limit as usize + 1),
+            last: if record_rejects {
+                Vec::new()
+            } else {
+                vec![0; limit as usize]
+            },
+            next: 0,
+            log: TimeRing::with_capacity(if record_rejects {
+                limit as usize + 1
+            } else {
+                1
+            }),
             record_rejects,
         }
     }
@@ -138,9 +153,21 @@ impl Decide for SlidingLog {
 
     #[inline]
     fn admit(&mut self, t: Micros) -> bool {
-        self.log.expire_before_window(t, self.window);
-        let ok = (self.log.len() as u64) < self.limit;
-        self.log.push_if(t, ok | self.record_rejects);
+        if self.record_rejects {
+            self.log.expire_before_window(t, self.window);
+            let ok = (self.log.len() as u64) < self.limit;
+            self.log.push(t);
+            return ok;
+        }
+        // Fewer than L in the window exactly when the L-th most recent admission has left it.
+        let ok = self.last[self.next] <= t;
+        if ok {
+            self.last[self.next] = t + self.window;
+            self.next += 1;
+            if self.next == self.last.len() {
+                self.next = 0;
+            }
+        }
         ok
     }
 }
@@ -211,6 +238,8 @@ pub struct TokenBucket {
     capacity: u64,
     token: u64,
     refill: u64,
+    /// How long an empty bucket takes to fill, rounded up.
+    fill_time: Micros,
     last: Micros,
 }
 
@@ -223,6 +252,7 @@ impl TokenBucket {
             capacity,
             token: rate.per,
             refill: rate.count,
+            fill_time: capacity.div_ceil(rate.count),
             last: 0,
         }
     }
@@ -236,11 +266,15 @@ impl Decide for TokenBucket {
 
     #[inline]
     fn admit(&mut self, t: Micros) -> bool {
-        let gained = (t - self.last).saturating_mul(self.refill);
-        let units = self.units.saturating_add(gained).min(self.capacity);
+        // Elapsed time beyond what refills an empty bucket adds nothing, so capping it keeps
+        // the sum below 2^64 without a saturating (slower) add on the critical path.
+        let gained = (t - self.last).min(self.fill_time) * self.refill;
+        let filled = self.units + gained;
         self.last = t;
-        let ok = units >= self.token;
-        self.units = units - if ok { self.token } else { 0 };
+        // The capacity is at least one token, so whether a token is there does not depend on
+        // the cap: deciding from `filled` keeps the cap off the critical path.
+        let ok = filled >= self.token;
+        self.units = filled.min(self.capacity) - if ok { self.token } else { 0 };
         ok
     }
 }

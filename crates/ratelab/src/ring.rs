@@ -1,8 +1,7 @@
-//! A growable ring buffer of timestamps, the one data structure behind the sliding log and
-//! the auditor: push at the back, expire from the front, count what is left.
+//! A growable ring buffer of timestamps, the log of a sliding log that records rejects
+//! and the queue of the queueing leaky bucket: push at the back, expire from the front.
 //!
-//! It is a `VecDeque<u64>` specialised to a power-of-two capacity so that indexing is a mask
-//! and the hot loop has no branches but the expiry test.
+//! It is a `VecDeque<u64>` specialised to a power-of-two capacity so that indexing is a mask.
 
 use crate::time::Micros;
 
@@ -46,20 +45,9 @@ impl TimeRing {
     #[inline]
     pub fn expire_through(&mut self, cutoff: Micros) {
         let mask = self.buf.len() - 1;
-        // Under steady load a decision expires a small, unpredictable number of timestamps. The
-        // first four are tested at once and without branches (the timestamps are sorted, so the
-        // expired ones are a prefix, and every slot is initialised); the loop runs only after a
-        // lull, when more than four expire together.
-        let (buf, head, len) = (&self.buf, self.head, self.len);
-        let expired = |i: usize| usize::from((i < len) & (buf[(head + i) & mask] <= cutoff));
-        let k = expired(0) + expired(1) + expired(2) + expired(3);
-        self.head = (head + k) & mask;
-        self.len -= k;
-        if k == 4 {
-            while self.len > 0 && self.buf[self.head] <= cutoff {
-                self.head = (self.head + 1) & mask;
-                self.len -= 1;
-            }
+        while self.len > 0 && self.buf[self.head] <= cutoff {
+            self.head = (self.head + 1) & mask;
+            self.len -= 1;
         }
     }
 
@@ -80,18 +68,6 @@ impl TimeRing {
         let mask = self.buf.len() - 1;
         self.buf[(self.head + self.len) & mask] = t;
         self.len += 1;
-    }
-
-    /// Appends `t` if `keep`, without a branch on `keep`: the slot is written either way and
-    /// only counted when kept.
-    #[inline]
-    pub fn push_if(&mut self, t: Micros, keep: bool) {
-        if self.len == self.buf.len() {
-            self.grow();
-        }
-        let mask = self.buf.len() - 1;
-        self.buf[(self.head + self.len) & mask] = t;
-        self.len += usize::from(keep);
     }
 
     /// The oldest timestamp held.

@@ -5,7 +5,7 @@
 //! never held in full. A retrying client is the exception: it reacts to decisions, so each
 //! limiter gets its own client, built from the same seed, and sees the same first tries.
 
-use crate::audit::Auditor;
+use crate::audit::{Auditor, WindowEdge};
 use crate::error::Error;
 use crate::limiter::{
     Decide, Decision, FixedWindow, Gcra, LeakyBucket, LeakyMode, Limiter, Rate, SlidingLog,
@@ -430,8 +430,9 @@ impl Lane {
         }
     }
 
-    /// Decides a chunk of new requests: the hot loop.
-    fn run_chunk(&mut self, times: &[Micros]) {
+    /// Decides a chunk of new requests, `first` being the run index of its first arrival and
+    /// `lags` what the run's [`WindowEdge`] said of it: the hot loop.
+    fn run_chunk(&mut self, times: &[Micros], first: u64, lags: &[u64]) {
         if self.queue.is_some() || self.trace.is_some() {
             for &t in times {
                 self.step(t);
@@ -439,7 +440,7 @@ impl Lane {
             self.stats.offered += times.len() as u64;
             return;
         }
-        let admitted = decide_and_audit(&mut self.limiter, &mut self.audit, times);
+        let admitted = decide_and_audit(&mut self.limiter, &mut self.audit, times, first, lags);
         self.stats.offered += times.len() as u64;
         self.stats.admitted += admitted;
     }
@@ -504,24 +505,25 @@ impl Lane {
 }
 
 /// Decides a chunk of arrivals and audits each decision at its arrival time; returns how many
-/// were admitted. The limiter's kind is matched once per chunk, so each kind gets a loop of its
-/// own. (A queueing limiter's admissions belong at their departures: [`simulate_run`] audits
-/// those separately.)
-pub fn decide_and_audit(limiter: &mut Limiter, audit: &mut Auditor, times: &[Micros]) -> u64 {
+/// were admitted. `first` and `lags` come from the run's [`WindowEdge`]. The limiter's kind is
+/// matched once per chunk, so each kind gets a loop of its own. (A queueing limiter's
+/// admissions belong at their departures: [`simulate_run`] audits those one by one.)
+pub fn decide_and_audit(
+    limiter: &mut Limiter,
+    audit: &mut Auditor,
+    times: &[Micros],
+    first: u64,
+    lags: &[u64],
+) -> u64 {
     match limiter {
-        Limiter::FixedWindow(l) => run_plain(l, audit, times),
-        Limiter::SlidingLog(l) => run_plain(l, audit, times),
-        Limiter::SlidingWindowCounter(l) => run_plain(l, audit, times),
-        Limiter::TokenBucket(l) => run_plain(l, audit, times),
-        Limiter::Gcra(l) => run_plain(l, audit, times),
-        Limiter::LeakyBucket(l) => run_plain(l, audit, times),
-        Limiter::Split(l) => run_plain(l, audit, times),
+        Limiter::FixedWindow(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
+        Limiter::SlidingLog(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
+        Limiter::SlidingWindowCounter(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
+        Limiter::TokenBucket(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
+        Limiter::Gcra(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
+        Limiter::LeakyBucket(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
+        Limiter::Split(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
     }
-}
-
-#[inline]
-fn run_plain<L: Decide>(limiter: &mut L, audit: &mut Auditor, times: &[Micros]) -> u64 {
-    audit.decide_chunk(times, |t| limiter.admit(t))
 }
 
 /// A retrying client: first tries from the scenario's stream plus a spike; every rejected
@@ -604,11 +606,14 @@ pub fn simulate_run(scenario: &Scenario, run: u32) -> Result<Vec<RunStats>, Erro
             .collect());
     }
     let mut arrivals = scenario.arrivals(run);
+    let mut edge = WindowEdge::new(scenario.window);
     let mut chunk = Vec::with_capacity(CHUNK);
     loop {
         let more = arrivals.fill(&mut chunk, CHUNK);
+        // Which arrivals have left each window is the same for every limiter: work it out once.
+        let (first, lags) = edge.advance(&chunk);
         for lane in &mut lanes {
-            lane.run_chunk(&chunk);
+            lane.run_chunk(&chunk, first, lags);
         }
         if !more {
             break;
@@ -647,7 +652,8 @@ pub fn trace(scenario: &Scenario, index: usize, run: u32) -> Result<(RunStats, T
         let mut chunk = Vec::with_capacity(CHUNK);
         loop {
             let more = arrivals.fill(&mut chunk, CHUNK);
-            lane.run_chunk(&chunk);
+            // A traced lane audits one decision at a time and needs no window edge.
+            lane.run_chunk(&chunk, 0, &[]);
             if !more {
                 break;
             }
