@@ -12,12 +12,15 @@ use std::time::Instant;
 /// The wasm-bindgen version: the CLI and the crate must match exactly.
 const WASM_BINDGEN: &str = "0.2.130";
 
+/// The Trunk release line: 0.22 needs a newer rustc than this machine kind has.
+const TRUNK: &str = "0.21";
+
 const USAGE: &str = "\
 cargo xtask <command>
 
-  serve    install what is missing, then run the ratelab demo (the page comes with its issue)
+  serve    install what is missing, build the page and serve it on http://127.0.0.1:8080/
   test     install what is missing, then run every check: fmt, clippy, native tests,
-           wasm tests in headless Chromium
+           wasm tests in headless Chromium, the built page end to end in Chromium
   setup    only install what is missing
 ";
 
@@ -107,8 +110,34 @@ fn setup() -> Result {
             &[],
         )?;
     }
+    let trunk = output("trunk", &["--version"]).unwrap_or_default();
+    if !trunk.contains(&format!("trunk {TRUNK}.")) {
+        run(
+            "cargo",
+            &[
+                "install",
+                "trunk",
+                "--version",
+                &format!("~{TRUNK}"),
+                "--locked",
+            ],
+            &[],
+        )?;
+    }
     if !Path::new("/usr/bin/chromium").exists() || !Path::new("/usr/bin/chromedriver").exists() {
         apt_install(&["chromium", "chromium-driver"])?;
+    }
+    let node_modules = root().join("node_modules");
+    let installed = ["playwright-core", "binaryen", "axe-core"]
+        .iter()
+        .all(|p| node_modules.join(p).join("package.json").exists());
+    if !installed {
+        // The versions are pinned in package-lock.json; browsers are never downloaded.
+        run(
+            "npm",
+            &["ci", "--no-audit", "--no-fund"],
+            &[("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")],
+        )?;
     }
     eprintln!("tools ready");
     Ok(())
@@ -176,22 +205,49 @@ fn test() -> Result {
         ],
         &[],
     )?;
-    step("native tests (optimised: the statistical tests simulate millions of decisions)");
-    run("cargo", &["test", "--workspace", "--profile", "ci"], &[])?;
-    step("wasm tests in headless Chromium");
     run(
         "cargo",
         &[
-            "test",
+            "clippy",
             "-p",
-            "ratelab",
+            "ratelab-web",
             "--target",
             "wasm32-unknown-unknown",
-            "--test",
-            "determinism",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
         ],
-        &[("CHROMEDRIVER", "/usr/bin/chromedriver")],
+        &[],
     )?;
+    step("native tests (optimised: the statistical tests simulate millions of decisions)");
+    run("cargo", &["test", "--workspace", "--profile", "ci"], &[])?;
+    step("wasm tests in headless Chromium");
+    let chromedriver = [("CHROMEDRIVER", "/usr/bin/chromedriver")];
+    let wasm = ["--target", "wasm32-unknown-unknown"];
+    run(
+        "cargo",
+        &[
+            &["test", "-p", "ratelab"][..],
+            &wasm,
+            &["--test", "determinism"],
+        ]
+        .concat(),
+        &chromedriver,
+    )?;
+    run(
+        "cargo",
+        &[
+            &["test", "-p", "ratelab-web"][..],
+            &wasm,
+            &["--test", "browser"],
+        ]
+        .concat(),
+        &chromedriver,
+    )?;
+    step("the page, built and tested end to end in Chromium");
+    build_page()?;
+    run("node", &["--test", "tests/"], &[])?;
     eprintln!(
         "\nall checks passed in {:.0} s",
         started.elapsed().as_secs_f64()
@@ -199,12 +255,25 @@ fn test() -> Result {
     Ok(())
 }
 
-/// Runs the demo (the page is served here once it exists).
-fn serve() -> Result {
-    step("the boundary-burst demo");
+/// `PATH` with the npm tools (binaryen's wasm-opt, which Trunk runs) first.
+fn path_with_node_tools() -> String {
+    let bin = root().join("node_modules").join(".bin");
+    format!("{}:{}", bin.display(), env::var("PATH").unwrap_or_default())
+}
+
+/// Builds the page into dist/ with Trunk, offline, optimised by npm's wasm-opt.
+fn build_page() -> Result {
+    let path = path_with_node_tools();
     run(
-        "cargo",
-        &["run", "--release", "-q", "-p", "ratelab-cli", "--", "demo"],
-        &[],
+        "trunk",
+        &["build", "--release", "--offline"],
+        &[("PATH", path.as_str())],
     )
+}
+
+/// Builds the page and serves dist/ on loopback until interrupted.
+fn serve() -> Result {
+    build_page()?;
+    step("serving the page on http://127.0.0.1:8080/ (Ctrl-C stops)");
+    run("node", &["tests/serve.mjs", "dist", "8080"], &[])
 }

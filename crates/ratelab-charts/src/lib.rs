@@ -1,0 +1,622 @@
+//! ratelab's charts. Every function draws on any plotters `DrawingBackend`: the page passes a
+//! canvas, the CLI and the tests an SVG string. Data preparation (binning, decimation) is here
+//! too, as plain functions on slices, so that what a reader sees is tested natively.
+//!
+//! Colours are the Okabe–Ito palette, distinguishable with every common colour-vision
+//! deficiency; a [`Theme`] carries the page's light or dark background.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// Foreground, background and grid colours, so one chart serves light and dark pages.
+#[derive(Debug, Clone, Copy)]
+pub struct Theme {
+    /// Text and axes.
+    pub fg: RGBColor,
+    /// The plot background.
+    pub bg: RGBColor,
+    /// Grid lines.
+    pub grid: RGBColor,
+}
+
+impl Theme {
+    /// Dark text on white.
+    pub const LIGHT: Theme = Theme {
+        fg: RGBColor(0x1f, 0x23, 0x28),
+        bg: RGBColor(0xff, 0xff, 0xff),
+        grid: RGBColor(0xe3, 0xe6, 0xea),
+    };
+    /// Light text on near-black.
+    pub const DARK: Theme = Theme {
+        fg: RGBColor(0xe6, 0xe8, 0xeb),
+        bg: RGBColor(0x16, 0x19, 0x1d),
+        grid: RGBColor(0x33, 0x38, 0x3f),
+    };
+}
+
+/// Okabe–Ito blue: admitted requests, the main series.
+pub const BLUE: RGBColor = RGBColor(0x00, 0x72, 0xb2);
+/// Okabe–Ito orange: rejected requests.
+pub const ORANGE: RGBColor = RGBColor(0xe6, 0x9f, 0x00);
+/// Okabe–Ito vermillion: the invariant broken.
+pub const RED: RGBColor = RGBColor(0xd5, 0x5e, 0x00);
+/// Okabe–Ito bluish green: the invariant kept.
+pub const GREEN: RGBColor = RGBColor(0x00, 0x9e, 0x73);
+/// Okabe–Ito sky blue.
+pub const SKY: RGBColor = RGBColor(0x56, 0xb4, 0xe9);
+/// Okabe–Ito reddish purple.
+pub const PURPLE: RGBColor = RGBColor(0xcc, 0x79, 0xa7);
+/// Okabe–Ito yellow.
+pub const YELLOW: RGBColor = RGBColor(0xf0, 0xe4, 0x42);
+/// A series palette in a fixed order.
+pub const SERIES: [RGBColor; 6] = [BLUE, ORANGE, GREEN, PURPLE, SKY, RED];
+
+/// The error every chart function returns: whatever the backend could not draw.
+pub type ChartResult = Result<(), String>;
+
+fn err<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+/// Requests per time bin: admitted and rejected, for the arrivals chart.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Bins {
+    /// Bin width, in seconds.
+    pub width_s: f64,
+    /// Admitted per bin.
+    pub admitted: Vec<u32>,
+    /// Rejected per bin.
+    pub rejected: Vec<u32>,
+}
+
+/// Counts decisions into `bins` equal bins over `[0, horizon_us)`.
+pub fn bin_decisions(times_us: &[u64], admitted: &[bool], horizon_us: u64, bins: usize) -> Bins {
+    let bins = bins.max(1);
+    let width = horizon_us.max(1).div_ceil(bins as u64).max(1);
+    let mut out = Bins {
+        width_s: width as f64 / 1e6,
+        admitted: vec![0; bins],
+        rejected: vec![0; bins],
+    };
+    for (&t, &ok) in times_us.iter().zip(admitted) {
+        let b = ((t / width) as usize).min(bins - 1);
+        if ok {
+            out.admitted[b] += 1;
+        } else {
+            out.rejected[b] += 1;
+        }
+    }
+    out
+}
+
+/// Keeps at most about `max_points` points of a step series `(x, y)`, keeping each bucket's
+/// largest value (the peaks are the point of the chart) at its first position.
+pub fn decimate_max(xs: &[f64], ys: &[f64], max_points: usize) -> (Vec<f64>, Vec<f64>) {
+    let n = xs.len().min(ys.len());
+    if n <= max_points || max_points < 2 {
+        return (xs[..n].to_vec(), ys[..n].to_vec());
+    }
+    let per = n.div_ceil(max_points / 2);
+    let (mut ox, mut oy) = (
+        Vec::with_capacity(max_points + 2),
+        Vec::with_capacity(max_points + 2),
+    );
+    for start in (0..n).step_by(per) {
+        let end = (start + per).min(n);
+        // Keep both the minimum and the maximum of the bucket, in time order, so the line
+        // still reaches every peak and every trough.
+        let (mut lo, mut hi) = (start, start);
+        for i in start..end {
+            if ys[i] < ys[lo] {
+                lo = i;
+            }
+            if ys[i] > ys[hi] {
+                hi = i;
+            }
+        }
+        for i in if lo <= hi { [lo, hi] } else { [hi, lo] } {
+            if ox.last() != Some(&xs[i]) || oy.last() != Some(&ys[i]) {
+                ox.push(xs[i]);
+                oy.push(ys[i]);
+            }
+        }
+    }
+    (ox, oy)
+}
+
+/// The trailing-window count as a step function: it rises at each admission and falls when
+/// that admission leaves the window, `window_s` later. `admitted_s` must be sorted.
+pub fn window_steps(admitted_s: &[f64], window_s: f64) -> (Vec<f64>, Vec<f64>) {
+    let (mut xs, mut ys) = (
+        Vec::with_capacity(admitted_s.len() * 2 + 1),
+        Vec::with_capacity(admitted_s.len() * 2 + 1),
+    );
+    xs.push(0.0);
+    ys.push(0.0);
+    let (mut i, mut j, mut count) = (0, 0, 0.0);
+    // Merge the rises (admissions) and the falls (admissions plus W); at equal times the fall
+    // comes first, matching the half-open window (t − W, t].
+    while i < admitted_s.len() || j < i {
+        let fall = admitted_s[j] + window_s;
+        if i < admitted_s.len() && admitted_s[i] < fall {
+            count += 1.0;
+            xs.push(admitted_s[i]);
+            i += 1;
+        } else {
+            count -= 1.0;
+            xs.push(fall);
+            j += 1;
+        }
+        ys.push(count);
+    }
+    (xs, ys)
+}
+
+/// Draws admitted (blue) and rejected (orange) requests per bin, stacked.
+pub fn arrivals_chart<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    bins: &Bins,
+    theme: Theme,
+) -> ChartResult {
+    area.fill(&theme.bg).map_err(err)?;
+    let n = bins.admitted.len();
+    let top = bins
+        .admitted
+        .iter()
+        .zip(&bins.rejected)
+        .map(|(a, r)| a + r)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let x_max = n as f64 * bins.width_s;
+    let mut chart = ChartBuilder::on(area)
+        .margin(8)
+        .x_label_area_size(38)
+        .y_label_area_size(44)
+        .caption(
+            format!("Requests per {:.0} s: admitted and rejected", bins.width_s),
+            ("sans-serif", 14).into_font().color(&theme.fg),
+        )
+        .build_cartesian_2d(0.0..x_max.max(1e-9), 0.0..(f64::from(top) * 1.1))
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .light_line_style(theme.bg)
+        .bold_line_style(theme.grid)
+        .axis_style(theme.fg)
+        .label_style(("sans-serif", 12).into_font().color(&theme.fg))
+        .x_desc("time (s)")
+        .draw()
+        .map_err(err)?;
+    let w = bins.width_s;
+    chart
+        .draw_series(bins.admitted.iter().enumerate().map(|(i, &a)| {
+            let x = i as f64 * w;
+            Rectangle::new([(x, 0.0), (x + w * 0.92, f64::from(a))], BLUE.filled())
+        }))
+        .map_err(err)?
+        .label("admitted")
+        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], BLUE.filled()));
+    chart
+        .draw_series(
+            bins.admitted
+                .iter()
+                .zip(&bins.rejected)
+                .enumerate()
+                .map(|(i, (&a, &r))| {
+                    let x = i as f64 * w;
+                    Rectangle::new(
+                        [(x, f64::from(a)), (x + w * 0.92, f64::from(a + r))],
+                        ORANGE.filled(),
+                    )
+                }),
+        )
+        .map_err(err)?
+        .label("rejected")
+        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], ORANGE.filled()));
+    legend(&mut chart, theme)?;
+    area.present().map_err(err)
+}
+
+fn legend<'a, DB: DrawingBackend + 'a, X: Ranged + 'a, Y: Ranged + 'a>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    theme: Theme,
+) -> ChartResult {
+    chart
+        .configure_series_labels()
+        .background_style(theme.bg.mix(0.85))
+        .border_style(theme.grid)
+        .label_font(("sans-serif", 12).into_font().color(&theme.fg))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(err)
+}
+
+/// Draws the trailing-window count against the limit: green while within it, red where the
+/// literal rule is broken, with the limit and (if known) the theoretical bound as lines.
+pub fn window_chart<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    times_s: &[f64],
+    counts: &[f64],
+    limit: f64,
+    bound: Option<f64>,
+    x_max: f64,
+    theme: Theme,
+) -> ChartResult {
+    area.fill(&theme.bg).map_err(err)?;
+    let peak = counts
+        .iter()
+        .copied()
+        .fold(limit, f64::max)
+        .max(bound.unwrap_or(0.0));
+    let mut chart = ChartBuilder::on(area)
+        .margin(8)
+        .x_label_area_size(38)
+        .y_label_area_size(44)
+        .caption(
+            "Admitted in the trailing window",
+            ("sans-serif", 14).into_font().color(&theme.fg),
+        )
+        .build_cartesian_2d(0.0..x_max.max(1e-9), 0.0..(peak * 1.12).max(1.0))
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .light_line_style(theme.bg)
+        .bold_line_style(theme.grid)
+        .axis_style(theme.fg)
+        .label_style(("sans-serif", 12).into_font().color(&theme.fg))
+        .x_desc("time (s)")
+        .draw()
+        .map_err(err)?;
+    // One step line, coloured by whether each stretch is over the limit; consecutive
+    // segments of one colour are one path, so a long run costs a few strokes, not thousands.
+    let points: Vec<(f64, f64)> = times_s
+        .iter()
+        .copied()
+        .zip(counts.iter().copied())
+        .collect();
+    let mut runs: Vec<(bool, Vec<(f64, f64)>)> = Vec::new();
+    for w in points.windows(2) {
+        let over = w[0].1 > limit;
+        match runs.last_mut() {
+            Some((o, path)) if *o == over => path.extend([(w[1].0, w[0].1), w[1]]),
+            _ => runs.push((over, vec![w[0], (w[1].0, w[0].1), w[1]])),
+        }
+    }
+    chart
+        .draw_series(runs.into_iter().map(|(over, path)| {
+            let style = if over {
+                RED.stroke_width(3)
+            } else {
+                GREEN.stroke_width(2)
+            };
+            PathElement::new(path, style)
+        }))
+        .map_err(err)?
+        .label("admitted in the window")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], GREEN.stroke_width(2)));
+    if points.iter().any(|p| p.1 > limit) {
+        chart
+            .draw_series(
+                points
+                    .iter()
+                    .filter(|p| p.1 > limit)
+                    .map(|&p| Circle::new(p, 3, RED.filled())),
+            )
+            .map_err(err)?
+            .label("over the limit")
+            .legend(|(x, y)| Circle::new((x + 7, y), 3, RED.filled()));
+    }
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![(0.0, limit), (x_max, limit)],
+            theme.fg.stroke_width(1),
+        )))
+        .map_err(err)?
+        .label(format!("limit L = {limit:.0}"))
+        .legend(move |(x, y)| {
+            PathElement::new(vec![(x, y), (x + 14, y)], theme.fg.stroke_width(1))
+        });
+    if let Some(b) = bound {
+        let dashed = (0..40).map(|i| {
+            let a = x_max * f64::from(i) / 40.0;
+            PathElement::new(vec![(a, b), (a + x_max / 80.0, b)], PURPLE.stroke_width(2))
+        });
+        chart
+            .draw_series(dashed)
+            .map_err(err)?
+            .label(format!("worst case in theory = {b:.0}"))
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], PURPLE.stroke_width(2)));
+    }
+    legend(&mut chart, theme)?;
+    area.present().map_err(err)
+}
+
+/// One named line of an XY chart.
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// Its legend entry.
+    pub name: String,
+    /// Its points.
+    pub points: Vec<(f64, f64)>,
+    /// Its colour.
+    pub color: RGBColor,
+    /// Whether to mark each point.
+    pub markers: bool,
+}
+
+/// An XY chart of several lines, with optional horizontal reference lines.
+pub struct XyChart<'a> {
+    /// The caption.
+    pub title: &'a str,
+    /// The x axis label.
+    pub x_label: &'a str,
+    /// The y axis label.
+    pub y_label: &'a str,
+    /// The lines.
+    pub series: &'a [Series],
+    /// Horizontal reference lines: value and label.
+    pub references: &'a [(f64, String)],
+    /// The y range; `None` fits the data.
+    pub y_range: Option<(f64, f64)>,
+    /// The x range; `None` fits the data.
+    pub x_range: Option<(f64, f64)>,
+}
+
+impl std::fmt::Debug for XyChart<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("XyChart")
+            .field("title", &self.title)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Draws an [`XyChart`].
+pub fn xy_chart<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    spec: &XyChart<'_>,
+    theme: Theme,
+) -> ChartResult {
+    area.fill(&theme.bg).map_err(err)?;
+    let all = spec.series.iter().flat_map(|s| s.points.iter());
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for &(x, y) in all {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    for (r, _) in spec.references {
+        y0 = y0.min(*r);
+        y1 = y1.max(*r);
+    }
+    if x0 > x1 {
+        (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+    }
+    let (y0, y1) = spec
+        .y_range
+        .unwrap_or((y0.min(0.0), y1 + (y1 - y0.min(0.0)).abs() * 0.1 + 1e-9));
+    let (x0, x1) = spec.x_range.unwrap_or((x0, x1));
+    let x1 = if x1 > x0 { x1 } else { x0 + 1.0 };
+    let mut chart = ChartBuilder::on(area)
+        .margin(8)
+        .x_label_area_size(38)
+        .y_label_area_size(50)
+        .caption(spec.title, ("sans-serif", 14).into_font().color(&theme.fg))
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .light_line_style(theme.bg)
+        .bold_line_style(theme.grid)
+        .axis_style(theme.fg)
+        .label_style(("sans-serif", 12).into_font().color(&theme.fg))
+        .x_desc(spec.x_label)
+        .y_desc(spec.y_label)
+        .draw()
+        .map_err(err)?;
+    for (value, label) in spec.references {
+        let v = *value;
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(x0, v), (x1, v)],
+                theme.fg.stroke_width(1),
+            )))
+            .map_err(err)?
+            .label(label.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 14, y)], theme.fg.stroke_width(1))
+            });
+    }
+    for s in spec.series {
+        let color = s.color;
+        chart
+            .draw_series(LineSeries::new(
+                s.points.iter().copied(),
+                color.stroke_width(2),
+            ))
+            .map_err(err)?
+            .label(s.name.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 14, y)], color.stroke_width(2))
+            });
+        if s.markers {
+            chart
+                .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                .map_err(err)?;
+        }
+    }
+    legend(&mut chart, theme)?;
+    area.present().map_err(err)
+}
+
+/// Draws labelled horizontal bars (one per limiter, say), with a value printed at each end.
+/// It uses the same `f64 × f64` coordinates as the other charts, which keeps the page's wasm
+/// to one copy of plotters' axis code.
+pub fn bar_chart<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    bars: &[(String, f64, RGBColor)],
+    max: f64,
+    unit: &str,
+    theme: Theme,
+) -> ChartResult {
+    area.fill(&theme.bg).map_err(err)?;
+    let n = bars.len().max(1);
+    let mut chart = ChartBuilder::on(area)
+        .margin(8)
+        .x_label_area_size(24)
+        .y_label_area_size(170)
+        .caption(title, ("sans-serif", 14).into_font().color(&theme.fg))
+        .build_cartesian_2d(0.0..max.max(1e-9) * 1.15, -0.5..(n as f64 - 0.5))
+        .map_err(err)?;
+    let labels: Vec<String> = bars.iter().map(|b| b.0.clone()).collect();
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(n)
+        .light_line_style(theme.bg)
+        .bold_line_style(theme.grid)
+        .axis_style(theme.fg)
+        .label_style(("sans-serif", 12).into_font().color(&theme.fg))
+        .y_label_formatter(&|v: &f64| {
+            let i = v.round();
+            if (v - i).abs() < 1e-6 && i >= 0.0 {
+                labels.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .draw()
+        .map_err(err)?;
+    chart
+        .draw_series(bars.iter().enumerate().map(|(i, (_, v, c))| {
+            let y = i as f64;
+            Rectangle::new([(0.0, y - 0.38), (*v, y + 0.38)], c.filled())
+        }))
+        .map_err(err)?;
+    chart
+        .draw_series(bars.iter().enumerate().map(|(i, (_, v, _))| {
+            Text::new(
+                format!(" {v:.1}{unit}"),
+                (*v, i as f64),
+                ("sans-serif", 12).into_font().color(&theme.fg),
+            )
+        }))
+        .map_err(err)?;
+    area.present().map_err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn svg(draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> ChartResult) -> String {
+        let mut out = String::new();
+        {
+            let area = SVGBackend::with_string(&mut out, (640, 240)).into_drawing_area();
+            draw(&area).expect("draws");
+        }
+        out
+    }
+
+    #[test]
+    fn bins_count_every_decision_once() {
+        let times = [0, 1, 999_999, 1_000_000, 5_999_999];
+        let oks = [true, false, true, true, false];
+        let b = bin_decisions(&times, &oks, 6_000_000, 6);
+        assert_eq!(b.admitted, [2, 1, 0, 0, 0, 0]);
+        assert_eq!(b.rejected, [1, 0, 0, 0, 0, 1]);
+        assert!((b.width_s - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn window_steps_rise_and_fall() {
+        let (xs, ys) = window_steps(&[1.0, 2.0, 11.0], 10.0);
+        assert_eq!(xs, [0.0, 1.0, 2.0, 11.0, 11.0, 12.0, 21.0]);
+        assert_eq!(ys, [0.0, 1.0, 2.0, 1.0, 2.0, 1.0, 0.0]);
+    }
+
+    #[test]
+    fn decimation_keeps_every_peak_and_bounds_the_size() {
+        let xs: Vec<f64> = (0..100_000).map(f64::from).collect();
+        let mut ys: Vec<f64> = (0..100_000).map(|i| f64::from(i % 50)).collect();
+        ys[77_777] = 1_000.0;
+        let (dx, dy) = decimate_max(&xs, &ys, 2_000);
+        assert!(dx.len() <= 2_002, "{}", dx.len());
+        assert!(dy.contains(&1_000.0));
+        assert!(dx.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(decimate_max(&xs[..10], &ys[..10], 2_000).0.len(), 10);
+    }
+
+    #[test]
+    fn the_window_chart_marks_violations_in_red_and_draws_the_limit() {
+        let times = [0.0, 1.0, 2.0, 3.0];
+        let clean = svg(|a| {
+            window_chart(
+                a,
+                &times,
+                &[1.0, 2.0, 3.0, 2.0],
+                5.0,
+                Some(9.0),
+                4.0,
+                Theme::LIGHT,
+            )
+        });
+        let broken = svg(|a| {
+            window_chart(
+                a,
+                &times,
+                &[1.0, 6.0, 7.0, 2.0],
+                5.0,
+                Some(9.0),
+                4.0,
+                Theme::LIGHT,
+            )
+        });
+        let red = "#D55E00";
+        assert!(!clean.contains(red), "no red when the rule holds");
+        assert!(broken.contains(red), "red where the rule breaks");
+        for s in [&clean, &broken] {
+            assert!(s.contains("limit L = 5"));
+            assert!(s.contains("worst case in theory = 9"));
+        }
+    }
+
+    #[test]
+    fn the_arrivals_chart_draws_both_kinds_of_bar() {
+        let b = bin_decisions(&[0, 10, 2_000_000], &[true, false, true], 3_000_000, 3);
+        let s = svg(|a| arrivals_chart(a, &b, Theme::DARK));
+        assert!(s.contains("#0072B2") && s.contains("#E69F00"));
+        assert!(s.contains("admitted") && s.contains("rejected"));
+        assert!(s.contains("#16191D"), "dark background");
+    }
+
+    #[test]
+    fn xy_and_bar_charts_draw_their_labels() {
+        let series = [Series {
+            name: "simulated".into(),
+            points: vec![(0.0, 100.0), (30.0, 150.0)],
+            color: BLUE,
+            markers: true,
+        }];
+        let refs = [(200.0, "2L".to_string())];
+        let spec = XyChart {
+            title: "worst window",
+            x_label: "start (s)",
+            y_label: "requests",
+            series: &series,
+            references: &refs,
+            y_range: None,
+            x_range: None,
+        };
+        let s = svg(|a| xy_chart(a, &spec, Theme::LIGHT));
+        assert!(s.contains("simulated") && s.contains("2L") && s.contains("start (s)"));
+        let bars = [
+            ("sliding-log".to_string(), 71.0, BLUE),
+            ("fixed-window".to_string(), 80.5, ORANGE),
+        ];
+        let s = svg(|a| bar_chart(a, "served", &bars, 100.0, "%", Theme::LIGHT));
+        assert!(s.contains("sliding-log") && s.contains("80.5%"));
+    }
+}

@@ -1,0 +1,759 @@
+//! What the page asks of the core, as plain Rust: a figure's controls turned into a
+//! [`Scenario`], the read-outs of a run, and the data behind each section's figure. Nothing
+//! here touches the browser, so it is all tested natively.
+
+use ratelab::audit::Auditor;
+use ratelab::sim::{simulate, trace, RunStats, Scenario, Trace};
+use ratelab::spec::{LimiterKind, LimiterSpec, Replay, TrafficSpec};
+use ratelab::theory;
+use ratelab::time::{format_duration, Micros, MINUTE, MS, SECOND};
+use ratelab::Error;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// The controls of a figure, as the page sends them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Controls {
+    /// A limiter name, e.g. `token-bucket`.
+    pub algorithm: String,
+    /// The capacity (burst) dial: `B` for buckets, nginx's `burst` for the leaky bucket.
+    pub capacity: u64,
+    /// `L`.
+    pub limit: u64,
+    /// `W` in seconds.
+    pub window_s: u64,
+    /// An honest traffic shape name, e.g. `page-loads`.
+    pub traffic: String,
+    /// Its load, as a share of the limit.
+    pub load: f64,
+    /// The seed.
+    pub seed: u64,
+    /// How long honest traffic runs.
+    pub minutes: u64,
+    /// `none`, `boundary-burst`, `flood` or `retry-storm`.
+    pub attack: String,
+    /// Whether the counters and logs record rejected requests.
+    pub record_rejects: bool,
+    /// `meter` or `queue`, for the leaky bucket.
+    pub leaky_mode: String,
+}
+
+impl Default for Controls {
+    fn default() -> Self {
+        Controls {
+            algorithm: "token-bucket".into(),
+            capacity: 60,
+            limit: 60,
+            window_s: 60,
+            traffic: "steady".into(),
+            load: 0.8,
+            seed: 1,
+            minutes: 10,
+            attack: "none".into(),
+            record_rejects: false,
+            leaky_mode: "meter".into(),
+        }
+    }
+}
+
+/// The largest capacity the dial offers, as a multiple of the limit.
+pub const CAPACITY_FACTOR: u64 = 2;
+
+impl Controls {
+    /// The limiter spec these controls describe, as the CLI would write it.
+    pub fn limiter_spec(&self) -> Result<LimiterSpec, Error> {
+        let kind = LimiterKind::from_name(&self.algorithm)?;
+        let mut text = kind.name().to_owned();
+        let mut keys = Vec::new();
+        if kind.has_bucket() {
+            keys.push(format!("burst={}", self.capacity));
+        }
+        if kind.can_record_rejects() && self.record_rejects {
+            keys.push("record-rejects=true".into());
+        }
+        if kind == LimiterKind::LeakyBucket && self.leaky_mode == "queue" {
+            keys.push("mode=queue".into());
+        }
+        if !keys.is_empty() {
+            text = format!("{text}:{}", keys.join(","));
+        }
+        LimiterSpec::parse(&text)
+    }
+
+    /// The traffic as a spec string: the honest shape, or the attack aimed at this
+    /// algorithm's weak moment.
+    pub fn traffic_text(&self) -> Result<String, Error> {
+        let w = self.window_s;
+        Ok(match self.attack.as_str() {
+            "none" => format!("{}:load={}", self.traffic, self.load),
+            // The two-tick attack. Most limiters are weakest across a window boundary; the
+            // sliding-window counter is weakest when the second tick comes just before the
+            // first one leaves the window, because it has faded the first tick out by then.
+            "boundary-burst" if self.algorithm == "sliding-window-counter" && w >= 2 => {
+                format!("boundary-burst:before=500ms,after={}ms", w * 1000 - 1000)
+            }
+            "boundary-burst" => "boundary-burst:before=500ms,after=500ms".into(),
+            "flood" => "flood:start=worst".into(),
+            "retry-storm" => {
+                // A client using a quarter of its quota, then a spike of twice the limit, with
+                // every rejected request retried each second, twenty tries in all.
+                let rate = (self.limit / 4).max(1);
+                format!(
+                    "retry:rate={rate}/{w}s,spike={},at={w}s,tries=20,every=1s",
+                    self.limit * 2
+                )
+            }
+            other => {
+                return Err(Error::Unknown {
+                    what: "attack".into(),
+                    got: other.into(),
+                    accepted: "none, boundary-burst, flood, retry-storm".into(),
+                })
+            }
+        })
+    }
+
+    /// The parsed traffic and how many minutes it runs.
+    pub fn traffic_spec(&self) -> Result<(TrafficSpec, u64), Error> {
+        let minutes = if self.attack == "retry-storm" {
+            self.minutes.max(30)
+        } else {
+            self.minutes
+        };
+        Ok((TrafficSpec::parse(&self.traffic_text()?)?, minutes))
+    }
+
+    /// The scenario of one run of this figure.
+    pub fn scenario(&self) -> Result<Scenario, Error> {
+        if !(1..=100_000).contains(&self.limit) {
+            return Err(Error::Invalid {
+                what: "limit".into(),
+                got: self.limit.to_string(),
+                accepted: "a whole number from 1 to 100000".into(),
+            });
+        }
+        if !(1..=3_600).contains(&self.window_s) {
+            return Err(Error::Invalid {
+                what: "window".into(),
+                got: self.window_s.to_string(),
+                accepted: "a whole number of seconds from 1 to 3600".into(),
+            });
+        }
+        let (traffic, minutes) = self.traffic_spec()?;
+        let scenario = Scenario {
+            limiters: vec![self.limiter_spec()?],
+            traffic,
+            limit: self.limit,
+            window: self.window_s * SECOND,
+            duration: minutes * MINUTE,
+            runs: 1,
+            seed: self.seed,
+        };
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    /// The `ratelab simulate` arguments that reproduce this figure's run.
+    pub fn cli_args(&self) -> Result<Vec<String>, Error> {
+        let s = self.scenario()?;
+        let (_, minutes) = self.traffic_spec()?;
+        Ok(vec![
+            "simulate".into(),
+            "--limiter".into(),
+            s.limiters[0].text.clone(),
+            "--traffic".into(),
+            self.traffic_text()?,
+            "--limit".into(),
+            s.limit.to_string(),
+            "--window".into(),
+            format!("{}s", self.window_s),
+            "--minutes".into(),
+            minutes.to_string(),
+            "--seed".into(),
+            s.seed.to_string(),
+        ])
+    }
+}
+
+/// What a figure shows beside its plots.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Readout {
+    /// The busiest trailing window of the run.
+    pub worst_window: u64,
+    /// When it ended, in seconds.
+    pub worst_at_s: f64,
+    /// The theoretical worst case for these settings, over any traffic.
+    pub bound: Option<u64>,
+    /// The share served, 0..1.
+    pub served_share: f64,
+    /// Wrong admits as a fraction of decisions.
+    pub wrong_admits: f64,
+    /// Wrong rejects as a fraction of decisions.
+    pub wrong_rejects: f64,
+    /// Requests offered (retries not counted again).
+    pub offered: u64,
+    /// Requests admitted.
+    pub admitted: u64,
+    /// Whether no trailing window held more than the limit.
+    pub invariant_ok: bool,
+    /// The limit, for the page's sentences.
+    pub limit: u64,
+    /// The equivalent command line.
+    pub cli: Vec<String>,
+    /// The run's horizon, in seconds.
+    pub horizon_s: f64,
+}
+
+/// Runs a figure: its scenario's first run, with every decision kept for the plots.
+pub fn run(controls: &Controls) -> Result<(Readout, Trace), Error> {
+    let scenario = controls.scenario()?;
+    let (stats, trace) = trace(&scenario, 0, 0)?;
+    let readout = readout(controls, &scenario, &stats)?;
+    Ok((readout, trace))
+}
+
+fn readout(controls: &Controls, scenario: &Scenario, stats: &RunStats) -> Result<Readout, Error> {
+    let decisions = stats.decisions.max(1) as f64;
+    Ok(Readout {
+        worst_window: stats.busiest,
+        worst_at_s: stats.busiest_at as f64 / 1e6,
+        bound: theory::worst_case(&scenario.limiters[0], scenario.limit, scenario.window),
+        served_share: stats.served_share().unwrap_or(0.0),
+        wrong_admits: stats.wrong_admits as f64 / decisions,
+        wrong_rejects: stats.wrong_rejects as f64 / decisions,
+        offered: stats.offered,
+        admitted: stats.admitted,
+        invariant_ok: stats.busiest <= scenario.limit,
+        limit: scenario.limit,
+        cli: controls.cli_args()?,
+        horizon_s: horizon(scenario) as f64 / 1e6,
+    })
+}
+
+/// Where the plots' time axis ends: the scenario's horizon, rounded up to a whole window.
+pub fn horizon(scenario: &Scenario) -> Micros {
+    scenario.horizon().div_ceil(scenario.window) * scenario.window
+}
+
+/// One row of the compare table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompareRow {
+    /// The limiter spec.
+    pub limiter: String,
+    /// The share served.
+    pub served_share: f64,
+    /// The busiest window.
+    pub worst_window: u64,
+    /// The bound.
+    pub bound: Option<u64>,
+    /// Wrong admits, fraction of decisions.
+    pub wrong_admits: f64,
+    /// Wrong rejects, fraction of decisions.
+    pub wrong_rejects: f64,
+}
+
+/// Every algorithm on the same arrivals as `controls`: the table rows and each one's trace.
+pub fn compare(controls: &Controls) -> Result<Vec<(CompareRow, Trace)>, Error> {
+    LimiterKind::ALL
+        .iter()
+        .map(|kind| {
+            let mut c = controls.clone();
+            c.algorithm = kind.name().into();
+            let scenario = c.scenario()?;
+            let (stats, trace) = trace(&scenario, 0, 0)?;
+            let r = readout(&c, &scenario, &stats)?;
+            Ok((
+                CompareRow {
+                    limiter: scenario.limiters[0].text.clone(),
+                    served_share: r.served_share,
+                    worst_window: r.worst_window,
+                    bound: r.bound,
+                    wrong_admits: r.wrong_admits,
+                    wrong_rejects: r.wrong_rejects,
+                },
+                trace,
+            ))
+        })
+        .collect()
+}
+
+/// The trailing-window series of a trace, in seconds and counts.
+pub fn window_series(trace: &Trace) -> (Vec<f64>, Vec<f64>) {
+    (
+        trace.window_times.iter().map(|&t| t as f64 / 1e6).collect(),
+        trace.window_counts.iter().map(|&c| c as f64).collect(),
+    )
+}
+
+/// The admitted share so far, after each decision, in percent: the metric that cannot see a
+/// broken window.
+pub fn share_series(trace: &Trace) -> (Vec<f64>, Vec<f64>) {
+    let mut admitted = 0u64;
+    trace
+        .times
+        .iter()
+        .zip(&trace.admitted)
+        .enumerate()
+        .map(|(i, (&t, &ok))| {
+            admitted += u64::from(ok);
+            (t as f64 / 1e6, 100.0 * admitted as f64 / (i + 1) as f64)
+        })
+        .unzip()
+}
+
+/// A line of a section figure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Line {
+    /// Its legend entry.
+    pub name: String,
+    /// Its points.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// The data of a section figure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SectionData {
+    /// Lines or bars (a bar is a line with one point whose x is its index).
+    pub lines: Vec<Line>,
+    /// Horizontal reference lines.
+    pub references: Vec<(f64, String)>,
+    /// A table: header, then rows.
+    pub table: Vec<Vec<String>>,
+}
+
+/// The worst window of each token-bucket capacity under the flood, against `B + L − 1`.
+pub fn bucket_ceiling(limit: u64, current: u64) -> Result<SectionData, Error> {
+    let max_b = CAPACITY_FACTOR * limit;
+    let step = (max_b / 24).max(1);
+    let mut caps: Vec<u64> = (1..=max_b).step_by(step as usize).collect();
+    caps.push(current.clamp(1, max_b));
+    caps.sort_unstable();
+    caps.dedup();
+    let mut flood = Vec::new();
+    let mut burst = Vec::new();
+    let mut theory_line = Vec::new();
+    for &b in &caps {
+        let spec = LimiterSpec::parse(&format!("token-bucket:burst={b}"))?;
+        let base = Scenario {
+            limiters: vec![spec],
+            limit,
+            window: MINUTE,
+            ..Scenario::default()
+        };
+        let worst = |traffic: &str| -> Result<u64, Error> {
+            let s = Scenario {
+                traffic: TrafficSpec::parse(traffic)?,
+                ..base.clone()
+            };
+            Ok(simulate(&s)?.results[0].busiest_window_max)
+        };
+        flood.push((b as f64, worst("flood:start=worst")? as f64));
+        burst.push((b as f64, worst("boundary-burst")? as f64));
+        theory_line.push((b as f64, (b + limit - 1) as f64));
+    }
+    Ok(SectionData {
+        lines: vec![
+            Line {
+                name: "B + L − 1 (theory)".into(),
+                points: theory_line,
+            },
+            Line {
+                name: "flood (measured)".into(),
+                points: flood,
+            },
+            Line {
+                name: "boundary burst (measured)".into(),
+                points: burst,
+            },
+        ],
+        references: vec![(limit as f64, format!("limit L = {limit}"))],
+        table: Vec::new(),
+    })
+}
+
+/// The sliding-window counter's worst window against the flood's start offset: simulation
+/// and formula at 51 offsets.
+pub fn swc_offsets(limit: u64) -> Result<SectionData, Error> {
+    let span = MINUTE.saturating_sub(limit * MS);
+    let mut sim = Vec::new();
+    let mut formula = Vec::new();
+    for i in 0..=50u64 {
+        let offset = i * span / 50 / MS * MS;
+        let s = Scenario {
+            limiters: vec![LimiterSpec::of(LimiterKind::SlidingWindowCounter)],
+            traffic: TrafficSpec::parse(&format!("flood:start={}", format_duration(offset)))?,
+            limit,
+            window: MINUTE,
+            ..Scenario::default()
+        };
+        let x = offset as f64 / 1e6;
+        sim.push((x, simulate(&s)?.results[0].busiest_window_max as f64));
+        if let Some(f) = theory::swc_flood_worst(limit, MINUTE, offset, MS) {
+            formula.push((x, f as f64));
+        }
+    }
+    Ok(SectionData {
+        lines: vec![
+            Line {
+                name: "simulated".into(),
+                points: sim,
+            },
+            Line {
+                name: "L + ⌈L(s − 1 ms)/W⌉".into(),
+                points: formula,
+            },
+        ],
+        references: vec![
+            (limit as f64, "L".into()),
+            (2.0 * limit as f64, "2L".into()),
+        ],
+        table: Vec::new(),
+    })
+}
+
+/// The six limiters of the study against one honest shape: served share and busiest window.
+pub fn honest_client(traffic: &str, load: f64, seed: u64) -> Result<SectionData, Error> {
+    let specs = [
+        "sliding-log",
+        "fixed-window",
+        "sliding-window-counter",
+        "token-bucket:burst=50",
+        "token-bucket:burst=75",
+        "gcra:burst=100",
+    ];
+    let s = Scenario {
+        limiters: specs
+            .iter()
+            .map(|l| LimiterSpec::parse(l))
+            .collect::<Result<_, _>>()?,
+        traffic: TrafficSpec::parse(&format!("{traffic}:load={load}"))?,
+        limit: 100,
+        window: MINUTE,
+        duration: 300 * MINUTE,
+        runs: 3,
+        seed,
+    };
+    let report = simulate(&s)?;
+    let mut table = vec![vec![
+        "limiter".into(),
+        "served".into(),
+        "busiest minute".into(),
+        "over the limit?".into(),
+    ]];
+    let mut bars = Vec::new();
+    for (i, r) in report.results.iter().enumerate() {
+        let share = 100.0 * r.served_share.unwrap_or(0.0);
+        bars.push(Line {
+            name: r.limiter.clone(),
+            points: vec![(i as f64, share)],
+        });
+        table.push(vec![
+            r.limiter.clone(),
+            format!("{share:.1}%"),
+            format!("{:.0}", r.busiest_window_mean),
+            if r.busiest_window_max > 100 {
+                "yes".into()
+            } else {
+                "never".into()
+            },
+        ]);
+    }
+    Ok(SectionData {
+        lines: bars,
+        references: Vec::new(),
+        table,
+    })
+}
+
+/// Served share of a retrying client against its number of tries, logging rejects or not.
+pub fn lockout(limit: u64, seed: u64) -> Result<SectionData, Error> {
+    let mut lines = Vec::new();
+    for record in [false, true] {
+        let spec = if record {
+            "sliding-log:record-rejects=true"
+        } else {
+            "sliding-log"
+        };
+        let mut points = Vec::new();
+        for tries in [1u32, 2, 4, 6, 8, 10, 12, 16] {
+            let s = Scenario {
+                limiters: vec![LimiterSpec::parse(spec)?],
+                traffic: TrafficSpec::parse(&format!(
+                    "retry:rate={}/1min,spike={},at=5min,tries={tries},every=1s",
+                    (limit / 4).max(1),
+                    2 * limit
+                ))?,
+                limit,
+                window: MINUTE,
+                duration: 60 * MINUTE,
+                runs: 4,
+                seed,
+            };
+            points.push((
+                f64::from(tries),
+                100.0 * simulate(&s)?.results[0].served_share.unwrap_or(0.0),
+            ));
+        }
+        lines.push(Line {
+            name: if record {
+                "rejects recorded".into()
+            } else {
+                "rejects not recorded".into()
+            },
+            points,
+        });
+    }
+    Ok(SectionData {
+        lines,
+        references: Vec::new(),
+        table: Vec::new(),
+    })
+}
+
+/// Served share against the number of servers a limit is split across, with random routing.
+pub fn split(seed: u64) -> Result<SectionData, Error> {
+    let mut lines = Vec::new();
+    for (name, base) in [
+        ("sliding log", "sliding-log"),
+        ("token bucket, B = L", "token-bucket:burst=100"),
+    ] {
+        let mut points = Vec::new();
+        for k in [1u32, 2, 4, 5, 10, 20] {
+            let spec = format!(
+                "{base}{}servers={k}",
+                if base.contains(':') { "," } else { ":" }
+            );
+            let s = Scenario {
+                limiters: vec![LimiterSpec::parse(&spec)?],
+                traffic: TrafficSpec::Steady { load: 0.8 },
+                limit: 100,
+                window: MINUTE,
+                duration: 300 * MINUTE,
+                runs: 3,
+                seed,
+            };
+            points.push((
+                f64::from(k),
+                100.0 * simulate(&s)?.results[0].served_share.unwrap_or(0.0),
+            ));
+        }
+        lines.push(Line {
+            name: name.into(),
+            points,
+        });
+    }
+    Ok(SectionData {
+        lines,
+        references: Vec::new(),
+        table: Vec::new(),
+    })
+}
+
+/// The boundary burst repeated at every boundary, against a fixed window and a sliding log:
+/// the busiest window differs by two, the share admitted barely at all.
+pub fn boundary_table(limit: u64) -> Result<SectionData, Error> {
+    // A client offering twice its allowance: L in the second before each boundary, L in the
+    // second after it, ten boundaries in a row, every other window.
+    let mut times: Vec<Micros> = Vec::new();
+    for k in 1..=10u64 {
+        let boundary = 2 * k * MINUTE;
+        for i in 0..limit {
+            times.push(boundary - SECOND + i * SECOND / limit);
+            times.push(boundary + i * SECOND / limit);
+        }
+    }
+    times.sort_unstable();
+    let replay = TrafficSpec::Replay(Replay {
+        file: "repeated boundary burst".into(),
+        times: Arc::from(times),
+    });
+    let s = Scenario {
+        limiters: vec![
+            LimiterSpec::of(LimiterKind::FixedWindow),
+            LimiterSpec::of(LimiterKind::SlidingLog),
+        ],
+        traffic: replay,
+        limit,
+        window: MINUTE,
+        ..Scenario::default()
+    };
+    let report = simulate(&s)?;
+    let (f, l) = (&report.results[0], &report.results[1]);
+    let ratio = |a: f64, b: f64| {
+        if b > 0.0 {
+            format!("{:.1}×", a / b)
+        } else {
+            "-".into()
+        }
+    };
+    let table = vec![
+        vec![
+            "".into(),
+            "fixed window".into(),
+            "sliding log".into(),
+            "ratio".into(),
+        ],
+        vec![
+            "most admitted in one window".into(),
+            f.busiest_window_max.to_string(),
+            l.busiest_window_max.to_string(),
+            ratio(f.busiest_window_max as f64, l.busiest_window_max as f64),
+        ],
+        vec![
+            "share admitted".into(),
+            format!("{:.0}%", 100.0 * f.served_share.unwrap_or(0.0)),
+            format!("{:.0}%", 100.0 * l.served_share.unwrap_or(0.0)),
+            ratio(f.served_share.unwrap_or(0.0), l.served_share.unwrap_or(0.0)),
+        ],
+    ];
+    Ok(SectionData {
+        lines: Vec::new(),
+        references: Vec::new(),
+        table,
+    })
+}
+
+/// The trailing-window count of a trace recomputed from scratch, for tests.
+pub fn recount(trace: &Trace, limit: u64, window: Micros) -> u64 {
+    let mut audit = Auditor::new(limit, window);
+    let mut pairs: Vec<(Micros, bool)> = trace
+        .times
+        .iter()
+        .copied()
+        .zip(trace.admitted.iter().copied())
+        .collect();
+    for (i, p) in pairs.iter_mut().enumerate() {
+        p.0 = if p.1 { trace.released[i] } else { p.0 };
+    }
+    pairs.sort_by_key(|p| p.0);
+    for (t, ok) in pairs {
+        audit.record(t, ok);
+    }
+    audit.busiest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn controls(algorithm: &str, attack: &str, capacity: u64) -> Controls {
+        Controls {
+            algorithm: algorithm.into(),
+            attack: attack.into(),
+            capacity,
+            ..Controls::default()
+        }
+    }
+
+    #[test]
+    fn the_boundary_burst_doubles_a_fixed_window_and_a_small_bucket_stays_clean() {
+        let (r, _) = run(&controls("fixed-window", "boundary-burst", 60)).expect("runs");
+        assert_eq!(r.worst_window, 120);
+        assert!(!r.invariant_ok);
+        let (r, _) = run(&controls("token-bucket", "boundary-burst", 10)).expect("runs");
+        assert!(r.invariant_ok, "{r:?}");
+        let (r, _) = run(&controls("token-bucket", "boundary-burst", 60)).expect("runs");
+        assert!(
+            !r.invariant_ok && r.worst_window < 120,
+            "burst plus a trickle: {r:?}"
+        );
+        assert_eq!(r.bound, Some(119));
+        let (r, _) = run(&controls("sliding-window-counter", "boundary-burst", 60)).expect("runs");
+        assert!(r.worst_window > 100, "the counter's weak moment: {r:?}");
+    }
+
+    #[test]
+    fn the_flood_reaches_the_bound_for_every_algorithm() {
+        for kind in LimiterKind::ALL {
+            let (r, _) = run(&controls(kind.name(), "flood", 60)).expect("runs");
+            assert_eq!(Some(r.worst_window), r.bound, "{}", kind.name());
+        }
+    }
+
+    #[test]
+    fn recording_rejects_turns_the_retry_storm_into_a_lockout() {
+        let mut c = controls("sliding-log", "retry-storm", 60);
+        let (open, _) = run(&c).expect("runs");
+        c.record_rejects = true;
+        let (locked, _) = run(&c).expect("runs");
+        // The spike's excess is lost either way; recording rejects also locks the client out.
+        assert!(open.served_share > 0.8, "{open:?}");
+        assert!(locked.served_share < 0.3, "{locked:?}");
+    }
+
+    #[test]
+    fn the_trace_agrees_with_the_readout_and_the_cli_args_parse() {
+        let c = Controls {
+            traffic: "page-loads".into(),
+            ..controls("sliding-window-counter", "none", 60)
+        };
+        let (r, t) = run(&c).expect("runs");
+        assert_eq!(recount(&t, c.limit, c.window_s * SECOND), r.worst_window);
+        assert_eq!(t.times.len() as u64, r.offered);
+        assert!(
+            r.cli.contains(&"page-loads:load=0.8".to_string()),
+            "{:?}",
+            r.cli
+        );
+        let leaky = Controls {
+            leaky_mode: "queue".into(),
+            ..controls("leaky-bucket", "flood", 5)
+        };
+        let (r, t) = run(&leaky).expect("runs");
+        assert_eq!(recount(&t, leaky.limit, MINUTE), r.worst_window);
+    }
+
+    #[test]
+    fn bad_controls_name_the_control() {
+        let bad = [
+            (controls("token-buckt", "none", 60), "token-buckt"),
+            (
+                Controls {
+                    limit: 0,
+                    ..Controls::default()
+                },
+                "limit",
+            ),
+            (
+                Controls {
+                    window_s: 0,
+                    ..Controls::default()
+                },
+                "window",
+            ),
+            (
+                Controls {
+                    load: f64::NAN,
+                    ..Controls::default()
+                },
+                "load",
+            ),
+            (controls("token-bucket", "nuke", 60), "attack"),
+            (controls("token-bucket", "none", 0), "burst"),
+        ];
+        for (c, needle) in bad {
+            let e = run(&c).expect_err(needle).to_string();
+            assert!(e.contains(needle), "{e}");
+        }
+    }
+
+    #[test]
+    fn section_data_has_what_the_text_claims() {
+        let ceiling = bucket_ceiling(60, 10).expect("runs");
+        let flood = &ceiling.lines[1].points;
+        let theory_line = &ceiling.lines[0].points;
+        assert_eq!(
+            flood, theory_line,
+            "the flood reaches B + L − 1 at every capacity"
+        );
+        let swc = swc_offsets(100).expect("runs");
+        assert_eq!(swc.lines[0].points, swc.lines[1].points);
+        let table = boundary_table(60).expect("runs").table;
+        assert_eq!(table[1][1], "120");
+        assert_eq!(table[1][2], "60");
+    }
+}

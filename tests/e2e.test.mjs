@@ -1,0 +1,240 @@
+// End-to-end tests of the built page (dist/) in Debian's Chromium, driven by playwright-core.
+// Run by `cargo xtask test` after `trunk build`; `node --test tests/` runs them by hand.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { serve } from './serve.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const artifacts = join(root, 'tests', 'artifacts');
+mkdirSync(artifacts, { recursive: true });
+const cli = [join(root, 'target', 'ci', 'ratelab'), join(root, 'target', 'release', 'ratelab')].find(existsSync);
+
+let server;
+let browser;
+let origin;
+
+before(async () => {
+  server = await serve(join(root, 'dist'));
+  origin = `http://127.0.0.1:${server.address().port}`;
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+/** A fresh page on the lab, with console errors and foreign requests collected. */
+async function open(t, { viewport = { width: 1280, height: 900 }, colorScheme = 'light', path = '/' } = {}) {
+  const context = await browser.newContext({ viewport, colorScheme });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e}`));
+  await page.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(origin) || url.startsWith('data:')) return route.continue();
+    problems.push(`request to another origin: ${url}`);
+    return route.abort();
+  });
+  await page.goto(origin + path);
+  await page.waitForSelector('#lab[data-ready=true]', { timeout: 20000 });
+  t.after(() => context.close());
+  return { page, problems };
+}
+
+const text = (page, id) => page.locator(`[data-testid=${id}]`).textContent();
+const runs = (page) => page.locator('#lab').getAttribute('data-runs').then(Number);
+
+/** Does something to the main figure and waits until the figure has been drawn again. */
+async function act(page, action) {
+  const before = await runs(page);
+  await action();
+  await page.waitForFunction((n) => Number(document.getElementById('lab').dataset.runs) > n, before, { timeout: 10000 });
+}
+
+async function readouts(page) {
+  return {
+    worst: Number(await text(page, 'worst-window')),
+    bound: Number(await text(page, 'bound')),
+    served: await text(page, 'served-share'),
+    state: await page.locator('[data-testid=invariant]').getAttribute('data-state'),
+  };
+}
+
+test('the page loads with a drawn figure, no console errors and no foreign requests', async (t) => {
+  const { page, problems } = await open(t);
+  const r = await readouts(page);
+  assert.ok(Number.isInteger(r.worst) && r.worst > 0, JSON.stringify(r));
+  assert.match(r.served, /^\d+(\.\d)?%$/);
+  assert.ok(['ok', 'violated'].includes(r.state));
+  // The main canvas has been drawn on: it is not blank.
+  const inked = await page.evaluate(() => {
+    const c = document.getElementById('plot-window');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const first = d.slice(0, 4).join();
+    for (let i = 0; i < d.length; i += 4 * 97) if (d.slice(i, i + 4).join() !== first) return true;
+    return false;
+  });
+  assert.ok(inked, 'the window plot is drawn');
+  await page.screenshot({ path: join(artifacts, 'page-top.png') });
+  assert.deepEqual(problems, []);
+});
+
+test('every algorithm runs, and the badge agrees with the busiest window', async (t) => {
+  const { page, problems } = await open(t);
+  for (const algorithm of ['fixed-window', 'sliding-log', 'sliding-window-counter', 'token-bucket', 'gcra', 'leaky-bucket']) {
+    await act(page, () => page.selectOption('[data-testid=algorithm]', algorithm));
+    for (const attack of ['flood', 'boundary-burst']) {
+      await act(page, () => page.click(`[data-testid=${attack}]`));
+      const r = await readouts(page);
+      assert.equal(r.state, r.worst > 60 ? 'violated' : 'ok', `${algorithm} ${attack}: ${JSON.stringify(r)}`);
+      if (attack === 'flood') assert.equal(r.worst, r.bound, `${algorithm}: the flood reaches the bound`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('the boundary burst gives a fixed window exactly 2L, and a bucket of 10 stays clean', async (t) => {
+  const { page, problems } = await open(t);
+  await act(page, () => page.selectOption('[data-testid=algorithm]', 'fixed-window'));
+  await act(page, () => page.click('[data-testid=boundary-burst]'));
+  let r = await readouts(page);
+  assert.equal(r.worst, 120);
+  assert.equal(r.bound, 120);
+  assert.equal(r.state, 'violated');
+  await act(page, () => page.selectOption('[data-testid=algorithm]', 'token-bucket'));
+  r = await readouts(page);
+  assert.equal(r.state, 'violated', 'a bucket of one window lets its burst plus a trickle through');
+  assert.ok(r.worst > 60 && r.worst < 120, JSON.stringify(r));
+  await act(page, () => page.fill('[data-testid=capacity]', '10'));
+  r = await readouts(page);
+  assert.equal(r.state, 'ok', JSON.stringify(r));
+  assert.equal(r.bound, 69);
+  await page.locator('#lab').screenshot({ path: join(artifacts, 'boundary-burst.png') });
+  assert.deepEqual(problems, []);
+});
+
+test('the capacity dial moves by keyboard and the figure follows', async (t) => {
+  const { page } = await open(t);
+  // Tab from the algorithm selector lands on the dial (the leaky-bucket form is hidden).
+  await page.focus('[data-testid=algorithm]');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), 'capacity');
+  const start = Number(await page.inputValue('[data-testid=capacity]'));
+  for (let i = 0; i < 5; i++) await act(page, () => page.keyboard.press('ArrowLeft'));
+  assert.equal(Number(await page.inputValue('[data-testid=capacity]')), start - 5);
+  await act(page, () => page.keyboard.press('End'));
+  assert.equal(Number(await page.inputValue('[data-testid=capacity]')), 120);
+  await act(page, () => page.click('[data-testid=flood]'));
+  assert.equal((await readouts(page)).bound, 120 + 60 - 1);
+  // Focus reached by keyboard is visible.
+  await page.focus('[data-testid=capacity]');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Tab');
+  const focus = await page.evaluate(() => ({ visible: document.activeElement.matches(':focus-visible'), outline: getComputedStyle(document.activeElement).outlineStyle }));
+  assert.deepEqual(focus, { visible: true, outline: 'solid' });
+});
+
+test('the retry storm locks a client out only when rejects are recorded', async (t) => {
+  const { page, problems } = await open(t);
+  await act(page, () => page.selectOption('[data-testid=algorithm]', 'sliding-log'));
+  await act(page, () => page.click('[data-testid=retry-storm]'));
+  const open_ = parseFloat(await text(page, 'served-share'));
+  await act(page, () => page.check('[data-testid=record-rejects]'));
+  const locked = parseFloat(await text(page, 'served-share'));
+  assert.ok(open_ > 80, `served ${open_}% without recording rejects`);
+  assert.ok(locked < 30, `served ${locked}% when rejects are recorded`);
+  await page.locator('#lab').screenshot({ path: join(artifacts, 'retry-storm.png') });
+  assert.deepEqual(problems, []);
+});
+
+test('read-outs equal the command line on the same scenario', { skip: !cli && 'no ratelab binary built' }, async (t) => {
+  const { page } = await open(t);
+  const cases = [
+    ['sliding-window-counter', 'honest', 'page-loads'],
+    ['gcra', 'flood', 'steady'],
+    ['leaky-bucket', 'boundary-burst', 'steady'],
+    ['fixed-window', 'honest', 'on-off'],
+  ];
+  for (const [algorithm, button, traffic] of cases) {
+    await act(page, () => page.selectOption('[data-testid=traffic]', traffic));
+    await act(page, () => page.selectOption('[data-testid=algorithm]', algorithm));
+    await act(page, () => page.click(`[data-testid=${button}]`));
+    const args = (await page.locator('#cli').textContent()).split(' ').slice(1).map((a) => a.replace(/^'|'$/g, ''));
+    const out = JSON.parse(execFileSync(cli, [...args, '--format', 'json'], { encoding: 'utf8' }));
+    const r = out.results[0];
+    assert.equal(Number(await text(page, 'worst-window')), r.busiest_window_max, `${algorithm} ${button}`);
+    assert.equal(await text(page, 'served-share'), `${(100 * r.served_share).toFixed(1)}%`, `${algorithm} ${button}`);
+    assert.equal(Number(await text(page, 'bound')), r.bound);
+  }
+});
+
+test('compare mode shows every algorithm on the same arrivals', async (t) => {
+  const { page, problems } = await open(t);
+  await act(page, () => page.click('[data-testid=compare]'));
+  const rows = await page.locator('[data-testid=compare-table] tbody tr').count();
+  assert.equal(rows, 6);
+  assert.equal(await page.locator('#multiples canvas').count(), 6);
+  await page.locator('#compare-view').screenshot({ path: join(artifacts, 'compare.png') });
+  assert.deepEqual(problems, []);
+});
+
+test('bad input gets a message naming the control, keeps what was typed, and the page lives', async (t) => {
+  const { page, problems } = await open(t);
+  for (const [id, value, needle] of [['limit', '-5', 'Limit'], ['limit', '0', 'Limit'], ['window', '99999', 'Window'], ['load', '1e9', 'Load'], ['seed', '1.5', 'Seed']]) {
+    await page.fill(`[data-testid=${id}]`, value);
+    await page.waitForFunction(() => !document.getElementById('error').hidden);
+    assert.match(await text(page, 'error'), new RegExp(needle));
+    assert.equal(await page.inputValue(`[data-testid=${id}]`), value, 'the input is kept');
+    await act(page, () => page.fill(`[data-testid=${id}]`, id === 'load' ? '0.8' : id === 'window' ? '60' : id === 'seed' ? '1' : '60'));
+    assert.equal(await page.locator('#error').isHidden(), true);
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('every section draws its figure; a screenshot of each is kept', async (t) => {
+  const { page, problems } = await open(t);
+  for (const id of ['rules', 'boundary', 'ceiling', 'strict', 'counter', 'lockout', 'split', 'takeaways', 'recall']) {
+    await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+    const fig = page.locator(`#${id} [data-drawn], #${id} .figure [id]`).first();
+    if (await page.locator(`#${id} .figure`).count()) {
+      await page.waitForFunction((sid) => document.querySelector(`#${sid} [data-drawn=true]`) || document.querySelector(`#${sid} [data-error]`), id, { timeout: 15000 });
+      assert.equal(await page.locator(`#${id} [data-error]`).count(), 0, `section ${id} failed`);
+    }
+    await fig.count();
+    await page.locator(`#${id}`).screenshot({ path: join(artifacts, `section-${id}.png`) });
+  }
+  const boundary = await page.locator('[data-testid=boundary-table] tbody tr').allTextContents();
+  assert.ok(boundary.some((row) => row.includes('120') && row.includes('60')), boundary.join(' | '));
+  assert.deepEqual(problems, []);
+});
+
+test('the recall quiz remembers answers on this device', async (t) => {
+  const { page } = await open(t);
+  await page.locator('#recall').scrollIntoViewIfNeeded();
+  await page.check('#q1a2');
+  await page.reload();
+  await page.waitForSelector('#lab[data-ready=true]');
+  assert.equal(await page.isChecked('#q1a2'), true);
+  assert.match(await page.locator('#quiz-score').textContent(), /1 of 5 right/);
+});
+
+test('a phone-sized, dark page has no serious or critical accessibility violations', async (t) => {
+  for (const [viewport, colorScheme] of [[{ width: 390, height: 844 }, 'dark'], [{ width: 1280, height: 900 }, 'light']]) {
+    const { page } = await open(t, { viewport, colorScheme });
+    await page.addScriptTag({ content: readFileSync(join(root, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8') });
+    const results = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+    const bad = results.violations.filter((v) => ['serious', 'critical'].includes(v.impact));
+    assert.deepEqual(bad.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`), [], `${colorScheme} ${viewport.width}px`);
+    await page.screenshot({ path: join(artifacts, `page-${colorScheme}-${viewport.width}.png`) });
+  }
+});

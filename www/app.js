@@ -1,0 +1,354 @@
+// The page's glue: reads controls, hands them to the Rust `Lab` handle, writes the read-outs
+// and lets Rust draw on the canvases. No simulation happens here.
+
+const $ = (id) => document.getElementById(id);
+const dark = () => window.matchMedia('(prefers-color-scheme: dark)').matches;
+const pct = (x, digits = 1) => `${(100 * x).toFixed(digits)}%`;
+
+// Timings of recent runs (simulate + draw), for the performance check in the end-to-end tests.
+const timings = [];
+window.__ratelab = { timings, runs: 0 };
+
+function start(bindings) {
+  const { Lab } = bindings;
+  const lab = new Lab();
+  const figure = $('lab');
+  let attack = 'none';
+  let pending = false;
+
+  const fields = {
+    algorithm: $('algorithm'), leakyMode: $('leaky-mode'), capacity: $('capacity'), limit: $('limit'),
+    windowS: $('window'), traffic: $('traffic'), load: $('load'), seed: $('seed'), recordRejects: $('record-rejects'),
+  };
+
+  function whole(el, name, min, max) {
+    const text = el.value.trim();
+    if (!/^\d+$/.test(text)) throw new Error(`${name} '${el.value}' is not a whole number: enter one from ${min} to ${max}`);
+    const v = Number(text);
+    if (v < min || v > max) throw new Error(`${name} ${v} is out of range: enter a whole number from ${min} to ${max}`);
+    return v;
+  }
+
+  function readControls() {
+    const limit = whole(fields.limit, 'Limit', 1, 100000);
+    const windowS = whole(fields.windowS, 'Window', 1, 3600);
+    const loadText = fields.load.value.trim();
+    const load = Number(loadText);
+    if (!/^\d*\.?\d+$/.test(loadText) || !(load > 0 && load <= 3)) {
+      throw new Error(`Load '${fields.load.value}' is not accepted: enter a share of the limit above 0 and at most 3, like 0.8`);
+    }
+    const seed = whole(fields.seed, 'Seed', 0, Number.MAX_SAFE_INTEGER);
+    const algorithm = fields.algorithm.value;
+    const minCapacity = algorithm === 'leaky-bucket' ? 0 : 1;
+    const capacity = whole(fields.capacity, 'Capacity', minCapacity, 1000000);
+    return {
+      algorithm, capacity, limit, windowS, traffic: fields.traffic.value, load, seed, minutes: 10, attack,
+      recordRejects: fields.recordRejects.checked, leakyMode: fields.leakyMode.value,
+    };
+  }
+
+  function showError(message) {
+    const box = $('error');
+    box.textContent = message;
+    box.hidden = !message;
+    figure.dataset.error = message ? 'true' : 'false';
+  }
+
+  function syncControls() {
+    const algorithm = fields.algorithm.value;
+    const bucket = ['token-bucket', 'gcra', 'leaky-bucket'].includes(algorithm);
+    $('capacity-field').classList.toggle('disabled', !bucket);
+    fields.capacity.disabled = !bucket;
+    $('leaky-mode-field').hidden = algorithm !== 'leaky-bucket';
+    fields.recordRejects.disabled = !['fixed-window', 'sliding-log', 'sliding-window-counter'].includes(algorithm);
+    fields.capacity.min = algorithm === 'leaky-bucket' ? '0' : '1';
+    const limit = Number(fields.limit.value);
+    if (Number.isInteger(limit) && limit > 0) {
+      // The dial reaches twice the limit, and never hides a value the reader chose.
+      fields.capacity.max = String(Math.max(2 * limit, Number(fields.capacity.value) || 0));
+    }
+    $('capacity-out').textContent = fields.capacity.value;
+    for (const b of document.querySelectorAll('[data-attack]')) b.setAttribute('aria-pressed', String(b.dataset.attack === attack));
+  }
+
+  function explain(controls, r) {
+    const L = r.limit;
+    const name = fields.algorithm.selectedOptions[0].textContent;
+    const parts = [];
+    if (r.invariantOk) {
+      parts.push(`${name} kept the rule: no trailing window held more than ${L}.`);
+    } else {
+      parts.push(`${name} broke the rule: one trailing window held ${r.worstWindow} admitted requests, ${r.worstWindow - L} more than the limit of ${L}, ending at ${r.worstAtS.toFixed(1)} s.`);
+    }
+    if (controls.attack === 'boundary-burst') {
+      parts.push(`This attack is two ticks of ${L} requests. It gets what the limiter has ready at each tick, which can be less than the worst case in theory (${r.bound ?? '?'}): that bound holds over every arrival pattern, and only a sustained flood is sure to reach it.`);
+      if (['token-bucket', 'gcra'].includes(controls.algorithm)) parts.push(`A bucket gives the ticks its burst of ${controls.capacity} plus what refills between them; with a capacity well under ${L} it stays clean.`);
+    } else if (controls.attack === 'flood') {
+      parts.push(`A sustained flood, timed to the limiter's worst moment, reaches the bound: the worst case in theory is ${r.bound ?? '?'}, and this run measured ${r.worstWindow}.`);
+    } else if (controls.attack === 'retry-storm') {
+      parts.push(`A client sending a quarter of its quota took a spike of ${2 * L} at ${controls.windowS} s and retried every rejected request each second. It was served ${pct(r.servedShare)} of its requests${controls.recordRejects ? ', because every rejected retry was logged and kept its window full' : ''}.`);
+    } else {
+      parts.push(`The share served (${pct(r.servedShare)}) says nothing about whether the rule held; only the busiest window does.`);
+    }
+    return parts.join(' ');
+  }
+
+  function fitCanvases(root) {
+    for (const c of root.querySelectorAll('canvas')) {
+      const w = Math.max(280, Math.min(880, Math.floor(c.parentElement.clientWidth)));
+      if (c.width !== w) c.width = w;
+    }
+  }
+
+  function runMain() {
+    pending = false;
+    let controls;
+    try {
+      controls = readControls();
+    } catch (e) {
+      showError(e.message);
+      return;
+    }
+    const t0 = performance.now();
+    let r;
+    try {
+      r = lab.run(controls);
+      lab.draw('plot-arrivals', 'plot-window', 'plot-share', dark());
+    } catch (e) {
+      showError(String(e.message ?? e));
+      return;
+    }
+    showError('');
+    $('worst-window').textContent = String(r.worstWindow);
+    $('bound').textContent = r.bound == null ? '–' : String(r.bound);
+    $('served-share').textContent = pct(r.servedShare);
+    $('wrong-admits').textContent = pct(r.wrongAdmits, 2);
+    $('wrong-rejects').textContent = pct(r.wrongRejects, 2);
+    const inv = $('invariant');
+    inv.dataset.state = r.invariantOk ? 'ok' : 'violated';
+    $('invariant-text').textContent = r.invariantOk ? `Rule kept: never more than ${r.limit} in a window` : `Rule broken: ${r.worstWindow} in one window`;
+    $('explain').textContent = explain(controls, r);
+    $('cli').textContent = `ratelab ${r.cli.map((a) => (/^[\w.:=,/-]+$/.test(a) ? a : `'${a}'`)).join(' ')}`;
+    if ($('compare').getAttribute('aria-pressed') === 'true') runCompare(controls);
+    timings.push(performance.now() - t0);
+    // Time from navigation start to the first figure drawn, for the page benchmark.
+    if (window.__ratelab.firstFigureMs === undefined) window.__ratelab.firstFigureMs = performance.now();
+    if (timings.length > 500) timings.shift();
+    window.__ratelab.runs += 1;
+    figure.dataset.runs = String(window.__ratelab.runs);
+  }
+
+  function schedule() {
+    syncControls();
+    if (!pending) {
+      pending = true;
+      requestAnimationFrame(runMain);
+    }
+  }
+
+  function runCompare(controls) {
+    const rows = lab.compare(controls);
+    const box = $('multiples');
+    if (box.children.length !== rows.length) {
+      box.replaceChildren(...rows.map((row, i) => {
+        const fig = document.createElement('figure');
+        const c = document.createElement('canvas');
+        c.id = `multiple-${i}`;
+        c.width = 420;
+        c.height = 200;
+        c.setAttribute('role', 'img');
+        const cap = document.createElement('figcaption');
+        fig.append(c, cap);
+        return fig;
+      }));
+    }
+    rows.forEach((row, i) => {
+      const fig = box.children[i];
+      fig.querySelector('figcaption').textContent = row.limiter;
+      fig.querySelector('canvas').setAttribute('aria-label', `${row.limiter}: admitted in the trailing window over time`);
+    });
+    lab.drawCompare(rows.map((_, i) => `multiple-${i}`), dark());
+    const body = $('compare-table').tBodies[0];
+    body.replaceChildren(...rows.map((row) => {
+      const tr = document.createElement('tr');
+      const cells = [row.limiter, pct(row.servedShare), String(row.worstWindow), row.bound == null ? '–' : String(row.bound), pct(row.wrongAdmits, 2), pct(row.wrongRejects, 2)];
+      cells.forEach((text, j) => {
+        const td = document.createElement(j === 0 ? 'th' : 'td');
+        if (j === 0) td.scope = 'row';
+        td.textContent = text;
+        if (j === 2 && row.worstWindow > controls.limit) td.className = 'over';
+        tr.append(td);
+      });
+      return tr;
+    }));
+  }
+
+  for (const el of Object.values(fields)) {
+    el.addEventListener('input', schedule);
+    el.addEventListener('change', schedule);
+  }
+  for (const b of document.querySelectorAll('[data-attack]')) {
+    b.addEventListener('click', () => { attack = b.dataset.attack; schedule(); });
+  }
+  $('new-seed').addEventListener('click', () => {
+    fields.seed.value = String(1 + Math.floor(Math.random() * 1e9));
+    schedule();
+  });
+  $('compare').addEventListener('click', () => {
+    const on = $('compare').getAttribute('aria-pressed') !== 'true';
+    $('compare').setAttribute('aria-pressed', String(on));
+    $('compare-view').hidden = !on;
+    schedule();
+  });
+  for (const b of document.querySelectorAll('[data-goto]')) {
+    b.addEventListener('click', () => {
+      fields.algorithm.value = b.dataset.goto;
+      attack = b.dataset.gotoAttack;
+      fields.recordRejects.checked = b.dataset.gotoRecord === 'true';
+      schedule();
+      figure.scrollIntoView({ behavior: window.matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
+      fields.algorithm.focus({ preventScroll: true });
+    });
+  }
+
+  fitCanvases(figure);
+  syncControls();
+  runMain();
+  startSections(Lab);
+  startQuiz();
+  window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { schedule(); redrawSections(); });
+  let resizeTimer = 0;
+  window.addEventListener('resize', () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => { fitCanvases(document); schedule(); redrawSections(); }, 150);
+  });
+  figure.dataset.ready = 'true';
+}
+
+// Section figures: each has its own Lab and is computed when it scrolls into view.
+const sections = [];
+
+function fillTable(table, rows) {
+  const body = table.tBodies[0];
+  body.replaceChildren(...rows.map((row, i) => {
+    const tr = document.createElement('tr');
+    row.forEach((text, j) => {
+      const cell = document.createElement(i === 0 || j === 0 ? 'th' : 'td');
+      cell.scope = i === 0 ? 'col' : 'row';
+      cell.textContent = text;
+      tr.append(cell);
+    });
+    return tr;
+  }));
+}
+
+function startSections(Lab) {
+  const defs = [
+    { el: 'fig-boundary', name: 'boundary-table', canvas: '', params: () => ({ limit: 60 }), table: 'boundary-table' },
+    { el: 'plot-ceiling', name: 'ceiling', canvas: 'plot-ceiling', params: () => ({ limit: 60, capacity: Number($('ceiling-capacity').value) }) },
+    { el: 'plot-honest', name: 'honest', canvas: 'plot-honest', params: () => ({ traffic: $('honest-traffic').value, load: Number($('honest-load').value), seed: 1 }), table: 'honest-table' },
+    { el: 'plot-swc', name: 'swc-offsets', canvas: 'plot-swc', params: () => ({ limit: 100 }) },
+    { el: 'plot-lockout', name: 'lockout', canvas: 'plot-lockout', params: () => ({ limit: 100, seed: 1 }) },
+    { el: 'plot-split', name: 'split', canvas: 'plot-split', params: () => ({ seed: 1 }) },
+  ];
+  for (const def of defs) {
+    const s = { ...def, lab: new Lab(), shown: false };
+    s.draw = () => {
+      try {
+        const data = s.lab.section(s.name, s.params(), s.canvas, dark());
+        if (s.table) fillTable($(s.table), data.table);
+        $(s.el).dataset.drawn = 'true';
+      } catch (e) {
+        $(s.el).dataset.error = String(e.message ?? e);
+      }
+    };
+    sections.push(s);
+  }
+  const observer = new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      const s = sections.find((x) => $(x.el) === entry.target);
+      if (s && entry.isIntersecting && !s.shown) { s.shown = true; s.draw(); }
+    }
+  }, { rootMargin: '200px' });
+  for (const s of sections) observer.observe($(s.el));
+  $('ceiling-capacity').addEventListener('input', () => {
+    $('ceiling-capacity-out').textContent = $('ceiling-capacity').value;
+    sections.find((s) => s.name === 'ceiling').draw();
+  });
+  for (const id of ['honest-traffic', 'honest-load']) $(id).addEventListener('change', () => sections.find((s) => s.name === 'honest').draw());
+}
+
+function redrawSections() {
+  for (const s of sections) if (s.shown) s.draw();
+}
+
+// The recall quiz: progress is kept in localStorage on this device only.
+const QUIZ = [
+  { q: 'A fixed window allows 60 a minute. What is the most it can admit within about one second?', a: ['60', '120', '180'], right: 1 },
+  { q: 'A token bucket has capacity B and refills at L per window. Its worst trailing window holds…', a: ['L', 'B', 'B + L − 1'], right: 2 },
+  { q: 'Which limiter never lets any trailing window exceed the limit?', a: ['Sliding-window counter', 'Sliding log', 'Token bucket with B = L'], right: 1 },
+  { q: 'A sliding log that also records rejected requests, with clients that retry, can…', a: ['lock a client out after one spike', 'admit more than the limit', 'forget its history at each boundary'], right: 0 },
+  { q: 'Which number should an API publish beside its rate?', a: ['The burst size', 'The server count', 'The median latency'], right: 0 },
+];
+const QUIZ_KEY = 'ratelab-recall-v1';
+
+function startQuiz() {
+  const form = $('quiz');
+  let saved = {};
+  try { saved = JSON.parse(localStorage.getItem(QUIZ_KEY) || '{}') || {}; } catch { saved = {}; }
+  form.replaceChildren(...QUIZ.map((item, i) => {
+    const fs = document.createElement('fieldset');
+    const legend = document.createElement('legend');
+    legend.textContent = `${i + 1}. ${item.q}`;
+    fs.append(legend);
+    item.a.forEach((text, j) => {
+      const id = `q${i}a${j}`;
+      const input = document.createElement('input');
+      Object.assign(input, { type: 'radio', name: `q${i}`, id, value: String(j), checked: saved[i] === j });
+      const label = document.createElement('label');
+      label.htmlFor = id;
+      label.textContent = text;
+      const row = document.createElement('div');
+      row.className = 'choice';
+      row.append(input, label);
+      fs.append(row);
+    });
+    const verdict = document.createElement('p');
+    verdict.className = 'verdict';
+    verdict.setAttribute('aria-live', 'polite');
+    fs.append(verdict);
+    return fs;
+  }));
+  const score = () => {
+    let right = 0;
+    let answered = 0;
+    QUIZ.forEach((item, i) => {
+      const v = saved[i];
+      const verdict = form.children[i].querySelector('.verdict');
+      if (v === undefined) { verdict.textContent = ''; return; }
+      answered += 1;
+      if (v === item.right) { right += 1; verdict.textContent = 'Right.'; } else { verdict.textContent = `Not quite: it is "${item.a[item.right]}".`; }
+    });
+    $('quiz-score').textContent = answered ? `${right} of ${QUIZ.length} right (${answered} answered).` : '';
+  };
+  form.addEventListener('change', (e) => {
+    const m = /^q(\d+)$/.exec(e.target.name);
+    if (!m) return;
+    saved[Number(m[1])] = Number(e.target.value);
+    try { localStorage.setItem(QUIZ_KEY, JSON.stringify(saved)); } catch { /* storage may be off */ }
+    score();
+  });
+  $('quiz-reset').addEventListener('click', () => {
+    saved = {};
+    try { localStorage.removeItem(QUIZ_KEY); } catch { /* storage may be off */ }
+    for (const input of form.querySelectorAll('input')) input.checked = false;
+    score();
+  });
+  score();
+}
+
+if (window.wasmBindings) {
+  start(window.wasmBindings);
+} else {
+  window.addEventListener('TrunkApplicationStarted', () => start(window.wasmBindings), { once: true });
+}
