@@ -178,6 +178,21 @@ test('read-outs equal the command line on the same scenario', { skip: !cli && 'n
   }
 });
 
+test('the honest-traffic and new-seed buttons rerun the figure with the chosen traffic', async (t) => {
+  const { page, problems } = await open(t);
+  await act(page, () => page.click('[data-testid=flood]'));
+  assert.equal(await page.getAttribute('[data-testid=flood]', 'aria-pressed'), 'true');
+  await act(page, () => page.click('[data-testid=honest]'));
+  assert.equal(await page.getAttribute('[data-testid=honest]', 'aria-pressed'), 'true');
+  assert.match(await page.locator('#cli').textContent(), /--traffic steady:load=0\.8/);
+  const seed = await page.inputValue('[data-testid=seed]');
+  await act(page, () => page.click('[data-testid=new-seed]'));
+  const next = await page.inputValue('[data-testid=seed]');
+  assert.notEqual(next, seed);
+  assert.match(await page.locator('#cli').textContent(), new RegExp(`--seed ${next}$`));
+  assert.deepEqual(problems, []);
+});
+
 test('compare mode shows every algorithm on the same arrivals', async (t) => {
   const { page, problems } = await open(t);
   await act(page, () => page.click('[data-testid=compare]'));

@@ -9,6 +9,8 @@ use ratelab::time::MINUTE;
 use std::hint::black_box;
 
 const ARRIVALS: usize = 1 << 20;
+/// As `ratelab::sim` chunks arrivals.
+const CHUNK: usize = ratelab::sim::CHUNK;
 
 fn scenario(limiter: &str, traffic: &str) -> Scenario {
     Scenario {
@@ -50,7 +52,7 @@ fn decisions(c: &mut Criterion) {
                 |(limiter, audit, edge)| {
                     // As the simulator runs it: chunks of 2,048, the window edge included.
                     let mut admitted = 0;
-                    for chunk in black_box(&times).chunks(2048) {
+                    for chunk in black_box(&times).chunks(CHUNK) {
                         let (first, lags) = edge.advance(chunk);
                         admitted += decide_and_audit(limiter, audit, chunk, first, lags);
                     }
@@ -97,7 +99,7 @@ fn decisions(c: &mut Criterion) {
             },
             |(lanes, edge)| {
                 let mut admitted = 0;
-                for chunk in black_box(&times).chunks(2048) {
+                for chunk in black_box(&times).chunks(CHUNK) {
                     let (first, lags) = edge.advance(chunk);
                     for (limiter, audit) in lanes.iter_mut() {
                         admitted += decide_and_audit(limiter, audit, chunk, first, lags);

@@ -137,8 +137,11 @@ impl Auditor {
         if let Some(&oldest) = lags.first() {
             self.prefix.make_room(oldest, first + n);
         }
-        let (limit, mask) = (self.limit, self.prefix.mask);
-        let prefix = &mut self.prefix.counts;
+        let limit = self.limit;
+        let prefix = self.prefix.counts.as_mut_slice();
+        // Masking with `len − 1` (a power of two less one) lets the compiler see every index
+        // is in bounds.
+        let mask = prefix.len() - 1;
         // Admissions so far, kept modulo 2^32: only differences within a window are needed.
         let mut pos = self.prefix.pos;
         let (mut full, mut wrong_admits, mut admits) = (0u64, 0u64, 0u64);
@@ -147,8 +150,8 @@ impl Auditor {
         // prefix counts, and only in a chunk that raised it.
         let mut busiest = self.busiest;
         for ((&t, &lag), g) in times.iter().zip(lags).zip(first..) {
-            prefix[(g & mask) as usize] = pos;
-            let before = u64::from(pos.wrapping_sub(prefix[(lag & mask) as usize]));
+            prefix[g as usize & mask] = pos;
+            let before = u64::from(pos.wrapping_sub(prefix[lag as usize & mask]));
             let ok = decide(t);
             let is_full = before >= limit;
             full += u64::from(is_full);
@@ -161,11 +164,11 @@ impl Auditor {
             let after = |i: usize| {
                 let g = first + i as u64;
                 let next = if i + 1 < times.len() {
-                    prefix[((g + 1) & mask) as usize]
+                    prefix[(g + 1) as usize & mask]
                 } else {
                     pos
                 };
-                u64::from(next.wrapping_sub(prefix[(lags[i] & mask) as usize]))
+                u64::from(next.wrapping_sub(prefix[lags[i] as usize & mask]))
             };
             if let Some(i) = (0..times.len()).find(|&i| after(i) == busiest) {
                 self.busiest_at = times[i];
