@@ -242,8 +242,35 @@ function fillTable(table, rows) {
   }));
 }
 
+/** Section 1: every algorithm on one page-load client, as small multiples and a table. */
+function drawRules(lab) {
+  const controls = { algorithm: 'sliding-log', capacity: 100, limit: 100, windowS: 60, traffic: 'page-loads', load: 0.8, seed: 3, minutes: 10, attack: 'none', recordRejects: false, leakyMode: 'meter' };
+  const rows = lab.compare(controls);
+  const box = $('rules-multiples');
+  if (box.children.length !== rows.length) {
+    box.replaceChildren(...rows.map((row, i) => {
+      const fig = document.createElement('figure');
+      const c = document.createElement('canvas');
+      c.id = `rules-${i}`;
+      c.width = 420;
+      c.height = 180;
+      c.setAttribute('role', 'img');
+      c.setAttribute('aria-label', `${row.limiter}: admitted in the trailing window over ten minutes`);
+      const cap = document.createElement('figcaption');
+      cap.textContent = row.limiter;
+      fig.append(c, cap);
+      return fig;
+    }));
+  }
+  lab.drawCompare(rows.map((_, i) => `rules-${i}`), dark());
+  const rowsText = rows.map((r) => [r.limiter, pct(r.servedShare), String(r.worstWindow), r.bound == null ? '–' : String(r.bound)]);
+  fillTable($('rules-table'), [['Algorithm', 'Served', 'Busiest window', 'Worst case in theory'], ...rowsText]);
+  return { table: [] };
+}
+
 function startSections(Lab) {
   const defs = [
+    { el: 'fig-rules', custom: drawRules },
     { el: 'fig-boundary', name: 'boundary-table', canvas: '', params: () => ({ limit: 60 }), table: 'boundary-table' },
     { el: 'plot-ceiling', name: 'ceiling', canvas: 'plot-ceiling', params: () => ({ limit: 60, capacity: Number($('ceiling-capacity').value) }) },
     { el: 'plot-honest', name: 'honest', canvas: 'plot-honest', params: () => ({ traffic: $('honest-traffic').value, load: Number($('honest-load').value), seed: 1 }), table: 'honest-table' },
@@ -255,7 +282,7 @@ function startSections(Lab) {
     const s = { ...def, lab: new Lab(), shown: false };
     s.draw = () => {
       try {
-        const data = s.lab.section(s.name, s.params(), s.canvas, dark());
+        const data = s.custom ? s.custom(s.lab) : s.lab.section(s.name, s.params(), s.canvas, dark());
         if (s.table) fillTable($(s.table), data.table);
         $(s.el).dataset.drawn = 'true';
       } catch (e) {
