@@ -5,6 +5,8 @@
 //! reads replay files (the core reads no files), runs the runs on every core, and prints.
 //! Every bad flag, spec or file ends with exit status 2 and one line naming the problem.
 
+mod study;
+
 use ratelab::sim::{simulate_run, Report, RunStats, Scenario};
 use ratelab::spec::{parse_count, parse_seconds_lines, LimiterSpec, TrafficSpec};
 use ratelab::time::{format_duration, parse_duration, MINUTE};
@@ -19,6 +21,8 @@ Usage:
   ratelab simulate --limiter SPEC [--limiter SPEC ...] --traffic SPEC
                    [--limit N] [--window DUR] [--minutes M] [--runs R] [--seed S]
                    [--format json|table]
+  ratelab study    [--runs 20] [--minutes 2000] [--seed S] [--out DIR] [--format json|markdown]
+                   every experiment of the essay's study, with REPRODUCTION.md
   ratelab demo     the boundary burst against every limiter, as a table
   ratelab help
 
@@ -63,6 +67,7 @@ fn run(args: &[String]) -> Result<String, String> {
             let report = run_scenario(&scenario)?;
             Ok(render(&scenario, &report, format))
         }
+        Some("study") => study::main(&args[1..]),
         Some("demo") => {
             let flags: Vec<String> = ratelab::LimiterKind::ALL
                 .iter()

@@ -444,3 +444,56 @@ fn the_table_format_and_the_demo_print() {
         assert!(out.contains(kind), "{out}");
     }
 }
+
+#[test]
+fn the_study_writes_its_tables_plots_and_reproduction_report() {
+    let dir = std::env::temp_dir().join(format!("ratelab-study-{}", std::process::id()));
+    let (code, out, err) = ratelab(&[
+        "study",
+        "--runs",
+        "2",
+        "--minutes",
+        "10",
+        "--out",
+        dir.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("# Reproduction of"), "{out}");
+    assert!(
+        err.contains("jobs") && err.contains("study done"),
+        "progress on stderr: {err}"
+    );
+    for file in [
+        "honest.csv",
+        "attacker.csv",
+        "lockout.csv",
+        "split.csv",
+        "theory.csv",
+        "tables.md",
+        "REPRODUCTION.md",
+        "swc-offsets.svg",
+    ] {
+        let text =
+            std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(text.len() > 50, "{file} is too short");
+    }
+    let honest = std::fs::read_to_string(dir.join("honest.csv")).expect("csv");
+    assert_eq!(
+        honest.lines().count(),
+        21,
+        "a header and 20 shape-load rows"
+    );
+    assert!(std::fs::read_to_string(dir.join("swc-offsets.svg"))
+        .expect("svg")
+        .starts_with("<svg"));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (args, needle) in [
+        (&["study", "--runs", "1"][..], "--runs"),
+        (&["study", "--format", "pdf"][..], "json or markdown"),
+        (&["study", "--fast"][..], "--fast"),
+    ] {
+        let (code, _, err) = ratelab(args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(needle), "{err}");
+    }
+}

@@ -15,6 +15,7 @@ pub mod ring;
 pub mod rng;
 pub mod sim;
 pub mod spec;
+pub mod study;
 pub mod theory;
 pub mod time;
 pub mod traffic;

@@ -1,0 +1,225 @@
+//! `ratelab study`: runs every experiment of the essay's study on all cores, with a progress
+//! bar on stderr, and writes its tables (CSV, Markdown), plots (SVG) and REPRODUCTION.md.
+
+use plotters::prelude::*;
+use ratelab::spec::parse_count;
+use ratelab::study::{assemble, plan, run_job, JobResult, StudyConfig, StudyReport};
+use ratelab_charts::{self as charts, Series, Theme, XyChart};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Parses `study` flags, runs it, writes the outputs; returns what to print.
+pub fn main(args: &[String]) -> Result<String, String> {
+    let mut config = StudyConfig::FULL;
+    let mut out: Option<PathBuf> = None;
+    let mut json = false;
+    let mut only: Option<String> = None;
+    let mut i = 0;
+    while i < args.len() {
+        let (flag, inline) = match args[i].split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (args[i].clone(), None),
+        };
+        let known = [
+            "--runs",
+            "--minutes",
+            "--seed",
+            "--out",
+            "--format",
+            "--only",
+        ];
+        if !known.contains(&flag.as_str()) {
+            return Err(format!(
+                "unknown flag '{}' for study: accepted are {}",
+                args[i],
+                known.join(", ")
+            ));
+        }
+        let value = match inline {
+            Some(v) => v,
+            None => {
+                i += 1;
+                args.get(i)
+                    .cloned()
+                    .ok_or_else(|| format!("{flag} needs a value"))?
+            }
+        };
+        let e = |err: ratelab::Error| err.to_string();
+        match flag.as_str() {
+            "--runs" => config.runs = parse_count("--runs", &value, 2, 1_000).map_err(e)? as u32,
+            "--minutes" => {
+                config.minutes = parse_count("--minutes", &value, 10, 100_000).map_err(e)?
+            }
+            "--seed" => config.seed = parse_count("--seed", &value, 0, u64::MAX).map_err(e)?,
+            "--out" => out = Some(PathBuf::from(value)),
+            "--only" => {
+                if value != "honest" {
+                    return Err(format!("invalid --only '{value}': expected honest (the honest-client table alone, for timing)"));
+                }
+                only = Some(value);
+            }
+            _ => {
+                json = match value.as_str() {
+                    "json" => true,
+                    "markdown" => false,
+                    _ => {
+                        return Err(format!(
+                            "invalid --format '{value}': expected json or markdown"
+                        ))
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    let started = Instant::now();
+    let report = run(config, only.is_some())?;
+    let seconds = started.elapsed().as_secs_f64();
+    if let Some(dir) = &out {
+        write_outputs(dir, &report)?;
+    }
+    eprintln!(
+        "ratelab: study done in {seconds:.2} s{}",
+        out.as_ref()
+            .map_or(String::new(), |d| format!("; files in {}", d.display()))
+    );
+    if json {
+        return serde_json::to_string_pretty(&report)
+            .map(|s| s + "\n")
+            .map_err(|e| e.to_string());
+    }
+    Ok(report
+        .tables
+        .iter()
+        .map(|t| t.markdown() + "\n")
+        .collect::<String>()
+        + "\n"
+        + &report.reproduction())
+}
+
+/// Runs every job (or only the honest-client table's) on every core; the report does not
+/// depend on the thread count.
+pub fn run(config: StudyConfig, honest_only: bool) -> Result<StudyReport, String> {
+    let mut jobs = plan(config).map_err(|e| e.to_string())?;
+    if honest_only {
+        jobs.retain(|j| matches!(j.kind, ratelab::study::JobKind::Honest { .. }));
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<JobResult, String>>>> = Mutex::new(vec![None; jobs.len()]);
+    let progress = Mutex::new(());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(i) else { break };
+                let result = run_job(job).map_err(|e| e.to_string());
+                if let Ok(mut all) = results.lock() {
+                    all[i] = Some(result);
+                }
+                let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if let Ok(_guard) = progress.lock() {
+                    draw_progress(finished, jobs.len());
+                }
+            });
+        }
+    });
+    eprintln!();
+    let results = results
+        .into_inner()
+        .map_err(|_| "a study thread failed".to_owned())?;
+    let results: Vec<JobResult> = results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err("a job did not run".into())))
+        .collect::<Result<_, _>>()?;
+    Ok(assemble(config, &jobs, &results))
+}
+
+fn draw_progress(done: usize, total: usize) {
+    const WIDTH: usize = 30;
+    let filled = WIDTH * done / total.max(1);
+    let mut err = std::io::stderr();
+    // Redraw in place on a terminal; in a log, print a line per tenth instead.
+    if std::io::IsTerminal::is_terminal(&err) {
+        let _ = write!(
+            err,
+            "\r[{}{}] {done}/{total} jobs",
+            "#".repeat(filled),
+            "-".repeat(WIDTH - filled)
+        );
+    } else if done * 10 / total.max(1) != (done - 1) * 10 / total.max(1) || done == total {
+        let _ = writeln!(
+            err,
+            "[{}{}] {done}/{total} jobs",
+            "#".repeat(filled),
+            "-".repeat(WIDTH - filled)
+        );
+    }
+    let _ = err.flush();
+}
+
+fn write_outputs(dir: &Path, report: &StudyReport) -> Result<(), String> {
+    let write = |name: &str, text: &str| {
+        std::fs::write(dir.join(name), text)
+            .map_err(|e| format!("cannot write {}: {e}", dir.join(name).display()))
+    };
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("cannot create --out directory {}: {e}", dir.display()))?;
+    let mut markdown = String::new();
+    for t in &report.tables {
+        write(&format!("{}.csv", t.id), &t.csv())?;
+        markdown += &(t.markdown() + "\n");
+    }
+    write("tables.md", &markdown)?;
+    write("REPRODUCTION.md", &report.reproduction())?;
+    write("swc-offsets.svg", &swc_svg(report)?)?;
+    Ok(())
+}
+
+/// The counter's worst minute against the flood's start, simulation and formula, as SVG.
+pub fn swc_svg(report: &StudyReport) -> Result<String, String> {
+    let sim: Vec<(f64, f64)> = report
+        .swc_offsets
+        .iter()
+        .map(|&(o, s, _)| (o, s as f64))
+        .collect();
+    let formula: Vec<(f64, f64)> = report
+        .swc_offsets
+        .iter()
+        .filter_map(|&(o, _, f)| f.map(|f| (o, f as f64)))
+        .collect();
+    let series = [
+        Series {
+            name: "simulated".into(),
+            points: sim,
+            color: charts::BLUE,
+            markers: true,
+        },
+        Series {
+            name: "L + ⌈L(s − 1 ms)/W⌉".into(),
+            points: formula,
+            color: charts::ORANGE,
+            markers: false,
+        },
+    ];
+    let references = [(200.0, "2L".to_owned()), (100.0, "L".to_owned())];
+    let spec = XyChart {
+        title: "Sliding-window counter: worst minute against the flood's start",
+        x_label: "flood starts this far into a window (s)",
+        y_label: "requests in the worst minute",
+        series: &series,
+        references: &references,
+        y_range: Some((0.0, 220.0)),
+        x_range: None,
+    };
+    let mut svg = String::new();
+    {
+        let area = SVGBackend::with_string(&mut svg, (800, 400)).into_drawing_area();
+        charts::xy_chart(&area, &spec, Theme::LIGHT)?;
+    }
+    Ok(svg)
+}
