@@ -253,3 +253,29 @@ test('a phone-sized, dark page has no serious or critical accessibility violatio
     await page.screenshot({ path: join(artifacts, `page-${colorScheme}-${viewport.width}.png`) });
   }
 });
+
+test('the quick study runs in workers, reports progress, and equals the command line', { skip: !cli && 'no ratelab binary built' }, async (t) => {
+  const { page, problems } = await open(t);
+  await page.locator('#study').scrollIntoViewIfNeeded();
+  await page.click('[data-testid=run-study]');
+  await page.waitForSelector('[data-testid=study-done]', { state: 'attached', timeout: 120000 });
+  const ms = Number(await page.textContent('[data-testid=study-done]'));
+  assert.ok(ms > 0, 'wall time in milliseconds');
+  const progress = await page.evaluate(() => { const p = document.querySelector('[data-testid=study-progress]'); return [p.value, p.max]; });
+  assert.equal(progress[0], progress[1]);
+  assert.ok(progress[1] > 100, `${progress[1]} jobs`);
+  const pageRows = await page.evaluate(() => [...document.querySelectorAll('table[data-table=honest] tbody tr')].slice(1).map((tr) => [...tr.children].map((c) => c.textContent)));
+  const out = JSON.parse(execFileSync(cli, ['study', '--runs', '5', '--minutes', '200', '--seed', '1', '--format', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  const honest = out.tables.find((x) => x.id === 'honest');
+  assert.deepEqual(pageRows, honest.rows, 'the page and the CLI agree cell for cell');
+  for (const id of ['attacker', 'counter-offsets', 'lockout', 'split', 'theory', 'checks']) {
+    assert.ok(await page.locator(`table[data-table=${id}] tbody tr`).count() > 1, `table ${id} is drawn`);
+  }
+  await page.locator('#study').screenshot({ path: join(artifacts, 'section-study.png') });
+  // A second run can be cancelled part-way, and the page stays live.
+  await page.click('[data-testid=run-study]');
+  await page.click('[data-testid=cancel-study]');
+  assert.match(await page.textContent('#study-status'), /Cancelled/);
+  assert.equal(await page.isEnabled('[data-testid=run-study]'), true);
+  assert.deepEqual(problems, []);
+});

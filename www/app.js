@@ -216,6 +216,7 @@ function start(bindings) {
   runMain();
   startSections(Lab);
   startQuiz();
+  startStudy();
   window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { schedule(); redrawSections(); });
   let resizeTimer = 0;
   window.addEventListener('resize', () => {
@@ -307,6 +308,118 @@ function startSections(Lab) {
 
 function redrawSections() {
   for (const s of sections) if (s.shown) s.draw();
+}
+
+/** Loads the study module (a classic script defining `wasm_bindgen`) once, on first use. */
+let studyModule;
+function loadStudyModule() {
+  studyModule ??= new Promise((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = 'ratelab-study.js';
+    script.onload = () => {
+      /* global wasm_bindgen */
+      wasm_bindgen({ module_or_path: 'ratelab-study_bg.wasm' }).then(() => resolve(wasm_bindgen.Study), reject);
+    };
+    script.onerror = () => reject(new Error('the study module did not load'));
+    document.head.append(script);
+  });
+  return studyModule;
+}
+
+// The whole study, in Web Workers: one wasm instance per worker, results collected here.
+function startStudy() {
+  const button = $('run-study');
+  const cancel = $('cancel-study');
+  const progress = $('study-progress');
+  const status = $('study-status');
+  let workers = [];
+  let rendering = false;
+
+  function render(study) {
+    rendering = false;
+    const tables = study.tables();
+    $('study-tables').replaceChildren(...tables.map((t) => {
+      const table = document.createElement('table');
+      table.dataset.table = t.id;
+      const caption = document.createElement('caption');
+      caption.textContent = t.title;
+      table.append(caption);
+      const body = document.createElement('tbody');
+      table.append(body);
+      fillTable(table, [t.header, ...t.rows]);
+      return table;
+    }));
+  }
+
+  function stop(message) {
+    for (const w of workers) w.terminate();
+    workers = [];
+    button.disabled = false;
+    cancel.disabled = true;
+    status.textContent = message;
+  }
+
+  cancel.addEventListener('click', () => stop('Cancelled.'));
+  button.addEventListener('click', async () => {
+    const full = $('study-full').checked;
+    const size = full ? { runs: 20, minutes: 2000, seed: 1 } : { runs: 5, minutes: 200, seed: 1 };
+    button.disabled = true;
+    let Study;
+    try {
+      Study = await loadStudyModule();
+    } catch (e) {
+      stop(`The study could not start: ${e.message}`);
+      return;
+    }
+    const study = new Study(size.runs, size.minutes, size.seed);
+    const total = study.jobs();
+    progress.max = total;
+    progress.value = 0;
+    $('study-done')?.remove();
+    $('study-repro').hidden = true;
+    button.disabled = true;
+    cancel.disabled = false;
+    status.textContent = `0 of ${total} jobs`;
+    const started = performance.now();
+    let computeMs = 0;
+    let next = 0;
+    const count = Math.max(1, Math.min(navigator.hardwareConcurrency || 2, 8));
+    const give = (w) => { if (next < total) w.postMessage({ type: 'job', index: next++ }); };
+    workers = Array.from({ length: count }, () => {
+      const w = new Worker('study-worker.js');
+      w.onmessage = (e) => {
+        const msg = e.data;
+        if (msg.type === 'ready') { give(w); return; }
+        if (msg.type === 'error') { stop(`A worker failed: ${msg.message}`); return; }
+        study.addResult(msg.index, msg.result);
+        computeMs += msg.ms;
+        const done = study.done();
+        progress.value = done;
+        status.textContent = `${done} of ${total} jobs`;
+        if (done === total) {
+          const ms = Math.round(performance.now() - started);
+          render(study);
+          $('study-repro-text').textContent = study.reproduction();
+          $('study-repro').hidden = false;
+          stop(`Done in ${(ms / 1000).toFixed(1)} s with ${count} workers.`);
+          const mark = document.createElement('span');
+          mark.id = 'study-done';
+          mark.dataset.testid = 'study-done';
+          mark.className = 'visually-hidden';
+          mark.textContent = String(ms);
+          // Time spent inside the simulator, summed over jobs, for the wasm-against-native benchmark.
+          window.__ratelab.studyComputeMs = computeMs;
+          $('fig-study').append(mark);
+          return;
+        }
+        if (!rendering) { rendering = true; requestAnimationFrame(() => render(study)); }
+        give(w);
+      };
+      w.onerror = (e) => stop(`A worker failed: ${e.message}`);
+      w.postMessage({ type: 'init', ...size });
+      return w;
+    });
+  });
 }
 
 // The recall quiz: progress is kept in localStorage on this device only.

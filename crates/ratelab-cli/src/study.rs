@@ -17,6 +17,7 @@ pub fn main(args: &[String]) -> Result<String, String> {
     let mut out: Option<PathBuf> = None;
     let mut json = false;
     let mut only: Option<String> = None;
+    let mut threads: Option<usize> = None;
     let mut i = 0;
     while i < args.len() {
         let (flag, inline) = match args[i].split_once('=') {
@@ -30,6 +31,7 @@ pub fn main(args: &[String]) -> Result<String, String> {
             "--out",
             "--format",
             "--only",
+            "--threads",
         ];
         if !known.contains(&flag.as_str()) {
             return Err(format!(
@@ -55,6 +57,9 @@ pub fn main(args: &[String]) -> Result<String, String> {
             }
             "--seed" => config.seed = parse_count("--seed", &value, 0, u64::MAX).map_err(e)?,
             "--out" => out = Some(PathBuf::from(value)),
+            "--threads" => {
+                threads = Some(parse_count("--threads", &value, 1, 256).map_err(e)? as usize)
+            }
             "--only" => {
                 if value != "honest" {
                     return Err(format!("invalid --only '{value}': expected honest (the honest-client table alone, for timing)"));
@@ -76,7 +81,7 @@ pub fn main(args: &[String]) -> Result<String, String> {
         i += 1;
     }
     let started = Instant::now();
-    let report = run(config, only.is_some())?;
+    let report = run(config, only.is_some(), threads)?;
     let seconds = started.elapsed().as_secs_f64();
     if let Some(dir) = &out {
         write_outputs(dir, &report)?;
@@ -102,13 +107,19 @@ pub fn main(args: &[String]) -> Result<String, String> {
 
 /// Runs every job (or only the honest-client table's) on every core; the report does not
 /// depend on the thread count.
-pub fn run(config: StudyConfig, honest_only: bool) -> Result<StudyReport, String> {
+pub fn run(
+    config: StudyConfig,
+    honest_only: bool,
+    threads: Option<usize>,
+) -> Result<StudyReport, String> {
     let mut jobs = plan(config).map_err(|e| e.to_string())?;
     if honest_only {
         jobs.retain(|j| matches!(j.kind, ratelab::study::JobKind::Honest { .. }));
     }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads =
+        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let next = AtomicUsize::new(0);
+    let compute_us = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<JobResult, String>>>> = Mutex::new(vec![None; jobs.len()]);
     let progress = Mutex::new(());
@@ -117,7 +128,9 @@ pub fn run(config: StudyConfig, honest_only: bool) -> Result<StudyReport, String
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };
+                let t0 = Instant::now();
                 let result = run_job(job).map_err(|e| e.to_string());
+                compute_us.fetch_add(t0.elapsed().as_micros() as usize, Ordering::Relaxed);
                 if let Ok(mut all) = results.lock() {
                     all[i] = Some(result);
                 }
@@ -128,13 +141,19 @@ pub fn run(config: StudyConfig, honest_only: bool) -> Result<StudyReport, String
             });
         }
     });
-    eprintln!();
+    eprintln!(
+        "\nratelab: {:.2} s inside the simulator, summed over jobs",
+        compute_us.load(Ordering::Relaxed) as f64 / 1e6
+    );
     let results = results
         .into_inner()
         .map_err(|_| "a study thread failed".to_owned())?;
-    let results: Vec<JobResult> = results
+    let results: Vec<Option<JobResult>> = results
         .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err("a job did not run".into())))
+        .map(|r| {
+            r.unwrap_or_else(|| Err("a job did not run".into()))
+                .map(Some)
+        })
         .collect::<Result<_, _>>()?;
     Ok(assemble(config, &jobs, &results))
 }

@@ -497,3 +497,26 @@ fn the_study_writes_its_tables_plots_and_reproduction_report() {
         assert!(err.contains(needle), "{err}");
     }
 }
+
+#[test]
+fn the_study_does_not_depend_on_the_thread_count() {
+    let run = |threads: &str| {
+        let (code, out, err) = ratelab(&[
+            "study",
+            "--runs",
+            "2",
+            "--minutes",
+            "10",
+            "--seed",
+            "9",
+            "--threads",
+            threads,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).expect("json");
+        v["tables"].clone()
+    };
+    assert_eq!(run("1"), run("3"));
+}

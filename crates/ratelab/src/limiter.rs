@@ -220,10 +220,17 @@ impl Decide for SlidingWindowCounter {
             self.window_end = self.window_start + self.window;
         }
         let elapsed = t - self.window_start;
-        let w = u128::from(self.window);
-        let estimate =
-            u128::from(self.prev) * u128::from(self.window - elapsed) + u128::from(self.cur) * w;
-        let ok = estimate < u128::from(self.limit) * w;
+        let ok = if self.record_rejects {
+            // Recorded rejects make the counts unbounded: compute in 128 bits.
+            let w = u128::from(self.window);
+            let estimate = u128::from(self.prev) * u128::from(self.window - elapsed)
+                + u128::from(self.cur) * w;
+            estimate < u128::from(self.limit) * w
+        } else {
+            // Without them both counts stay at most L (≤ 2^20) and W < 2^37, so every product
+            // and the sum fit in 64 bits; 128-bit arithmetic is slow in wasm.
+            self.prev * (self.window - elapsed) + self.cur * self.window < self.limit * self.window
+        };
         self.cur += u64::from(ok | self.record_rejects);
         ok
     }

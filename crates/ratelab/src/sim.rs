@@ -371,7 +371,7 @@ impl Scenario {
 }
 
 /// What one limiter did in one run.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunStats {
     /// Requests offered (retries not counted again).
     pub offered: u64,

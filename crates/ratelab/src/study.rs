@@ -121,7 +121,7 @@ pub struct Job {
 }
 
 /// The result of a job: per run, per limiter.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct JobResult {
     /// `runs[r][i]`: limiter `i` in run `r`.
     pub runs: Vec<Vec<RunStats>>,
@@ -385,14 +385,20 @@ fn pct(e: Estimate) -> String {
     format!("{:.1} ± {:.1}", 100.0 * e.mean, 100.0 * e.se)
 }
 
-fn find<'a>(jobs: &'a [Job], results: &'a [JobResult], kind: &JobKind) -> Option<&'a JobResult> {
+fn find<'a>(
+    jobs: &'a [Job],
+    results: &'a [Option<JobResult>],
+    kind: &JobKind,
+) -> Option<&'a JobResult> {
     jobs.iter()
         .position(|j| &j.kind == kind)
         .and_then(|i| results.get(i))
+        .and_then(Option::as_ref)
 }
 
 /// Builds the tables from the results of [`plan`]'s jobs, in the same order.
-pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[JobResult]) -> StudyReport {
+/// A job without a result yet leaves its cells out, so a page can show the tables filling in.
+pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]) -> StudyReport {
     let mut tables = Vec::new();
     let mut comparisons = Vec::new();
     let honest = |s: usize, l: usize| find(jobs, results, &JobKind::Honest { shape: s, load: l });

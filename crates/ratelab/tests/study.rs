@@ -11,7 +11,10 @@ fn a_reduced_study_keeps_its_laws_and_agrees_with_theory() {
         seed: 7,
     };
     let jobs = plan(config).expect("valid plan");
-    let results: Vec<_> = jobs.iter().map(|j| run_job(j).expect("runs")).collect();
+    let results: Vec<_> = jobs
+        .iter()
+        .map(|j| Some(run_job(j).expect("runs")))
+        .collect();
     let report = assemble(config, &jobs, &results);
     let table = |id: &str| {
         report

@@ -1,0 +1,85 @@
+//! The page's study module: the essay's whole study behind a wasm-bindgen handle. The page
+//! loads it only when a reader runs the study; each Web Worker holds one [`Study`] to run jobs,
+//! and the page holds one to collect their results and assemble the tables. It is built for
+//! speed (the page's own module is built for size), and it draws nothing.
+
+use ratelab::study::{self, Job, JobResult, StudyConfig};
+use wasm_bindgen::prelude::*;
+
+fn js_error(e: impl std::fmt::Display) -> JsValue {
+    JsValue::from_str(&e.to_string())
+}
+
+/// The whole study of the essay, run job by job: the page's main thread keeps one to collect
+/// results, each Web Worker keeps one (of the same size) to run jobs.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct Study {
+    config: StudyConfig,
+    jobs: Vec<Job>,
+    results: Vec<Option<JobResult>>,
+}
+
+#[wasm_bindgen]
+impl Study {
+    /// The study at `runs` runs of `minutes` minutes, seeded with `seed`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(runs: u32, minutes: u32, seed: u32) -> Result<Study, JsValue> {
+        let config = StudyConfig {
+            runs,
+            minutes: u64::from(minutes),
+            seed: u64::from(seed),
+        };
+        let jobs = study::plan(config).map_err(js_error)?;
+        let results = vec![None; jobs.len()];
+        Ok(Study {
+            config,
+            jobs,
+            results,
+        })
+    }
+
+    /// How many jobs the study has.
+    pub fn jobs(&self) -> u32 {
+        self.jobs.len() as u32
+    }
+
+    /// How many results have been added.
+    pub fn done(&self) -> u32 {
+        self.results.iter().filter(|r| r.is_some()).count() as u32
+    }
+
+    /// Runs job `index` (in a worker) and returns its result as a plain object.
+    #[wasm_bindgen(js_name = runJob)]
+    pub fn run_job(&self, index: u32) -> Result<JsValue, JsValue> {
+        let job = self
+            .jobs
+            .get(index as usize)
+            .ok_or_else(|| js_error(format!("no job {index}")))?;
+        let result = study::run_job(job).map_err(js_error)?;
+        serde_wasm_bindgen::to_value(&result).map_err(js_error)
+    }
+
+    /// Adds the result of job `index` that a worker returned.
+    #[wasm_bindgen(js_name = addResult)]
+    pub fn add_result(&mut self, index: u32, result: JsValue) -> Result<(), JsValue> {
+        let result: JobResult = serde_wasm_bindgen::from_value(result).map_err(js_error)?;
+        let slot = self
+            .results
+            .get_mut(index as usize)
+            .ok_or_else(|| js_error(format!("no job {index}")))?;
+        *slot = Some(result);
+        Ok(())
+    }
+
+    /// The tables so far (cells whose jobs are still running are left out).
+    pub fn tables(&self) -> Result<JsValue, JsValue> {
+        let report = study::assemble(self.config, &self.jobs, &self.results);
+        serde_wasm_bindgen::to_value(&report.tables).map_err(js_error)
+    }
+
+    /// REPRODUCTION.md for the results so far.
+    pub fn reproduction(&self) -> String {
+        study::assemble(self.config, &self.jobs, &self.results).reproduction()
+    }
+}

@@ -1,0 +1,23 @@
+// A Web Worker of the study: loads its own instance of the study module (ratelab-study, built
+// for speed) and runs the jobs it is sent, one at a time. No shared memory is needed, so any
+// static host works.
+/* global wasm_bindgen */
+importScripts('ratelab-study.js');
+let study;
+
+onmessage = async (event) => {
+  const msg = event.data;
+  try {
+    if (msg.type === 'init') {
+      await wasm_bindgen({ module_or_path: 'ratelab-study_bg.wasm' });
+      study = new wasm_bindgen.Study(msg.runs, msg.minutes, msg.seed);
+      postMessage({ type: 'ready' });
+    } else if (msg.type === 'job') {
+      const t0 = performance.now();
+      const result = study.runJob(msg.index);
+      postMessage({ type: 'result', index: msg.index, result, ms: performance.now() - t0 });
+    }
+  } catch (e) {
+    postMessage({ type: 'error', message: String(e?.message ?? e) });
+  }
+};
