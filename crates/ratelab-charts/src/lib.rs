@@ -5,6 +5,7 @@
 //! Colours are the Okabe–Ito palette, distinguishable with every common colour-vision
 //! deficiency; a [`Theme`] carries the page's light or dark background.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -179,15 +180,7 @@ pub fn arrivals_chart<DB: DrawingBackend>(
         )
         .build_cartesian_2d(0.0..x_max.max(1e-9), 0.0..(f64::from(top) * 1.1))
         .map_err(err)?;
-    chart
-        .configure_mesh()
-        .light_line_style(theme.bg)
-        .bold_line_style(theme.grid)
-        .axis_style(theme.fg)
-        .label_style(("sans-serif", 12).into_font().color(&theme.fg))
-        .x_desc("time (s)")
-        .draw()
-        .map_err(err)?;
+    mesh(&mut chart, theme, "time (s)", "")?;
     let w = bins.width_s;
     chart
         .draw_series(bins.admitted.iter().enumerate().map(|(i, &a)| {
@@ -216,6 +209,25 @@ pub fn arrivals_chart<DB: DrawingBackend>(
         .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], ORANGE.filled()));
     legend(&mut chart, theme)?;
     area.present().map_err(err)
+}
+
+/// Draws the axes, labels and grid every XY chart here shares.
+fn mesh<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    theme: Theme,
+    x_desc: &str,
+    y_desc: &str,
+) -> ChartResult {
+    chart
+        .configure_mesh()
+        .light_line_style(theme.bg)
+        .bold_line_style(theme.grid)
+        .axis_style(theme.fg)
+        .label_style(("sans-serif", 12).into_font().color(&theme.fg))
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .draw()
+        .map_err(err)
 }
 
 fn legend<'a, DB: DrawingBackend + 'a, X: Ranged + 'a, Y: Ranged + 'a>(
@@ -259,15 +271,7 @@ pub fn window_chart<DB: DrawingBackend>(
         )
         .build_cartesian_2d(0.0..x_max.max(1e-9), 0.0..(peak * 1.12).max(1.0))
         .map_err(err)?;
-    chart
-        .configure_mesh()
-        .light_line_style(theme.bg)
-        .bold_line_style(theme.grid)
-        .axis_style(theme.fg)
-        .label_style(("sans-serif", 12).into_font().color(&theme.fg))
-        .x_desc("time (s)")
-        .draw()
-        .map_err(err)?;
+    mesh(&mut chart, theme, "time (s)", "")?;
     // One step line, coloured by whether each stretch is over the limit; consecutive
     // segments of one colour are one path, so a long run costs a few strokes, not thousands.
     let points: Vec<(f64, f64)> = times_s
@@ -405,16 +409,7 @@ pub fn xy_chart<DB: DrawingBackend>(
         .caption(spec.title, ("sans-serif", 14).into_font().color(&theme.fg))
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(err)?;
-    chart
-        .configure_mesh()
-        .light_line_style(theme.bg)
-        .bold_line_style(theme.grid)
-        .axis_style(theme.fg)
-        .label_style(("sans-serif", 12).into_font().color(&theme.fg))
-        .x_desc(spec.x_label)
-        .y_desc(spec.y_label)
-        .draw()
-        .map_err(err)?;
+    mesh(&mut chart, theme, spec.x_label, spec.y_label)?;
     for (value, label) in spec.references {
         let v = *value;
         chart

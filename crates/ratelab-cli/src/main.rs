@@ -95,45 +95,17 @@ fn parse_simulate(args: &[String]) -> Result<(Scenario, Format), String> {
     let mut traffic: Option<TrafficSpec> = None;
     let mut format = Format::Table;
     let mut minutes = 60;
-    let mut seen: Vec<&str> = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_owned())),
-            _ => (arg.as_str(), None),
-        };
-        let known = [
-            "--limiter",
-            "--traffic",
-            "--limit",
-            "--window",
-            "--minutes",
-            "--runs",
-            "--seed",
-            "--format",
-        ];
-        let Some(&flag) = known.iter().find(|&&k| k == flag) else {
-            return Err(format!(
-                "unknown flag '{arg}': accepted are {}",
-                known.join(", ")
-            ));
-        };
-        let value = match inline {
-            Some(v) => v,
-            None => {
-                i += 1;
-                args.get(i)
-                    .cloned()
-                    .ok_or_else(|| format!("{flag} needs a value"))?
-            }
-        };
-        if flag != "--limiter" {
-            if seen.contains(&flag) {
-                return Err(format!("{flag} given twice: give it once"));
-            }
-            seen.push(flag);
-        }
+    let known = [
+        "--limiter",
+        "--traffic",
+        "--limit",
+        "--window",
+        "--minutes",
+        "--runs",
+        "--seed",
+        "--format",
+    ];
+    for (flag, value) in flags(args, &known, &["--limiter"])? {
         let e = |err: Error| err.to_string();
         match flag {
             "--limiter" => scenario
@@ -161,7 +133,6 @@ fn parse_simulate(args: &[String]) -> Result<(Scenario, Format), String> {
                 }
             }
         }
-        i += 1;
     }
     if scenario.limiters.is_empty() {
         return Err(
@@ -177,6 +148,41 @@ fn parse_simulate(args: &[String]) -> Result<(Scenario, Format), String> {
     scenario.duration = minutes * MINUTE;
     scenario.validate().map_err(|e| e.to_string())?;
     Ok((scenario, format))
+}
+
+/// Splits `--flag value` and `--flag=value` arguments into pairs, in order. Only `known` flags
+/// are accepted, each once unless it is in `repeatable`.
+pub(crate) fn flags(
+    args: &[String],
+    known: &[&'static str],
+    repeatable: &[&str],
+) -> Result<Vec<(&'static str, String)>, String> {
+    let mut out: Vec<(&'static str, String)> = Vec::new();
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        let (name, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_owned())),
+            _ => (arg.as_str(), None),
+        };
+        let Some(&flag) = known.iter().find(|&&k| k == name) else {
+            return Err(format!(
+                "unknown flag '{arg}': accepted are {}",
+                known.join(", ")
+            ));
+        };
+        let value = match inline {
+            Some(v) => v,
+            None => rest
+                .next()
+                .cloned()
+                .ok_or_else(|| format!("{flag} needs a value"))?,
+        };
+        if !repeatable.contains(&flag) && out.iter().any(|(f, _)| *f == flag) {
+            return Err(format!("{flag} given twice: give it once"));
+        }
+        out.push((flag, value));
+    }
+    Ok(out)
 }
 
 /// Reads a replay file: one timestamp in seconds per line.

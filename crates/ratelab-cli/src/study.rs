@@ -18,39 +18,18 @@ pub fn main(args: &[String]) -> Result<String, String> {
     let mut json = false;
     let mut only: Option<String> = None;
     let mut threads: Option<usize> = None;
-    let mut i = 0;
-    while i < args.len() {
-        let (flag, inline) = match args[i].split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
-            _ => (args[i].clone(), None),
-        };
-        let known = [
-            "--runs",
-            "--minutes",
-            "--seed",
-            "--out",
-            "--format",
-            "--only",
-            "--threads",
-        ];
-        if !known.contains(&flag.as_str()) {
-            return Err(format!(
-                "unknown flag '{}' for study: accepted are {}",
-                args[i],
-                known.join(", ")
-            ));
-        }
-        let value = match inline {
-            Some(v) => v,
-            None => {
-                i += 1;
-                args.get(i)
-                    .cloned()
-                    .ok_or_else(|| format!("{flag} needs a value"))?
-            }
-        };
+    let known = [
+        "--runs",
+        "--minutes",
+        "--seed",
+        "--out",
+        "--format",
+        "--only",
+        "--threads",
+    ];
+    for (flag, value) in crate::flags(args, &known, &[])? {
         let e = |err: ratelab::Error| err.to_string();
-        match flag.as_str() {
+        match flag {
             "--runs" => config.runs = parse_count("--runs", &value, 2, 1_000).map_err(e)? as u32,
             "--minutes" => {
                 config.minutes = parse_count("--minutes", &value, 10, 100_000).map_err(e)?
@@ -78,7 +57,6 @@ pub fn main(args: &[String]) -> Result<String, String> {
                 }
             }
         }
-        i += 1;
     }
     let started = Instant::now();
     let report = run(config, only.is_some(), threads)?;
@@ -196,7 +174,40 @@ fn write_outputs(dir: &Path, report: &StudyReport) -> Result<(), String> {
     write("tables.md", &markdown)?;
     write("REPRODUCTION.md", &report.reproduction())?;
     write("swc-offsets.svg", &swc_svg(report)?)?;
+    for plot in &report.plots {
+        write(&format!("{}.svg", plot.id), &plot_svg(plot)?)?;
+    }
     Ok(())
+}
+
+/// One of the study's plots as SVG, drawn by the same chart code as the page's.
+pub fn plot_svg(plot: &ratelab::study::Plot) -> Result<String, String> {
+    let series: Vec<Series> = plot
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(i, (name, points))| Series {
+            name: name.clone(),
+            points: points.clone(),
+            color: charts::SERIES[i % charts::SERIES.len()],
+            markers: true,
+        })
+        .collect();
+    let spec = XyChart {
+        title: &plot.title,
+        x_label: &plot.x_label,
+        y_label: &plot.y_label,
+        series: &series,
+        references: &[],
+        y_range: Some((0.0, 105.0)),
+        x_range: None,
+    };
+    let mut svg = String::new();
+    {
+        let area = SVGBackend::with_string(&mut svg, (800, 400)).into_drawing_area();
+        charts::xy_chart(&area, &spec, Theme::LIGHT)?;
+    }
+    Ok(svg)
 }
 
 /// The counter's worst minute against the flood's start, simulation and formula, as SVG.

@@ -379,6 +379,23 @@ pub struct StudyReport {
     pub comparisons: Vec<Comparison>,
     /// The SWC worst window per flood offset: (offset s, simulated, formula).
     pub swc_offsets: Vec<(f64, u64, Option<u64>)>,
+    /// Plots of the tables, as numbers for any chart backend.
+    pub plots: Vec<Plot>,
+}
+
+/// A plot of the study: named lines of points.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plot {
+    /// A file-name-friendly id.
+    pub id: String,
+    /// The title.
+    pub title: String,
+    /// The x axis label.
+    pub x_label: String,
+    /// The y axis label.
+    pub y_label: String,
+    /// (name, points).
+    pub lines: Vec<(String, Vec<(f64, f64)>)>,
 }
 
 fn pct(e: Estimate) -> String {
@@ -756,12 +773,86 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
             ],
         ],
     });
+    let plots = plots(jobs, results);
     StudyReport {
         config,
         tables,
         comparisons,
         swc_offsets,
+        plots,
     }
+}
+
+/// The plots: page loads against load, the lockout grid, splitting.
+fn plots(jobs: &[Job], results: &[Option<JobResult>]) -> Vec<Plot> {
+    let mut out = Vec::new();
+    let lines = (0..LIMITERS.len())
+        .map(|i| {
+            let points = (0..LOADS.len())
+                .filter_map(|l| {
+                    find(jobs, results, &JobKind::Honest { shape: 2, load: l })
+                        .map(|r| (100.0 * LOADS[l], 100.0 * served(r, i).mean))
+                })
+                .collect();
+            (LIMITERS[i].to_string(), points)
+        })
+        .collect();
+    out.push(Plot {
+        id: "honest-page-loads".into(),
+        title: "An honest page-load client: share served against load".into(),
+        x_label: "load (% of the limit)".into(),
+        y_label: "% served".into(),
+        lines,
+    });
+    let mut lines: Vec<(String, Vec<(f64, f64)>)> = RETRY_RATES
+        .iter()
+        .map(|&rate| {
+            let points = RETRY_TRIES
+                .iter()
+                .filter_map(|&tries| {
+                    find(jobs, results, &JobKind::Retry { rate, tries })
+                        .map(|r| (f64::from(tries), 100.0 * served(r, 1).mean))
+                })
+                .collect();
+            (format!("{rate}/min, rejects recorded"), points)
+        })
+        .collect();
+    let open = RETRY_TRIES
+        .iter()
+        .filter_map(|&tries| {
+            find(jobs, results, &JobKind::Retry { rate: 25, tries })
+                .map(|r| (f64::from(tries), 100.0 * served(r, 0).mean))
+        })
+        .collect();
+    lines.push(("25/min, not recorded".into(), open));
+    out.push(Plot {
+        id: "lockout".into(),
+        title: "A retrying client after a spike of 200: share served over 200 minutes".into(),
+        x_label: "tries per request".into(),
+        y_label: "% served".into(),
+        lines,
+    });
+    let mut lines = Vec::new();
+    for shape in [0usize, 2] {
+        if let Some(r) = find(jobs, results, &JobKind::Split { shape }) {
+            for (offset, name) in [(0, "sliding log"), (1, "token bucket")] {
+                let points = SERVERS
+                    .iter()
+                    .enumerate()
+                    .map(|(j, &k)| (f64::from(k), 100.0 * served(r, 2 * j + offset).mean))
+                    .collect();
+                lines.push((format!("{name}, {}", SHAPES[shape]), points));
+            }
+        }
+    }
+    out.push(Plot {
+        id: "split".into(),
+        title: "Splitting a limit across K servers, 80% load".into(),
+        x_label: "servers K".into(),
+        y_label: "% served".into(),
+        lines,
+    });
+    out
 }
 
 impl Table {
