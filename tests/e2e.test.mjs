@@ -268,6 +268,7 @@ test('the quick study runs in workers, reports progress, and equals the command 
   const out = JSON.parse(execFileSync(cli, ['study', '--runs', '5', '--minutes', '200', '--seed', '1', '--format', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
   const honest = out.tables.find((x) => x.id === 'honest');
   assert.deepEqual(pageRows, honest.rows, 'the page and the CLI agree cell for cell');
+  assert.equal(await page.locator('#study-plots canvas[data-drawn=true]').count(), 3, 'the three study plots are drawn');
   for (const id of ['attacker', 'counter-offsets', 'lockout', 'split', 'theory', 'checks']) {
     assert.ok(await page.locator(`table[data-table=${id}] tbody tr`).count() > 1, `table ${id} is drawn`);
   }

@@ -337,6 +337,21 @@ function startStudy() {
 
   function render(study) {
     rendering = false;
+    const box = $('study-plots');
+    for (const [id, title] of study.plots()) {
+      let c = $(`study-plot-${id}`);
+      if (!c) {
+        c = document.createElement('canvas');
+        c.id = `study-plot-${id}`;
+        c.width = Math.max(280, Math.min(880, box.clientWidth || 880));
+        c.height = 260;
+        c.setAttribute('role', 'img');
+        c.setAttribute('aria-label', title);
+        box.append(c);
+      }
+      study.drawPlot(id, c.id, dark());
+      c.dataset.drawn = 'true';
+    }
     const tables = study.tables();
     $('study-tables').replaceChildren(...tables.map((t) => {
       const table = document.createElement('table');

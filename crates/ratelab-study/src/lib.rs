@@ -1,9 +1,13 @@
 //! The page's study module: the essay's whole study behind a wasm-bindgen handle. The page
 //! loads it only when a reader runs the study; each Web Worker holds one [`Study`] to run jobs,
-//! and the page holds one to collect their results and assemble the tables. It is built for
-//! speed (the page's own module is built for size), and it draws nothing.
+//! and the page holds one to collect their results, assemble the tables and draw the plots. It
+//! is built for speed (the page's own module is built for size) and, being fetched only on
+//! demand, keeps the study's code and its plots out of the page's first load.
 
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
 use ratelab::study::{self, Job, JobResult, StudyConfig};
+use ratelab_charts::{self as charts, Series, Theme, XyChart};
 use wasm_bindgen::prelude::*;
 
 fn js_error(e: impl std::fmt::Display) -> JsValue {
@@ -76,6 +80,49 @@ impl Study {
     pub fn tables(&self) -> Result<JsValue, JsValue> {
         let report = study::assemble(self.config, &self.jobs, &self.results);
         serde_wasm_bindgen::to_value(&report.tables).map_err(js_error)
+    }
+
+    /// The ids and titles of the plots, in order: `[[id, title], ...]`.
+    pub fn plots(&self) -> Result<JsValue, JsValue> {
+        let report = study::assemble(self.config, &self.jobs, &self.results);
+        let ids: Vec<(String, String)> =
+            report.plots.into_iter().map(|p| (p.id, p.title)).collect();
+        serde_wasm_bindgen::to_value(&ids).map_err(js_error)
+    }
+
+    /// Draws the plot `id` from the results so far on the canvas `canvas_id`.
+    #[wasm_bindgen(js_name = drawPlot)]
+    pub fn draw_plot(&self, id: &str, canvas_id: &str, dark: bool) -> Result<(), JsValue> {
+        let report = study::assemble(self.config, &self.jobs, &self.results);
+        let plot = report
+            .plots
+            .iter()
+            .find(|p| p.id == id)
+            .ok_or_else(|| js_error(format!("no plot '{id}'")))?;
+        let series: Vec<Series> = plot
+            .lines
+            .iter()
+            .enumerate()
+            .map(|(i, (name, points))| Series {
+                name: name.clone(),
+                points: points.clone(),
+                color: charts::SERIES[i % charts::SERIES.len()],
+                markers: true,
+            })
+            .collect();
+        let spec = XyChart {
+            title: &plot.title,
+            x_label: &plot.x_label,
+            y_label: &plot.y_label,
+            series: &series,
+            references: &[],
+            y_range: Some((0.0, 105.0)),
+            x_range: None,
+        };
+        let backend = CanvasBackend::new(canvas_id)
+            .ok_or_else(|| js_error(format!("no canvas with id '{canvas_id}'")))?;
+        let theme = if dark { Theme::DARK } else { Theme::LIGHT };
+        charts::xy_chart(&backend.into_drawing_area(), &spec, theme).map_err(js_error)
     }
 
     /// REPRODUCTION.md for the results so far.
