@@ -408,6 +408,8 @@ function startStudy() {
         if (msg.type === 'error') { stop(`A worker failed: ${msg.message}`); return; }
         study.addResult(msg.index, msg.result);
         computeMs += msg.ms;
+        // Per-job simulation time, for comparing wasm with native job by job.
+        (window.__ratelab.jobMs ??= [])[msg.index] = msg.ms;
         const done = study.done();
         progress.value = done;
         status.textContent = `${done} of ${total} jobs`;
