@@ -362,7 +362,13 @@ function startStudy() {
       const body = document.createElement('tbody');
       table.append(body);
       fillTable(table, [t.header, ...t.rows]);
-      return table;
+      if (t.rows.length <= 25) return table;
+      // Long tables (the 51 flood offsets) fold away behind their title.
+      const fold = document.createElement('details');
+      const summary = document.createElement('summary');
+      summary.textContent = t.title;
+      fold.append(summary, table);
+      return fold;
     }));
   }
 
