@@ -445,6 +445,38 @@ pub fn xy_chart<DB: DrawingBackend>(
     area.present().map_err(err)
 }
 
+/// Draws named lines of percentages (0–105 on the y axis), coloured in palette order: the
+/// study's plots, on a canvas in the page and in SVG from the CLI.
+pub fn shares_chart<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    lines: &[(String, Vec<(f64, f64)>)],
+    theme: Theme,
+) -> ChartResult {
+    let series: Vec<Series> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, (name, points))| Series {
+            name: name.clone(),
+            points: points.clone(),
+            color: SERIES[i % SERIES.len()],
+            markers: true,
+        })
+        .collect();
+    let spec = XyChart {
+        title,
+        x_label,
+        y_label,
+        series: &series,
+        references: &[],
+        y_range: Some((0.0, 105.0)),
+        x_range: None,
+    };
+    xy_chart(area, &spec, theme)
+}
+
 /// Draws labelled horizontal bars (one per limiter, say), with a value printed at each end.
 /// It uses the same `f64 × f64` coordinates as the other charts, which keeps the page's wasm
 /// to one copy of plotters' axis code.

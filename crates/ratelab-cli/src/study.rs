@@ -182,30 +182,17 @@ fn write_outputs(dir: &Path, report: &StudyReport) -> Result<(), String> {
 
 /// One of the study's plots as SVG, drawn by the same chart code as the page's.
 pub fn plot_svg(plot: &ratelab::study::Plot) -> Result<String, String> {
-    let series: Vec<Series> = plot
-        .lines
-        .iter()
-        .enumerate()
-        .map(|(i, (name, points))| Series {
-            name: name.clone(),
-            points: points.clone(),
-            color: charts::SERIES[i % charts::SERIES.len()],
-            markers: true,
-        })
-        .collect();
-    let spec = XyChart {
-        title: &plot.title,
-        x_label: &plot.x_label,
-        y_label: &plot.y_label,
-        series: &series,
-        references: &[],
-        y_range: Some((0.0, 105.0)),
-        x_range: None,
-    };
     let mut svg = String::new();
     {
         let area = SVGBackend::with_string(&mut svg, (800, 400)).into_drawing_area();
-        charts::xy_chart(&area, &spec, Theme::LIGHT)?;
+        charts::shares_chart(
+            &area,
+            &plot.title,
+            &plot.x_label,
+            &plot.y_label,
+            &plot.lines,
+            Theme::LIGHT,
+        )?;
     }
     Ok(svg)
 }

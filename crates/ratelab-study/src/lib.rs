@@ -7,7 +7,7 @@
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use ratelab::study::{self, Job, JobResult, StudyConfig};
-use ratelab_charts::{self as charts, Series, Theme, XyChart};
+use ratelab_charts::{self as charts, Theme};
 use wasm_bindgen::prelude::*;
 
 fn js_error(e: impl std::fmt::Display) -> JsValue {
@@ -99,30 +99,18 @@ impl Study {
             .iter()
             .find(|p| p.id == id)
             .ok_or_else(|| js_error(format!("no plot '{id}'")))?;
-        let series: Vec<Series> = plot
-            .lines
-            .iter()
-            .enumerate()
-            .map(|(i, (name, points))| Series {
-                name: name.clone(),
-                points: points.clone(),
-                color: charts::SERIES[i % charts::SERIES.len()],
-                markers: true,
-            })
-            .collect();
-        let spec = XyChart {
-            title: &plot.title,
-            x_label: &plot.x_label,
-            y_label: &plot.y_label,
-            series: &series,
-            references: &[],
-            y_range: Some((0.0, 105.0)),
-            x_range: None,
-        };
         let backend = CanvasBackend::new(canvas_id)
             .ok_or_else(|| js_error(format!("no canvas with id '{canvas_id}'")))?;
         let theme = if dark { Theme::DARK } else { Theme::LIGHT };
-        charts::xy_chart(&backend.into_drawing_area(), &spec, theme).map_err(js_error)
+        charts::shares_chart(
+            &backend.into_drawing_area(),
+            &plot.title,
+            &plot.x_label,
+            &plot.y_label,
+            &plot.lines,
+            theme,
+        )
+        .map_err(js_error)
     }
 
     /// REPRODUCTION.md for the results so far.
