@@ -148,26 +148,7 @@ function start(bindings) {
 
   function runCompare(controls) {
     const rows = lab.compare(controls);
-    const box = $('multiples');
-    if (box.children.length !== rows.length) {
-      box.replaceChildren(...rows.map((row, i) => {
-        const fig = document.createElement('figure');
-        const c = document.createElement('canvas');
-        c.id = `multiple-${i}`;
-        c.width = 420;
-        c.height = 200;
-        c.setAttribute('role', 'img');
-        const cap = document.createElement('figcaption');
-        fig.append(c, cap);
-        return fig;
-      }));
-    }
-    rows.forEach((row, i) => {
-      const fig = box.children[i];
-      fig.querySelector('figcaption').textContent = row.limiter;
-      fig.querySelector('canvas').setAttribute('aria-label', `${row.limiter}: admitted in the trailing window over time`);
-    });
-    lab.drawCompare(rows.map((_, i) => `multiple-${i}`), dark());
+    drawMultiples(lab, rows, 'multiples', 'multiple', 200);
     const body = $('compare-table').tBodies[0];
     body.replaceChildren(...rows.map((row) => {
       const tr = document.createElement('tr');
@@ -243,27 +224,34 @@ function fillTable(table, rows) {
   }));
 }
 
+/** Small multiples: one captioned canvas per compared algorithm in `boxId`, drawn by `lab`. */
+function drawMultiples(lab, rows, boxId, prefix, height) {
+  const box = $(boxId);
+  if (box.children.length !== rows.length) {
+    box.replaceChildren(...rows.map((_, i) => {
+      const fig = document.createElement('figure');
+      const c = document.createElement('canvas');
+      c.id = `${prefix}-${i}`;
+      c.width = 420;
+      c.height = height;
+      c.setAttribute('role', 'img');
+      fig.append(c, document.createElement('figcaption'));
+      return fig;
+    }));
+  }
+  rows.forEach((row, i) => {
+    const fig = box.children[i];
+    fig.querySelector('figcaption').textContent = row.limiter;
+    fig.querySelector('canvas').setAttribute('aria-label', `${row.limiter}: admitted in the trailing window over time`);
+  });
+  lab.drawCompare(rows.map((_, i) => `${prefix}-${i}`), dark());
+}
+
 /** Section 1: every algorithm on one page-load client, as small multiples and a table. */
 function drawRules(lab) {
   const controls = { algorithm: 'sliding-log', capacity: 100, limit: 100, windowS: 60, traffic: 'page-loads', load: 0.8, seed: 3, minutes: 10, attack: 'none', recordRejects: false, leakyMode: 'meter' };
   const rows = lab.compare(controls);
-  const box = $('rules-multiples');
-  if (box.children.length !== rows.length) {
-    box.replaceChildren(...rows.map((row, i) => {
-      const fig = document.createElement('figure');
-      const c = document.createElement('canvas');
-      c.id = `rules-${i}`;
-      c.width = 420;
-      c.height = 180;
-      c.setAttribute('role', 'img');
-      c.setAttribute('aria-label', `${row.limiter}: admitted in the trailing window over ten minutes`);
-      const cap = document.createElement('figcaption');
-      cap.textContent = row.limiter;
-      fig.append(c, cap);
-      return fig;
-    }));
-  }
-  lab.drawCompare(rows.map((_, i) => `rules-${i}`), dark());
+  drawMultiples(lab, rows, 'rules-multiples', 'rules', 180);
   const rowsText = rows.map((r) => [r.limiter, pct(r.servedShare), String(r.worstWindow), r.bound == null ? '–' : String(r.bound)]);
   fillTable($('rules-table'), [['Algorithm', 'Served', 'Busiest window', 'Worst case in theory'], ...rowsText]);
   return { table: [] };
