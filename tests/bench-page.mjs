@@ -1,11 +1,13 @@
 // A measured run of the built page in headless Chromium: transfer size, time to the first
 // figure, and the time of a dial move (re-simulate and redraw a 10-minute scenario).
-// `node tests/bench-page.mjs` after `trunk build --release --offline`; the README has the numbers.
+// `node tests/bench-page.mjs` after `trunk build --release --offline` and
+// `cargo build --release -p ratelab-cli`; the README has the numbers.
 import { chromium } from 'playwright-core';
 import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { serve } from './serve.mjs';
+import { spawnSync } from 'node:child_process';
 
 const dist = new URL('../dist', import.meta.url).pathname;
 const files = readdirSync(dist).filter((f) => /\.(wasm|js|css|html)$/.test(f));
@@ -36,20 +38,40 @@ for (let i = 0; i < 5; i++) {
   }
   await page.close();
 }
-// The essay-size study in Web Workers, against the CLI's time for the same work.
-const page = await browser.newPage();
-await page.goto(`http://127.0.0.1:${server.address().port}/`);
-await page.waitForSelector('#lab[data-ready=true]');
-await page.check('#study-full');
-await page.click('[data-testid=run-study]');
-await page.waitForSelector('[data-testid=study-done]', { state: 'attached', timeout: 600000 });
-const studyMs = Number(await page.textContent('[data-testid=study-done]'));
-const computeMs = await page.evaluate(() => window.__ratelab.studyComputeMs);
-const workers = await page.evaluate(() => navigator.hardwareConcurrency);
+// The essay-size study in Web Workers: the honest-client table alone, then every experiment on
+// all cores, then every experiment in one worker against the CLI on one thread (the same work,
+// neither sharing its core).
+async function study({ honestOnly = false, workers = null } = {}) {
+  const page = await browser.newPage();
+  if (workers) await page.addInitScript((n) => Object.defineProperty(navigator, 'hardwareConcurrency', { get: () => n }), workers);
+  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  await page.waitForSelector('#lab[data-ready=true]');
+  await page.check('#study-full');
+  if (honestOnly) await page.check('#study-honest-only');
+  await page.click('[data-testid=run-study]');
+  await page.waitForSelector('[data-testid=study-done]', { state: 'attached', timeout: 600000 });
+  const out = {
+    wallMs: Number(await page.textContent('[data-testid=study-done]')),
+    computeMs: await page.evaluate(() => window.__ratelab.studyComputeMs),
+    workers: await page.evaluate(() => navigator.hardwareConcurrency),
+  };
+  await page.close();
+  return out;
+}
+const honest = [];
+for (let i = 0; i < 3; i++) honest.push(await study({ honestOnly: true }));
+const all = await study();
+const single = await study({ workers: 1 });
+const cli = new URL('../target/release/ratelab', import.meta.url).pathname;
+const native = spawnSync(cli, ['study', '--threads', '1'], { encoding: 'utf8' });
+const nativeMs = native.status === 0 ? 1000 * Number(/([\d.]+) s inside the simulator/.exec(native.stderr)?.[1]) : NaN;
 await browser.close();
 server.close();
 const q = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]; };
 console.log(`transfer (gzip -9): ${gz.map(([f, n]) => `${f} ${(n / 1024).toFixed(1)} KB`).join(', ')}; page load ${(total / 1024).toFixed(1)} KB, study on demand ${(later / 1024).toFixed(1)} KB`);
 console.log(`first figure drawn after load: median ${q(firsts, 0.5).toFixed(0)} ms, max ${Math.max(...firsts).toFixed(0)} ms (${firsts.length} loads)`);
-console.log(`essay-size study (all experiments, ${workers} workers): ${(studyMs / 1000).toFixed(2)} s wall, ${(computeMs / 1000).toFixed(2)} s inside the simulator summed over jobs`);
+console.log(`essay-size honest-client table alone, ${honest[0].workers} workers: ${honest.map((h) => (h.wallMs / 1000).toFixed(2)).join(', ')} s wall (${honest.length} runs)`);
+console.log(`essay-size study, every experiment, ${all.workers} workers: ${(all.wallMs / 1000).toFixed(2)} s wall, ${(all.computeMs / 1000).toFixed(2)} s inside the simulator summed over jobs`);
+console.log(`same work on one core: wasm in 1 worker ${(single.computeMs / 1000).toFixed(2)} s, native (ratelab study --threads 1) ${(nativeMs / 1000).toFixed(2)} s: ${(single.computeMs / nativeMs).toFixed(2)}x`);
+if (native.status !== 0) console.log(`(build the CLI first: cargo build --release -p ratelab-cli) ${native.stderr}`);
 console.log(`dial move (re-simulate + redraw, 10-minute scenario): p50 ${q(moves, 0.5).toFixed(2)} ms, p95 ${q(moves, 0.95).toFixed(2)} ms, max ${Math.max(...moves).toFixed(2)} ms (${moves.length} moves)`);

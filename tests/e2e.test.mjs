@@ -278,5 +278,13 @@ test('the quick study runs in workers, reports progress, and equals the command 
   await page.click('[data-testid=cancel-study]');
   assert.match(await page.textContent('#study-status'), /Cancelled/);
   assert.equal(await page.isEnabled('[data-testid=run-study]'), true);
+  // The honest-client table alone: its 20 jobs, the same cells, and no other table.
+  await page.check('#study-honest-only');
+  await page.click('[data-testid=run-study]');
+  await page.waitForSelector('[data-testid=study-done]', { state: 'attached', timeout: 120000 });
+  assert.equal(await page.evaluate(() => document.querySelector('[data-testid=study-progress]').max), 20);
+  const alone = await page.evaluate(() => [...document.querySelectorAll('table[data-table=honest] tbody tr')].slice(1).map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.deepEqual(alone, honest.rows, 'the honest table alone equals the CLI too');
+  assert.equal(await page.locator('table[data-table=lockout]').count(), 0, 'no other table');
   assert.deepEqual(problems, []);
 });

@@ -372,6 +372,7 @@ function startStudy() {
   button.addEventListener('click', async () => {
     const full = $('study-full').checked;
     const size = full ? { runs: 20, minutes: 2000, seed: 1 } : { runs: 5, minutes: 200, seed: 1 };
+    size.honestOnly = $('study-honest-only').checked;
     button.disabled = true;
     let Study;
     try {
@@ -380,11 +381,13 @@ function startStudy() {
       stop(`The study could not start: ${e.message}`);
       return;
     }
-    const study = new Study(size.runs, size.minutes, size.seed);
+    const study = new Study(size.runs, size.minutes, size.seed, size.honestOnly);
     const total = study.jobs();
     progress.max = total;
     progress.value = 0;
     $('study-done')?.remove();
+    $('study-plots').replaceChildren();
+    $('study-tables').replaceChildren();
     $('study-repro').hidden = true;
     button.disabled = true;
     cancel.disabled = false;

@@ -10,7 +10,7 @@ onmessage = async (event) => {
   try {
     if (msg.type === 'init') {
       await wasm_bindgen({ module_or_path: 'ratelab-study_bg.wasm' });
-      study = new wasm_bindgen.Study(msg.runs, msg.minutes, msg.seed);
+      study = new wasm_bindgen.Study(msg.runs, msg.minutes, msg.seed, msg.honestOnly);
       postMessage({ type: 'ready' });
     } else if (msg.type === 'job') {
       const t0 = performance.now();

@@ -92,7 +92,7 @@ pub fn run(
 ) -> Result<StudyReport, String> {
     let mut jobs = plan(config).map_err(|e| e.to_string())?;
     if honest_only {
-        jobs.retain(|j| matches!(j.kind, ratelab::study::JobKind::Honest { .. }));
+        ratelab::study::keep_honest(&mut jobs);
     }
     let threads =
         threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));

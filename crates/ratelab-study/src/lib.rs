@@ -26,15 +26,19 @@ pub struct Study {
 
 #[wasm_bindgen]
 impl Study {
-    /// The study at `runs` runs of `minutes` minutes, seeded with `seed`.
+    /// The study at `runs` runs of `minutes` minutes, seeded with `seed`; with `honest_only`,
+    /// just the honest-client table's jobs (as `ratelab study --only honest`).
     #[wasm_bindgen(constructor)]
-    pub fn new(runs: u32, minutes: u32, seed: u32) -> Result<Study, JsValue> {
+    pub fn new(runs: u32, minutes: u32, seed: u32, honest_only: bool) -> Result<Study, JsValue> {
         let config = StudyConfig {
             runs,
             minutes: u64::from(minutes),
             seed: u64::from(seed),
         };
-        let jobs = study::plan(config).map_err(js_error)?;
+        let mut jobs = study::plan(config).map_err(js_error)?;
+        if honest_only {
+            study::keep_honest(&mut jobs);
+        }
         let results = vec![None; jobs.len()];
         Ok(Study {
             config,
@@ -76,17 +80,25 @@ impl Study {
         Ok(())
     }
 
-    /// The tables so far (cells whose jobs are still running are left out).
+    /// The tables so far (cells whose jobs are still running are left out, and so are tables
+    /// with no rows yet).
     pub fn tables(&self) -> Result<JsValue, JsValue> {
-        let report = study::assemble(self.config, &self.jobs, &self.results);
+        let mut report = study::assemble(self.config, &self.jobs, &self.results);
+        report.tables.retain(|t| !t.rows.is_empty());
         serde_wasm_bindgen::to_value(&report.tables).map_err(js_error)
     }
 
     /// The ids and titles of the plots, in order: `[[id, title], ...]`.
     pub fn plots(&self) -> Result<JsValue, JsValue> {
         let report = study::assemble(self.config, &self.jobs, &self.results);
-        let ids: Vec<(String, String)> =
-            report.plots.into_iter().map(|p| (p.id, p.title)).collect();
+        // A plot with no points yet (or none in this study, as with the honest table alone)
+        // is left out.
+        let ids: Vec<(String, String)> = report
+            .plots
+            .into_iter()
+            .filter(|p| p.lines.iter().any(|(_, points)| !points.is_empty()))
+            .map(|p| (p.id, p.title))
+            .collect();
         serde_wasm_bindgen::to_value(&ids).map_err(js_error)
     }
 

@@ -125,6 +125,7 @@ impl Auditor {
     /// each decision, using the lags [`WindowEdge::advance`] computed for the chunk; returns how
     /// many were admitted. `first` is the index of the chunk's first arrival in the run. An
     /// auditor is used either this way or through [`Auditor::record`], never both.
+    #[inline(never)]
     pub fn decide_lagged(
         &mut self,
         times: &[Micros],
@@ -262,7 +263,8 @@ impl WindowEdge {
     }
 
     /// Takes the next chunk of arrivals; returns the run index of its first arrival and the lag
-    /// of each of its arrivals.
+    /// of each of its arrivals. Never inlined (see [`crate::traffic::Arrivals::fill`]).
+    #[inline(never)]
     pub fn advance(&mut self, times: &[Micros]) -> (u64, &[u64]) {
         if self.live > 4096 && self.live * 2 > self.expiries.len() {
             self.expiries.drain(..self.live);

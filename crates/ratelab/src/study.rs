@@ -133,6 +133,12 @@ fn specs(texts: &[&str]) -> Result<Vec<LimiterSpec>, Error> {
     texts.iter().map(|t| LimiterSpec::parse(t)).collect()
 }
 
+/// Keeps only the honest-client table's jobs of a plan (`--only honest`, and the page's
+/// matching option); [`assemble`] then gives that table alone.
+pub fn keep_honest(jobs: &mut Vec<Job>) {
+    jobs.retain(|j| matches!(j.kind, JobKind::Honest { .. }));
+}
+
 /// Every job of the study at `config`'s size, in a fixed order.
 pub fn plan(config: StudyConfig) -> Result<Vec<Job>, Error> {
     let base = |limiters: Vec<LimiterSpec>,

@@ -78,6 +78,11 @@ impl Iterator for Arrivals {
 
 impl Arrivals {
     /// Fills `buf` (cleared first) with up to `n` arrivals; returns false once exhausted.
+    ///
+    /// Never inlined, like the other per-chunk steps: a WebAssembly engine swaps in its
+    /// optimised code for a function only between calls, so a hot loop must be a function
+    /// called often, not inlined into the one call that runs the whole job.
+    #[inline(never)]
     pub fn fill(&mut self, buf: &mut Vec<Micros>, n: usize) -> bool {
         buf.clear();
         // Matching once per chunk, not per arrival, lets each loop be specialised.
