@@ -1,65 +1,13 @@
 // End-to-end tests of the built page (dist/) in Debian's Chromium, driven by playwright-core.
 // Run by `cargo xtask test` after `trunk build`; `node --test tests/` runs them by hand.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
-import { chromium } from 'playwright-core';
-import { serve } from './serve.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setup, open, text, runs, act, root, artifacts, cli } from './helpers.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const artifacts = join(root, 'tests', 'artifacts');
-mkdirSync(artifacts, { recursive: true });
-const cli = [join(root, 'target', 'ci', 'ratelab'), join(root, 'target', 'release', 'ratelab')].find(existsSync);
-
-let server;
-let browser;
-let origin;
-
-before(async () => {
-  server = await serve(join(root, 'dist'));
-  origin = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
-
-/** A fresh page on the lab, with console errors and foreign requests collected. */
-async function open(t, { viewport = { width: 1280, height: 900 }, colorScheme = 'light', path = '/' } = {}) {
-  const context = await browser.newContext({ viewport, colorScheme });
-  const page = await context.newPage();
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`page error: ${e}`));
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(origin) || url.startsWith('data:')) return route.continue();
-    problems.push(`request to another origin: ${url}`);
-    return route.abort();
-  });
-  await page.goto(origin + path);
-  await page.waitForSelector('#lab[data-ready=true]', { timeout: 20000 });
-  t.after(() => context.close());
-  return { page, problems };
-}
-
-const text = (page, id) => page.locator(`[data-testid=${id}]`).textContent();
-const runs = (page) => page.locator('#lab').getAttribute('data-runs').then(Number);
-
-/** Does something to the main figure and waits until the figure has been drawn again. */
-async function act(page, action) {
-  const before = await runs(page);
-  await action();
-  await page.waitForFunction((n) => Number(document.getElementById('lab').dataset.runs) > n, before, { timeout: 10000 });
-}
+setup();
 
 async function readouts(page) {
   return {

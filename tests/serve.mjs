@@ -10,11 +10,14 @@ const TYPES = {
   '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png', '.txt': 'text/plain; charset=utf-8',
 };
 
-export function serve(root, port = 0, host = '127.0.0.1') {
+/** Serves `root` at `/` and, with `subPath` (like `/some/sub/path/`), under that path too, as a
+ * project site on a static host would be. */
+export function serve(root, port = 0, host = '127.0.0.1', subPath = null) {
   const base = resolve(root);
   const server = createServer(async (req, res) => {
     try {
-      const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      if (subPath && path.startsWith(subPath)) path = `/${path.slice(subPath.length)}`;
       let file = normalize(join(base, path));
       if (file !== base && !file.startsWith(base + sep)) { res.writeHead(403).end(); return; }
       if ((await stat(file).catch(() => null))?.isDirectory()) file = join(file, 'index.html');

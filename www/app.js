@@ -10,11 +10,16 @@ const timings = [];
 window.__ratelab = { timings, runs: 0 };
 
 function start(bindings) {
-  const { Lab } = bindings;
+  const { Lab, decodeState, encodeState } = bindings;
   const lab = new Lab();
   const figure = $('lab');
   let attack = 'none';
   let pending = false;
+  // The link's state is written back only once the reader changes something, so a link with
+  // a bad parameter stays in the address bar as it was given, beside the message about it.
+  let touched = false;
+  const linked = decodeState(location.search);
+  const embedded = linked.embed;
 
   const fields = {
     algorithm: $('algorithm'), leakyMode: $('leaky-mode'), capacity: $('capacity'), limit: $('limit'),
@@ -130,6 +135,7 @@ function start(bindings) {
     $('explain').textContent = explain(controls, r);
     $('cli').textContent = `ratelab ${r.cli.map((a) => (/^[\w.:=,/-]+$/.test(a) ? a : `'${a}'`)).join(' ')}`;
     if ($('compare').getAttribute('aria-pressed') === 'true') runCompare(controls);
+    writeState(controls);
     timings.push(performance.now() - t0);
     // Time from navigation start to the first figure drawn, for the page benchmark.
     if (window.__ratelab.firstFigureMs === undefined) window.__ratelab.firstFigureMs = performance.now();
@@ -138,7 +144,50 @@ function start(bindings) {
     figure.dataset.runs = String(window.__ratelab.runs);
   }
 
-  function schedule() {
+  /** Sets the controls from a decoded link and shows what was wrong with it. */
+  function applyState(d) {
+    const c = d.controls;
+    fields.algorithm.value = c.algorithm;
+    fields.leakyMode.value = c.leakyMode;
+    fields.limit.value = String(c.limit);
+    // Widen the dial first: a range input clamps a value above its max.
+    fields.capacity.min = '0';
+    fields.capacity.max = String(Math.max(2 * c.limit, c.capacity));
+    fields.capacity.value = String(c.capacity);
+    fields.windowS.value = String(c.windowS);
+    fields.traffic.value = c.traffic;
+    fields.load.value = String(c.load);
+    fields.seed.value = String(c.seed);
+    fields.recordRejects.checked = c.recordRejects;
+    attack = c.attack;
+    $('compare').setAttribute('aria-pressed', String(d.compare));
+    $('compare-view').hidden = !d.compare;
+    const box = $('url-problems');
+    box.replaceChildren(...d.problems.map((p) => {
+      const li = document.createElement('li');
+      li.textContent = p.message;
+      return li;
+    }));
+    box.hidden = d.problems.length === 0;
+  }
+
+  /** The link to this figure as it stands. */
+  function shareUrl(controls, embed) {
+    const q = encodeState(controls, $('compare').getAttribute('aria-pressed') === 'true');
+    const query = [q, embed ? 'embed=1' : ''].filter(Boolean).join('&');
+    return new URL(query ? `?${query}` : location.pathname, location.href).href;
+  }
+
+  function writeState(controls) {
+    if (embedded) $('open-full').href = shareUrl(controls, false);
+    if (!touched) return;
+    const url = shareUrl(controls, embedded);
+    if (url !== location.href) history.replaceState(null, '', url);
+  }
+
+  /** Re-runs the figure on the next frame; `user` is false for a resize or a theme change. */
+  function schedule(user = true) {
+    if (user) touched = true;
     syncControls();
     if (!pending) {
       pending = true;
@@ -165,9 +214,21 @@ function start(bindings) {
   }
 
   for (const el of Object.values(fields)) {
-    el.addEventListener('input', schedule);
-    el.addEventListener('change', schedule);
+    el.addEventListener('input', () => schedule());
+    el.addEventListener('change', () => schedule());
   }
+  $('copy-link').addEventListener('click', () => {
+    let controls;
+    try { controls = readControls(); } catch (e) { showError(e.message); return; }
+    offerCopy($('share-text'), shareUrl(controls, false), 'Link');
+  });
+  $('copy-embed').addEventListener('click', () => {
+    let controls;
+    try { controls = readControls(); } catch (e) { showError(e.message); return; }
+    const src = shareUrl(controls, true);
+    const snippet = `<iframe src="${src.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}" title="ratelab: what a rate limiter lets through" width="100%" height="760" style="border:0" loading="lazy"></iframe>`;
+    offerCopy($('share-text'), snippet, 'Embed code');
+  });
   for (const b of document.querySelectorAll('[data-attack]')) {
     b.addEventListener('click', () => { attack = b.dataset.attack; schedule(); });
   }
@@ -192,19 +253,40 @@ function start(bindings) {
     });
   }
 
+  applyState(linked);
   fitCanvases(figure);
   syncControls();
   runMain();
-  startSections(Lab);
-  startQuiz();
-  startStudy();
-  window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { schedule(); redrawSections(); });
+  if (embedded) {
+    // One figure alone, for an <iframe>: the rest of the page is neither shown nor computed.
+    document.documentElement.classList.add('embed');
+    $('open-full').href = shareUrl(readControls(), false);
+    $('open-full').hidden = false;
+  } else {
+    startSections(Lab);
+    startQuiz();
+    startStudy();
+  }
+  window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { schedule(false); redrawSections(); });
   let resizeTimer = 0;
   window.addEventListener('resize', () => {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(() => { fitCanvases(document); schedule(); redrawSections(); }, 150);
+    resizeTimer = setTimeout(() => { fitCanvases(document); schedule(false); redrawSections(); }, 150);
   });
   figure.dataset.ready = 'true';
+}
+
+/** Shows `text` in a read-only box, selected, and copies it where the browser allows. */
+function offerCopy(box, text, what) {
+  box.value = text;
+  box.hidden = false;
+  $('share-label').hidden = false;
+  box.select();
+  const status = $('share-status');
+  navigator.clipboard?.writeText(text).then(
+    () => { status.textContent = `${what} copied.`; },
+    () => { status.textContent = `${what} selected: copy it with Ctrl+C.`; },
+  ) ?? (status.textContent = `${what} selected: copy it with Ctrl+C.`);
 }
 
 // Section figures: each has its own Lab and is computed when it scrolls into view.
@@ -268,10 +350,11 @@ function startSections(Lab) {
     { el: 'plot-split', name: 'split', canvas: 'plot-split', params: () => ({ seed: 1 }) },
   ];
   for (const def of defs) {
-    const s = { ...def, lab: new Lab(), shown: false };
-    s.draw = () => {
+    const s = { ...def, lab: def.custom ? new Lab() : null, shown: false };
+    s.draw = async () => {
       try {
-        const data = s.custom ? s.custom(s.lab) : s.lab.section(s.name, s.params(), s.canvas, dark());
+        // The section figures live in the on-demand module, loaded when the first one is seen.
+        const data = s.custom ? s.custom(s.lab) : (await loadStudyModule()).section(s.name, s.params(), s.canvas, dark());
         if (s.table) fillTable($(s.table), data.table);
         $(s.el).dataset.drawn = 'true';
       } catch (e) {
@@ -285,7 +368,7 @@ function startSections(Lab) {
       const s = sections.find((x) => $(x.el) === entry.target);
       if (s && entry.isIntersecting && !s.shown) { s.shown = true; s.draw(); }
     }
-  }, { rootMargin: '200px' });
+  }, { rootMargin: '0px' });
   for (const s of sections) observer.observe($(s.el));
   $('ceiling-capacity').addEventListener('input', () => {
     $('ceiling-capacity-out').textContent = $('ceiling-capacity').value;
@@ -298,7 +381,8 @@ function redrawSections() {
   for (const s of sections) if (s.shown) s.draw();
 }
 
-/** Loads the study module (a classic script defining `wasm_bindgen`) once, on first use. */
+/** Loads the on-demand module (a classic script defining `wasm_bindgen`) once, on first use:
+ * the section figures, the study, file import and SVG export. */
 let studyModule;
 function loadStudyModule() {
   studyModule ??= new Promise((resolve, reject) => {
@@ -306,7 +390,7 @@ function loadStudyModule() {
     script.src = 'ratelab-study.js';
     script.onload = () => {
       /* global wasm_bindgen */
-      wasm_bindgen({ module_or_path: 'ratelab-study_bg.wasm' }).then(() => resolve(wasm_bindgen.Study), reject);
+      wasm_bindgen({ module_or_path: 'ratelab-study_bg.wasm' }).then(() => resolve(wasm_bindgen), reject);
     };
     script.onerror = () => reject(new Error('the study module did not load'));
     document.head.append(script);
@@ -376,7 +460,7 @@ function startStudy() {
     button.disabled = true;
     let Study;
     try {
-      Study = await loadStudyModule();
+      ({ Study } = await loadStudyModule());
     } catch (e) {
       stop(`The study could not start: ${e.message}`);
       return;

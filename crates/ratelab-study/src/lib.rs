@@ -6,8 +6,11 @@
 
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
+use plotters_canvas::CanvasBackend as Canvas;
 use ratelab::study::{self, Job, JobResult, StudyConfig};
 use ratelab_charts::{self as charts, Theme};
+use ratelab_charts::{Series, XyChart};
+use ratelab_web::page::{self, SectionData};
 use wasm_bindgen::prelude::*;
 
 fn js_error(e: impl std::fmt::Display) -> JsValue {
@@ -129,4 +132,143 @@ impl Study {
     pub fn reproduction(&self) -> String {
         study::assemble(self.config, &self.jobs, &self.results).reproduction()
     }
+}
+
+// The essay's section figures: computed and drawn here, so the page's first load carries only
+// the main figure. The page loads this module when a section first scrolls into view.
+
+fn theme(dark: bool) -> Theme {
+    if dark {
+        Theme::DARK
+    } else {
+        Theme::LIGHT
+    }
+}
+
+fn canvas(id: &str) -> Result<Canvas, JsValue> {
+    Canvas::new(id).ok_or_else(|| js_error(format!("no canvas with id '{id}'")))
+}
+
+#[wasm_bindgen]
+/// Computes a section's figure, draws it on `canvas_id` and returns its data (with any
+/// table). `name` is one of `ceiling`, `swc-offsets`, `honest`, `lockout`, `split`,
+/// `boundary-table`.
+pub fn section(
+    name: &str,
+    params: JsValue,
+    canvas_id: &str,
+    dark: bool,
+) -> Result<JsValue, JsValue> {
+    let p: SectionParams = serde_wasm_bindgen::from_value(params).map_err(js_error)?;
+    let theme = theme(dark);
+    let data: SectionData = match name {
+        "ceiling" => page::bucket_ceiling(p.limit, p.capacity),
+        "swc-offsets" => page::swc_offsets(p.limit),
+        "honest" => page::honest_client(&p.traffic, p.load, p.seed),
+        "lockout" => page::lockout(p.limit, p.seed),
+        "split" => page::split(p.seed),
+        "boundary-table" => page::boundary_table(p.limit),
+        other => return Err(js_error(format!("unknown section '{other}'"))),
+    }
+    .map_err(js_error)?;
+    if !canvas_id.is_empty() {
+        draw_section(name, &data, &p, canvas_id, theme)?;
+    }
+    serde_wasm_bindgen::to_value(&data).map_err(js_error)
+}
+
+/// Parameters a section figure may take.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct SectionParams {
+    limit: u64,
+    capacity: u64,
+    traffic: String,
+    load: f64,
+    seed: u64,
+}
+
+impl Default for SectionParams {
+    fn default() -> Self {
+        SectionParams {
+            limit: 100,
+            capacity: 100,
+            traffic: "page-loads".into(),
+            load: 0.8,
+            seed: 1,
+        }
+    }
+}
+
+fn draw_section(
+    name: &str,
+    data: &SectionData,
+    p: &SectionParams,
+    canvas_id: &str,
+    theme: Theme,
+) -> Result<(), JsValue> {
+    let area = canvas(canvas_id)?.into_drawing_area();
+    if name == "honest" {
+        let bars: Vec<(String, f64, RGBColor)> = data
+            .lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                (
+                    l.name.clone(),
+                    l.points.first().map_or(0.0, |p| p.1),
+                    charts::SERIES[i % charts::SERIES.len()],
+                )
+            })
+            .collect();
+        let title = format!(
+            "Share of an honest {} client served at {:.0}% of the limit",
+            p.traffic,
+            100.0 * p.load
+        );
+        return charts::bar_chart(&area, &title, &bars, 100.0, "%", theme).map_err(js_error);
+    }
+    let series: Vec<Series> = data
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| Series {
+            name: l.name.clone(),
+            points: l.points.clone(),
+            color: charts::SERIES[i % charts::SERIES.len()],
+            markers: true,
+        })
+        .collect();
+    let (title, x_label, y_label) = match name {
+        "ceiling" => (
+            "Worst window of a token bucket against its capacity",
+            "capacity B",
+            "requests in the worst window",
+        ),
+        "swc-offsets" => (
+            "Sliding-window counter: worst window against the flood's start",
+            "flood starts this far into a window (s)",
+            "requests in the worst window",
+        ),
+        "lockout" => (
+            "A retrying client after one spike",
+            "tries per request",
+            "% of requests served",
+        ),
+        _ => (
+            "Splitting the limit across servers",
+            "servers K",
+            "% of requests served",
+        ),
+    };
+    let spec = XyChart {
+        title,
+        x_label,
+        y_label,
+        series: &series,
+        references: &data.references,
+        y_range: None,
+        x_range: None,
+    };
+    charts::xy_chart(&area, &spec, theme).map_err(js_error)
 }

@@ -72,21 +72,3 @@ fn bad_controls_come_back_as_messages() {
         .expect_err("not controls");
     assert!(err.as_string().is_some());
 }
-
-#[wasm_bindgen_test]
-fn every_section_computes_and_draws() {
-    canvas("section");
-    let mut lab = Lab::new();
-    for name in [
-        "ceiling",
-        "swc-offsets",
-        "honest",
-        "lockout",
-        "split",
-        "boundary-table",
-    ] {
-        let params = js_sys::Object::new();
-        lab.section(name, params.into(), "section", true)
-            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
-    }
-}

@@ -212,16 +212,13 @@ fn test() -> Result {
         .concat(),
         &chromedriver,
     )?;
-    run(
-        "cargo",
-        &[
-            &["test", "-p", "ratelab-web"][..],
-            &wasm,
-            &["--test", "browser"],
-        ]
-        .concat(),
-        &chromedriver,
-    )?;
+    for krate in ["ratelab-web", "ratelab-study"] {
+        run(
+            "cargo",
+            &[&["test", "-p", krate][..], &wasm, &["--test", "browser"]].concat(),
+            &chromedriver,
+        )?;
+    }
     step("the page, built and tested end to end in Chromium");
     build_page()?;
     run("node", &["--test", "tests/"], &[])?;

@@ -1,0 +1,176 @@
+//! The page's main-module handle: the main figure's [`Lab`] and the link state.
+
+use crate::page::{self, Controls};
+use crate::state;
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use ratelab::sim::Trace;
+use ratelab_charts::{self as charts, Series, Theme, XyChart};
+use wasm_bindgen::prelude::*;
+
+/// The most points a plotted series keeps; plotters-canvas costs about 100 ns a point.
+const MAX_POINTS: usize = 3_000;
+
+/// One figure's state: its controls, its last run and that run's decisions.
+#[wasm_bindgen]
+#[derive(Debug, Default)]
+pub struct Lab {
+    controls: Controls,
+    readout: Option<page::Readout>,
+    trace: Trace,
+    compared: Vec<(page::CompareRow, Trace)>,
+}
+
+fn js_error(e: impl std::fmt::Display) -> JsValue {
+    JsValue::from_str(&e.to_string())
+}
+
+fn theme(dark: bool) -> Theme {
+    if dark {
+        Theme::DARK
+    } else {
+        Theme::LIGHT
+    }
+}
+
+fn canvas(id: &str) -> Result<CanvasBackend, JsValue> {
+    CanvasBackend::new(id).ok_or_else(|| js_error(format!("no canvas with id '{id}'")))
+}
+
+#[wasm_bindgen]
+impl Lab {
+    /// A figure with the default controls and no run yet.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Lab {
+        Lab::default()
+    }
+
+    /// Runs the figure with `controls`; returns its read-outs, or a message naming the bad
+    /// control and what it accepts.
+    pub fn run(&mut self, controls: JsValue) -> Result<JsValue, JsValue> {
+        let controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
+        let (readout, trace) = page::run(&controls).map_err(js_error)?;
+        let out = serde_wasm_bindgen::to_value(&readout).map_err(js_error)?;
+        self.controls = controls;
+        self.readout = Some(readout);
+        self.trace = trace;
+        Ok(out)
+    }
+
+    /// Draws the last run: requests per bin, the trailing-window count, the admitted share.
+    pub fn draw(
+        &self,
+        arrivals: &str,
+        window: &str,
+        share: &str,
+        dark: bool,
+    ) -> Result<(), JsValue> {
+        let Some(readout) = &self.readout else {
+            return Err(js_error("nothing has run yet"));
+        };
+        let theme = theme(dark);
+        let horizon = (readout.horizon_s * 1e6) as u64;
+        let window_us = self.controls.window_s * 1_000_000;
+        let bins = (horizon / (window_us / 12).max(1)).clamp(12, 240) as usize;
+        let binned = charts::bin_decisions(&self.trace.times, &self.trace.admitted, horizon, bins);
+        charts::arrivals_chart(&canvas(arrivals)?.into_drawing_area(), &binned, theme)
+            .map_err(js_error)?;
+        let (admitted_s, _) = page::window_series(&self.trace);
+        let (xs, ys) = charts::window_steps(&admitted_s, self.controls.window_s as f64);
+        let (xs, ys) = charts::decimate_max(&xs, &ys, MAX_POINTS);
+        charts::window_chart(
+            &canvas(window)?.into_drawing_area(),
+            &xs,
+            &ys,
+            readout.limit as f64,
+            readout.bound.map(|b| b as f64),
+            readout.horizon_s,
+            theme,
+        )
+        .map_err(js_error)?;
+        let (sx, sy) = page::share_series(&self.trace);
+        let (sx, sy) = charts::decimate_max(&sx, &sy, MAX_POINTS);
+        let series = [Series {
+            name: "admitted so far, % of offered".into(),
+            points: sx.into_iter().zip(sy).collect(),
+            color: charts::BLUE,
+            markers: false,
+        }];
+        let spec = XyChart {
+            title: "Admitted share so far",
+            x_label: "time (s)",
+            y_label: "%",
+            series: &series,
+            references: &[],
+            y_range: Some((0.0, 105.0)),
+            x_range: Some((0.0, readout.horizon_s)),
+        };
+        charts::xy_chart(&canvas(share)?.into_drawing_area(), &spec, theme).map_err(js_error)
+    }
+
+    /// Runs every algorithm on the same arrivals as `controls`; returns the table rows.
+    pub fn compare(&mut self, controls: JsValue) -> Result<JsValue, JsValue> {
+        let controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
+        self.compared = page::compare(&controls).map_err(js_error)?;
+        self.controls = controls;
+        let rows: Vec<&page::CompareRow> = self.compared.iter().map(|(r, _)| r).collect();
+        serde_wasm_bindgen::to_value(&rows).map_err(js_error)
+    }
+
+    /// Draws each compared algorithm's trailing-window count on the canvas of the same index.
+    #[wasm_bindgen(js_name = drawCompare)]
+    pub fn draw_compare(&self, canvas_ids: Vec<String>, dark: bool) -> Result<(), JsValue> {
+        let theme = theme(dark);
+        let limit = self.controls.limit as f64;
+        let x_max = self
+            .compared
+            .iter()
+            .flat_map(|(_, t)| t.times.last())
+            .max()
+            .map_or(1.0, |&t| t as f64 / 1e6);
+        for ((row, trace), id) in self.compared.iter().zip(&canvas_ids) {
+            let (admitted_s, _) = page::window_series(trace);
+            let (xs, ys) = charts::window_steps(&admitted_s, self.controls.window_s as f64);
+            let (xs, ys) = charts::decimate_max(&xs, &ys, MAX_POINTS / 4);
+            let area = canvas(id)?.into_drawing_area();
+            charts::window_chart(
+                &area,
+                &xs,
+                &ys,
+                limit,
+                row.bound.map(|b| b as f64),
+                x_max,
+                theme,
+            )
+            .map_err(js_error)?;
+        }
+        Ok(())
+    }
+
+    /// Times of the trailing-window series (seconds), for embedders and tests.
+    #[wasm_bindgen(js_name = windowTimes)]
+    pub fn window_times(&self) -> js_sys::Float64Array {
+        let (xs, _) = page::window_series(&self.trace);
+        js_sys::Float64Array::from(xs.as_slice())
+    }
+
+    /// Counts of the trailing-window series.
+    #[wasm_bindgen(js_name = windowCounts)]
+    pub fn window_counts(&self) -> js_sys::Float64Array {
+        let (_, ys) = page::window_series(&self.trace);
+        js_sys::Float64Array::from(ys.as_slice())
+    }
+}
+
+/// Reads the main figure's state from a query string: `{controls, compare, embed, problems}`.
+#[wasm_bindgen(js_name = decodeState)]
+pub fn decode_state(query: &str) -> Result<JsValue, JsValue> {
+    serde_wasm_bindgen::to_value(&state::decode(query)).map_err(js_error)
+}
+
+/// The query string (without `?`) for `controls`, holding only what differs from the defaults.
+#[wasm_bindgen(js_name = encodeState)]
+pub fn encode_state(controls: JsValue, compare: bool) -> Result<String, JsValue> {
+    let controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
+    Ok(state::encode(&controls, compare))
+}

@@ -1,0 +1,65 @@
+// Shared set-up of the end-to-end tests: the built page (dist/) served on loopback, Debian's
+// Chromium through playwright-core, and a page opener that fails a test on console errors or
+// on any request to another origin.
+import { before, after } from 'node:test';
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { serve } from './serve.mjs';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const artifacts = join(root, 'tests', 'artifacts');
+mkdirSync(artifacts, { recursive: true });
+export const cli = [join(root, 'target', 'ci', 'ratelab'), join(root, 'target', 'release', 'ratelab')].find(existsSync);
+
+let server;
+export let browser;
+export let origin;
+
+/** Registers the file's before and after hooks: one server and one browser per test file. */
+export function setup() {
+before(async () => {
+  server = await serve(join(root, 'dist'), 0, '127.0.0.1', '/some/sub/path/');
+  origin = `http://127.0.0.1:${server.address().port}`;
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+}
+
+/** A fresh page on the lab, with console errors and foreign requests collected. */
+export async function open(t, { viewport = { width: 1280, height: 900 }, colorScheme = 'light', path = '/' } = {}) {
+  const context = await browser.newContext({ viewport, colorScheme });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e}`));
+  await page.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(origin) || url.startsWith('data:')) return route.continue();
+    problems.push(`request to another origin: ${url}`);
+    return route.abort();
+  });
+  await page.goto(origin + path);
+  await page.waitForSelector('#lab[data-ready=true]', { timeout: 20000 });
+  t.after(() => context.close());
+  return { page, problems };
+}
+
+export const text = (page, id) => page.locator(`[data-testid=${id}]`).textContent();
+export const runs = (page) => page.locator('#lab').getAttribute('data-runs').then(Number);
+
+/** Does something to the main figure and waits until the figure has been drawn again. */
+export async function act(page, action) {
+  const before = await runs(page);
+  await action();
+  await page.waitForFunction((n) => Number(document.getElementById('lab').dataset.runs) > n, before, { timeout: 10000 });
+}
+
