@@ -3,7 +3,11 @@
 // from a sub-path of a static host.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setup, open, text, act, origin } from './helpers.mjs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setup, open, text, act, origin, cli } from './helpers.mjs';
 
 setup();
 
@@ -124,5 +128,71 @@ test('the built site works from a sub-path, with relative URLs only', async (t) 
   const requested = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname));
   assert.ok(requested.length > 3);
   for (const p of requested) assert.ok(p.startsWith('/some/sub/path/'), `${p} is under the sub-path`);
+  assert.deepEqual(problems, []);
+});
+
+/** Clicks `selector` and returns the downloaded file's name and contents. */
+async function saved(page, selector) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+  const path = await download.path();
+  return { name: download.suggestedFilename(), body: readFileSync(path) };
+}
+
+const csvRows = (text) => text.trim().split('\n').map((l) => l.split(','));
+
+test('every plot saves as PNG, SVG and CSV, and the files hold what the figure shows', async (t) => {
+  const { page, problems } = await open(t);
+  await act(page, () => page.selectOption('[data-testid=algorithm]', 'fixed-window'));
+  await act(page, () => page.click('[data-testid=boundary-burst]'));
+  const worst = Number(await text(page, 'worst-window'));
+
+  const png = await saved(page, '[data-testid=export-png-plot-window]');
+  assert.equal(png.name, 'ratelab-window.png');
+  assert.deepEqual([...png.body.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG');
+
+  const svg = await saved(page, '[data-testid=export-svg-plot-window]');
+  const doc = svg.body.toString('utf8');
+  assert.match(doc, /^<svg[^>]+width="\d+"/);
+  assert.match(doc, /Admitted in the trailing window/);
+  assert.match(doc, new RegExp(`worst case in theory = ${await text(page, 'bound')}`));
+
+  const windowCsv = csvRows((await saved(page, '[data-testid=export-csv-plot-window]')).body.toString('utf8'));
+  assert.deepEqual(windowCsv[0], ['time_s', 'admitted_in_window', 'limit', 'worst_case']);
+  assert.equal(Math.max(...windowCsv.slice(1).map((r) => Number(r[1]))), worst, 'the busiest window of the CSV is the read-out');
+
+  const bins = csvRows((await saved(page, '[data-testid=export-csv-plot-arrivals]')).body.toString('utf8')).slice(1);
+  const admitted = bins.reduce((s, r) => s + Number(r[2]), 0);
+  const offered = admitted + bins.reduce((s, r) => s + Number(r[3]), 0);
+  assert.equal(`${(100 * admitted / offered).toFixed(1)}%`, await text(page, 'served-share'), 'the bins add up to the share served');
+
+  // A section's plot, computed by the on-demand module.
+  await page.locator('#ceiling').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#plot-ceiling[data-drawn=true]');
+  const ceiling = csvRows((await saved(page, '[data-testid=export-csv-plot-ceiling]')).body.toString('utf8'));
+  assert.deepEqual(ceiling[0], ['series', 'x', 'y']);
+  // The flood's measured worst window is B + L − 1 at every capacity plotted (L = 60).
+  const flood = ceiling.slice(1).filter((r) => r[0] === 'flood (measured)');
+  assert.ok(flood.length >= 20, `${flood.length} capacities`);
+  for (const [, b, worstB] of flood) assert.equal(Number(worstB), Number(b) + 60 - 1, `B = ${b}`);
+  assert.ok(ceiling.some((r) => r[0] === 'limit L = 60'), 'the reference line is in the data');
+  const section = (await saved(page, '[data-testid=export-svg-plot-ceiling]')).body.toString('utf8');
+  assert.match(section, /Worst window of a token bucket against its capacity/);
+  assert.deepEqual(problems, []);
+});
+
+test('the study tables save as CSV and Markdown, equal to the command line', { skip: !cli && 'no ratelab binary built' }, async (t) => {
+  const { page, problems } = await open(t);
+  await page.locator('#study').scrollIntoViewIfNeeded();
+  await page.check('#study-honest-only');
+  await page.click('[data-testid=run-study]');
+  await page.waitForSelector('[data-testid=study-done]', { state: 'attached', timeout: 120000 });
+  const csv = (await saved(page, '[data-testid=export-csv-table-honest]')).body.toString('utf8');
+  const md = (await saved(page, '[data-testid=export-md-table-honest]')).body.toString('utf8');
+  const dir = mkdtempSync(join(tmpdir(), 'ratelab-study-'));
+  execFileSync(cli, ['study', '--runs', '5', '--minutes', '200', '--seed', '1', '--only', 'honest', '--out', dir], { stdio: 'ignore' });
+  assert.equal(csv, readFileSync(join(dir, 'honest.csv'), 'utf8'), 'the same CSV as ratelab study --out');
+  assert.ok(readFileSync(join(dir, 'tables.md'), 'utf8').includes(md.trim()), 'the same Markdown table');
+  const plot = (await saved(page, '[data-testid=export-svg-study-plot-honest-page-loads]')).body.toString('utf8');
+  assert.match(plot, /^<svg/);
   assert.deepEqual(problems, []);
 });

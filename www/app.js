@@ -197,7 +197,7 @@ function start(bindings) {
 
   function runCompare(controls) {
     const rows = lab.compare(controls);
-    drawMultiples(lab, rows, 'multiples', 'multiple', 200);
+    drawMultiples(lab, rows, 'multiples', 'multiple', 200, controls);
     const body = $('compare-table').tBodies[0];
     body.replaceChildren(...rows.map((row) => {
       const tr = document.createElement('tr');
@@ -254,6 +254,7 @@ function start(bindings) {
   }
 
   applyState(linked);
+  ['plot-window', 'plot-arrivals', 'plot-share'].forEach((id, i) => addExport($(id), id.slice(5), () => fromView('main', readControls(), i)));
   fitCanvases(figure);
   syncControls();
   runMain();
@@ -274,6 +275,52 @@ function start(bindings) {
     resizeTimer = setTimeout(() => { fitCanvases(document); schedule(false); redrawSections(); }, 150);
   });
   figure.dataset.ready = 'true';
+}
+
+// Export: every plot can be saved as PNG (the canvas itself), as SVG (drawn by the plotters SVG
+// backend from the same chart code, in the on-demand module) and as CSV (the data behind it).
+let download = (name, blob) => {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+};
+
+/** `{svg, csv}` of plot `index` of a view (`main`, `compare`, `section:NAME`), for a canvas. */
+const fromView = (view, params, index) => async (c) => (await loadStudyModule()).exportPlot(view, params, index, c.width, c.height, dark());
+
+/** Puts PNG, SVG and CSV buttons under `canvas` (once); `source()` gives the exporter. */
+function addExport(canvas, name, source) {
+  if (!canvas || canvas.nextElementSibling?.classList.contains('export')) return;
+  const bar = document.createElement('div');
+  bar.className = 'export';
+  bar.setAttribute('role', 'group');
+  const title = canvas.getAttribute('aria-label') || name;
+  bar.setAttribute('aria-label', `Save: ${title}`);
+  for (const kind of ['png', 'svg', 'csv']) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = kind.toUpperCase();
+    b.dataset.testid = `export-${kind}-${canvas.id}`;
+    b.setAttribute('aria-label', `Save ${title} as ${kind.toUpperCase()}`);
+    b.addEventListener('click', async () => {
+      try {
+        if (kind === 'png') {
+          canvas.toBlob((blob) => download(`ratelab-${name}.png`, blob), 'image/png');
+          return;
+        }
+        const out = await source()(canvas);
+        download(`ratelab-${name}.${kind}`, new Blob([out[kind]], { type: kind === 'svg' ? 'image/svg+xml' : 'text/csv' }));
+      } catch (e) {
+        b.closest('[id]').dataset.error = String(e.message ?? e);
+      }
+    });
+    bar.append(b);
+  }
+  canvas.after(bar);
 }
 
 /** Shows `text` in a read-only box, selected, and copies it where the browser allows. */
@@ -307,7 +354,7 @@ function fillTable(table, rows) {
 }
 
 /** Small multiples: one captioned canvas per compared algorithm in `boxId`, drawn by `lab`. */
-function drawMultiples(lab, rows, boxId, prefix, height) {
+function drawMultiples(lab, rows, boxId, prefix, height, controls) {
   const box = $(boxId);
   if (box.children.length !== rows.length) {
     box.replaceChildren(...rows.map((_, i) => {
@@ -320,7 +367,9 @@ function drawMultiples(lab, rows, boxId, prefix, height) {
       fig.append(c, document.createElement('figcaption'));
       return fig;
     }));
+    rows.forEach((row, i) => addExport($(`${prefix}-${i}`), `${prefix}-${i}`, () => fromView('compare', box.exportControls, i)));
   }
+  box.exportControls = controls;
   rows.forEach((row, i) => {
     const fig = box.children[i];
     fig.querySelector('figcaption').textContent = row.limiter;
@@ -333,7 +382,7 @@ function drawMultiples(lab, rows, boxId, prefix, height) {
 function drawRules(lab) {
   const controls = { algorithm: 'sliding-log', capacity: 100, limit: 100, windowS: 60, traffic: 'page-loads', load: 0.8, seed: 3, minutes: 10, attack: 'none', recordRejects: false, leakyMode: 'meter' };
   const rows = lab.compare(controls);
-  drawMultiples(lab, rows, 'rules-multiples', 'rules', 180);
+  drawMultiples(lab, rows, 'rules-multiples', 'rules', 180, controls);
   const rowsText = rows.map((r) => [r.limiter, pct(r.servedShare), String(r.worstWindow), r.bound == null ? '–' : String(r.bound)]);
   fillTable($('rules-table'), [['Algorithm', 'Served', 'Busiest window', 'Worst case in theory'], ...rowsText]);
   return { table: [] };
@@ -356,6 +405,7 @@ function startSections(Lab) {
         // The section figures live in the on-demand module, loaded when the first one is seen.
         const data = s.custom ? s.custom(s.lab) : (await loadStudyModule()).section(s.name, s.params(), s.canvas, dark());
         if (s.table) fillTable($(s.table), data.table);
+        if (s.canvas) addExport($(s.canvas), s.name, () => fromView(`section:${s.name}`, s.params(), 0));
         $(s.el).dataset.drawn = 'true';
       } catch (e) {
         $(s.el).dataset.error = String(e.message ?? e);
@@ -420,6 +470,7 @@ function startStudy() {
         c.setAttribute('role', 'img');
         c.setAttribute('aria-label', title);
         box.append(c);
+        addExport(c, id, () => async (cv) => study.exportPlot(id, cv.width, cv.height, dark()));
       }
       study.drawPlot(id, c.id, dark());
       c.dataset.drawn = 'true';
@@ -434,12 +485,29 @@ function startStudy() {
       const body = document.createElement('tbody');
       table.append(body);
       fillTable(table, [t.header, ...t.rows]);
-      if (t.rows.length <= 25) return table;
+      const bar = document.createElement('div');
+      bar.className = 'export';
+      bar.setAttribute('role', 'group');
+      bar.setAttribute('aria-label', `Save the table: ${t.title}`);
+      for (const [kind, ext, type] of [['CSV', 'csv', 'text/csv'], ['Markdown', 'md', 'text/markdown']]) {
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.textContent = kind;
+        b.dataset.testid = `export-${ext}-table-${t.id}`;
+        b.setAttribute('aria-label', `Save the table ${t.title} as ${kind}`);
+        b.addEventListener('click', () => download(`ratelab-study-${t.id}.${ext}`, new Blob([ext === 'csv' ? study.tableCsv(t.id) : study.tableMarkdown(t.id)], { type })));
+        bar.append(b);
+      }
+      if (t.rows.length <= 25) {
+        const wrap = document.createElement('div');
+        wrap.append(table, bar);
+        return wrap;
+      }
       // Long tables (the 51 flood offsets) fold away behind their title.
       const fold = document.createElement('details');
       const summary = document.createElement('summary');
       summary.textContent = t.title;
-      fold.append(summary, table);
+      fold.append(summary, table, bar);
       return fold;
     }));
   }

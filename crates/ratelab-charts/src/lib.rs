@@ -534,6 +534,217 @@ pub fn bar_chart<DB: DrawingBackend>(
     area.present().map_err(err)
 }
 
+/// A chart as data: what the page draws on a canvas, what the export turns into SVG and CSV.
+/// One value, one drawing: [`Plot::draw`] calls the chart functions above on any backend.
+#[derive(Debug, Clone)]
+pub enum Plot {
+    /// Requests per bin, admitted and rejected ([`arrivals_chart`]).
+    Arrivals(Bins),
+    /// The trailing-window count against the limit ([`window_chart`]).
+    Window {
+        /// Step-series times, in seconds.
+        times_s: Vec<f64>,
+        /// The count at each time.
+        counts: Vec<f64>,
+        /// `L`.
+        limit: f64,
+        /// The theoretical worst case, if known.
+        bound: Option<f64>,
+        /// Where the time axis ends.
+        x_max: f64,
+    },
+    /// Named lines ([`xy_chart`]).
+    Xy {
+        /// The chart's title.
+        title: String,
+        /// The x axis's label.
+        x_label: String,
+        /// The y axis's label.
+        y_label: String,
+        /// The lines.
+        series: Vec<Series>,
+        /// Horizontal reference lines.
+        references: Vec<(f64, String)>,
+        /// Fixed y range, if any.
+        y_range: Option<(f64, f64)>,
+        /// Fixed x range, if any.
+        x_range: Option<(f64, f64)>,
+    },
+    /// Labelled horizontal bars ([`bar_chart`]).
+    Bars {
+        /// The chart's title.
+        title: String,
+        /// Label, value and colour of each bar.
+        bars: Vec<(String, f64, RGBColor)>,
+        /// The axis maximum.
+        max: f64,
+        /// The unit printed after each value.
+        unit: String,
+    },
+}
+
+impl Plot {
+    /// Named lines of percentages, coloured in palette order (the study's plots).
+    pub fn shares(
+        title: &str,
+        x_label: &str,
+        y_label: &str,
+        lines: &[(String, Vec<(f64, f64)>)],
+    ) -> Plot {
+        Plot::Xy {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            series: lines
+                .iter()
+                .enumerate()
+                .map(|(i, (name, points))| Series {
+                    name: name.clone(),
+                    points: points.clone(),
+                    color: SERIES[i % SERIES.len()],
+                    markers: true,
+                })
+                .collect(),
+            references: Vec::new(),
+            y_range: Some((0.0, 105.0)),
+            x_range: None,
+        }
+    }
+
+    /// Draws the chart on `area`.
+    pub fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        theme: Theme,
+    ) -> ChartResult {
+        match self {
+            Plot::Arrivals(bins) => arrivals_chart(area, bins, theme),
+            Plot::Window {
+                times_s,
+                counts,
+                limit,
+                bound,
+                x_max,
+            } => window_chart(area, times_s, counts, *limit, *bound, *x_max, theme),
+            Plot::Xy {
+                title,
+                x_label,
+                y_label,
+                series,
+                references,
+                y_range,
+                x_range,
+            } => {
+                let spec = XyChart {
+                    title,
+                    x_label,
+                    y_label,
+                    series,
+                    references,
+                    y_range: *y_range,
+                    x_range: *x_range,
+                };
+                xy_chart(area, &spec, theme)
+            }
+            Plot::Bars {
+                title,
+                bars,
+                max,
+                unit,
+            } => bar_chart(area, title, bars, *max, unit, theme),
+        }
+    }
+
+    /// The data behind the chart as CSV, with a header row: one row per bin, per step, per
+    /// point (long form: `series,x,y`) or per bar.
+    pub fn csv(&self) -> String {
+        let mut out = String::new();
+        match self {
+            Plot::Arrivals(bins) => {
+                out.push_str("bin_start_s,bin_end_s,admitted,rejected\n");
+                for (i, (a, r)) in bins.admitted.iter().zip(&bins.rejected).enumerate() {
+                    let start = i as f64 * bins.width_s;
+                    out.push_str(&format!(
+                        "{},{},{a},{r}\n",
+                        num(start),
+                        num(start + bins.width_s)
+                    ));
+                }
+            }
+            Plot::Window {
+                times_s,
+                counts,
+                limit,
+                bound,
+                ..
+            } => {
+                out.push_str("time_s,admitted_in_window,limit,worst_case\n");
+                let bound = bound.map_or(String::new(), num);
+                for (t, c) in times_s.iter().zip(counts) {
+                    out.push_str(&format!(
+                        "{},{},{},{bound}\n",
+                        num(*t),
+                        num(*c),
+                        num(*limit)
+                    ));
+                }
+            }
+            Plot::Xy {
+                series, references, ..
+            } => {
+                out.push_str("series,x,y\n");
+                for s in series {
+                    for (x, y) in &s.points {
+                        out.push_str(&format!("{},{},{}\n", field(&s.name), num(*x), num(*y)));
+                    }
+                }
+                for (y, name) in references {
+                    out.push_str(&format!("{},,{}\n", field(name), num(*y)));
+                }
+            }
+            Plot::Bars { bars, unit, .. } => {
+                out.push_str(&format!(
+                    "label,value_{}\n",
+                    if unit == "%" { "percent" } else { "value" }
+                ));
+                for (label, v, _) in bars {
+                    out.push_str(&format!("{},{}\n", field(label), num(*v)));
+                }
+            }
+        }
+        out
+    }
+
+    /// The chart as an SVG document of `width` × `height`, from the same drawing code.
+    #[cfg(feature = "svg")]
+    pub fn svg(&self, width: u32, height: u32, theme: Theme) -> Result<String, String> {
+        let mut out = String::new();
+        {
+            let area = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
+            self.draw(&area, theme)?;
+        }
+        Ok(out)
+    }
+}
+
+/// A number for CSV: integers without a fraction, others in full precision.
+fn num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+pub fn field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_owned()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -645,5 +856,50 @@ mod tests {
         ];
         let s = svg(|a| bar_chart(a, "served", &bars, 100.0, "%", Theme::LIGHT));
         assert!(s.contains("sliding-log") && s.contains("80.5%"));
+    }
+
+    #[test]
+    fn a_plot_draws_the_same_as_its_chart_function_and_has_its_data_as_csv() {
+        let bins = bin_decisions(&[0, 1, 2_500_000], &[true, false, true], 3_000_000, 3);
+        let plot = Plot::Arrivals(bins.clone());
+        assert_eq!(
+            svg(|a| plot.draw(a, Theme::LIGHT)),
+            svg(|a| arrivals_chart(a, &bins, Theme::LIGHT))
+        );
+        assert_eq!(
+            plot.csv(),
+            "bin_start_s,bin_end_s,admitted,rejected\n0,1,1,1\n1,2,0,0\n2,3,1,0\n"
+        );
+        let xy = Plot::shares("t", "x", "y", &[("a, \"b\"".into(), vec![(1.0, 2.5)])]);
+        assert_eq!(xy.csv(), "series,x,y\n\"a, \"\"b\"\"\",1,2.5\n");
+        let w = Plot::Window {
+            times_s: vec![0.0, 1.5],
+            counts: vec![1.0, 2.0],
+            limit: 2.0,
+            bound: None,
+            x_max: 2.0,
+        };
+        assert_eq!(
+            w.csv(),
+            "time_s,admitted_in_window,limit,worst_case\n0,1,2,\n1.5,2,2,\n"
+        );
+    }
+
+    #[test]
+    #[cfg(feature = "svg")]
+    fn svg_export_is_a_whole_document() {
+        let plot = Plot::Bars {
+            title: "served".into(),
+            bars: vec![("sliding log".into(), 93.5, BLUE)],
+            max: 100.0,
+            unit: "%".into(),
+        };
+        let out = plot.svg(640, 240, Theme::DARK).expect("draws");
+        assert!(
+            out.starts_with("<svg") && out.trim_end().ends_with("</svg>"),
+            "{}",
+            &out[..60]
+        );
+        assert!(out.contains("sliding log") && out.contains("served"));
     }
 }

@@ -5,12 +5,11 @@
 //! demand, keeps the study's code and its plots out of the page's first load.
 
 use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
 use plotters_canvas::CanvasBackend as Canvas;
 use ratelab::study::{self, Job, JobResult, StudyConfig};
 use ratelab_charts::{self as charts, Theme};
-use ratelab_charts::{Series, XyChart};
-use ratelab_web::page::{self, SectionData};
+use ratelab_charts::{Plot, Series};
+use ratelab_web::page::{self, Controls, SectionData};
 use wasm_bindgen::prelude::*;
 
 fn js_error(e: impl std::fmt::Display) -> JsValue {
@@ -108,29 +107,63 @@ impl Study {
     /// Draws the plot `id` from the results so far on the canvas `canvas_id`.
     #[wasm_bindgen(js_name = drawPlot)]
     pub fn draw_plot(&self, id: &str, canvas_id: &str, dark: bool) -> Result<(), JsValue> {
+        self.plot(id)?
+            .draw(&canvas(canvas_id)?.into_drawing_area(), theme(dark))
+            .map_err(js_error)
+    }
+
+    /// The plot `id` as `{svg, csv}` (see [`export_plot`]).
+    #[wasm_bindgen(js_name = exportPlot)]
+    pub fn export_plot(
+        &self,
+        id: &str,
+        width: u32,
+        height: u32,
+        dark: bool,
+    ) -> Result<JsValue, JsValue> {
+        exported(&self.plot(id)?, width, height, dark)
+    }
+
+    /// The table `id` as CSV.
+    #[wasm_bindgen(js_name = tableCsv)]
+    pub fn table_csv(&self, id: &str) -> Result<String, JsValue> {
+        Ok(self.table(id)?.csv())
+    }
+
+    /// The table `id` as Markdown.
+    #[wasm_bindgen(js_name = tableMarkdown)]
+    pub fn table_markdown(&self, id: &str) -> Result<String, JsValue> {
+        Ok(self.table(id)?.markdown())
+    }
+
+    /// REPRODUCTION.md for the results so far.
+    pub fn reproduction(&self) -> String {
+        study::assemble(self.config, &self.jobs, &self.results).reproduction()
+    }
+}
+
+impl Study {
+    fn plot(&self, id: &str) -> Result<Plot, JsValue> {
         let report = study::assemble(self.config, &self.jobs, &self.results);
         let plot = report
             .plots
             .iter()
             .find(|p| p.id == id)
             .ok_or_else(|| js_error(format!("no plot '{id}'")))?;
-        let backend = CanvasBackend::new(canvas_id)
-            .ok_or_else(|| js_error(format!("no canvas with id '{canvas_id}'")))?;
-        let theme = if dark { Theme::DARK } else { Theme::LIGHT };
-        charts::shares_chart(
-            &backend.into_drawing_area(),
+        Ok(Plot::shares(
             &plot.title,
             &plot.x_label,
             &plot.y_label,
             &plot.lines,
-            theme,
-        )
-        .map_err(js_error)
+        ))
     }
 
-    /// REPRODUCTION.md for the results so far.
-    pub fn reproduction(&self) -> String {
-        study::assemble(self.config, &self.jobs, &self.results).reproduction()
+    fn table(&self, id: &str) -> Result<study::Table, JsValue> {
+        study::assemble(self.config, &self.jobs, &self.results)
+            .tables
+            .into_iter()
+            .find(|t| t.id == id)
+            .ok_or_else(|| js_error(format!("no table '{id}'")))
     }
 }
 
@@ -149,10 +182,10 @@ fn canvas(id: &str) -> Result<Canvas, JsValue> {
     Canvas::new(id).ok_or_else(|| js_error(format!("no canvas with id '{id}'")))
 }
 
-#[wasm_bindgen]
-/// Computes a section's figure, draws it on `canvas_id` and returns its data (with any
-/// table). `name` is one of `ceiling`, `swc-offsets`, `honest`, `lockout`, `split`,
+/// Computes a section's figure, draws it on `canvas_id` (unless empty) and returns its data
+/// (with any table). `name` is one of `ceiling`, `swc-offsets`, `honest`, `lockout`, `split`,
 /// `boundary-table`.
+#[wasm_bindgen]
 pub fn section(
     name: &str,
     params: JsValue,
@@ -160,19 +193,11 @@ pub fn section(
     dark: bool,
 ) -> Result<JsValue, JsValue> {
     let p: SectionParams = serde_wasm_bindgen::from_value(params).map_err(js_error)?;
-    let theme = theme(dark);
-    let data: SectionData = match name {
-        "ceiling" => page::bucket_ceiling(p.limit, p.capacity),
-        "swc-offsets" => page::swc_offsets(p.limit),
-        "honest" => page::honest_client(&p.traffic, p.load, p.seed),
-        "lockout" => page::lockout(p.limit, p.seed),
-        "split" => page::split(p.seed),
-        "boundary-table" => page::boundary_table(p.limit),
-        other => return Err(js_error(format!("unknown section '{other}'"))),
-    }
-    .map_err(js_error)?;
+    let data = section_data(name, &p)?;
     if !canvas_id.is_empty() {
-        draw_section(name, &data, &p, canvas_id, theme)?;
+        section_plot(name, &data, &p)
+            .draw(&canvas(canvas_id)?.into_drawing_area(), theme(dark))
+            .map_err(js_error)?;
     }
     serde_wasm_bindgen::to_value(&data).map_err(js_error)
 }
@@ -200,14 +225,8 @@ impl Default for SectionParams {
     }
 }
 
-fn draw_section(
-    name: &str,
-    data: &SectionData,
-    p: &SectionParams,
-    canvas_id: &str,
-    theme: Theme,
-) -> Result<(), JsValue> {
-    let area = canvas(canvas_id)?.into_drawing_area();
+/// A section's chart, from its data.
+fn section_plot(name: &str, data: &SectionData, p: &SectionParams) -> Plot {
     if name == "honest" {
         let bars: Vec<(String, f64, RGBColor)> = data
             .lines
@@ -221,12 +240,16 @@ fn draw_section(
                 )
             })
             .collect();
-        let title = format!(
-            "Share of an honest {} client served at {:.0}% of the limit",
-            p.traffic,
-            100.0 * p.load
-        );
-        return charts::bar_chart(&area, &title, &bars, 100.0, "%", theme).map_err(js_error);
+        return Plot::Bars {
+            title: format!(
+                "Share of an honest {} client served at {:.0}% of the limit",
+                p.traffic,
+                100.0 * p.load
+            ),
+            bars,
+            max: 100.0,
+            unit: "%".into(),
+        };
     }
     let series: Vec<Series> = data
         .lines
@@ -261,14 +284,87 @@ fn draw_section(
             "% of requests served",
         ),
     };
-    let spec = XyChart {
-        title,
-        x_label,
-        y_label,
-        series: &series,
-        references: &data.references,
+    Plot::Xy {
+        title: title.into(),
+        x_label: x_label.into(),
+        y_label: y_label.into(),
+        series,
+        references: data.references.clone(),
         y_range: None,
         x_range: None,
+    }
+}
+
+fn section_data(name: &str, p: &SectionParams) -> Result<SectionData, JsValue> {
+    match name {
+        "ceiling" => page::bucket_ceiling(p.limit, p.capacity),
+        "swc-offsets" => page::swc_offsets(p.limit),
+        "honest" => page::honest_client(&p.traffic, p.load, p.seed),
+        "lockout" => page::lockout(p.limit, p.seed),
+        "split" => page::split(p.seed),
+        "boundary-table" => page::boundary_table(p.limit),
+        other => return Err(js_error(format!("unknown section '{other}'"))),
+    }
+    .map_err(js_error)
+}
+
+/// The plots of a view, computed afresh from its parameters (every run is deterministic, so
+/// they are the ones on the page): `main` and `compare` take the main figure's controls,
+/// `section:NAME` a section's parameters.
+fn view_plots(view: &str, params: JsValue) -> Result<Vec<Plot>, JsValue> {
+    if let Some(name) = view.strip_prefix("section:") {
+        let p: SectionParams = serde_wasm_bindgen::from_value(params).map_err(js_error)?;
+        return Ok(vec![section_plot(name, &section_data(name, &p)?, &p)]);
+    }
+    let controls: Controls = serde_wasm_bindgen::from_value(params).map_err(js_error)?;
+    match view {
+        "main" => {
+            let (readout, trace) = page::run(&controls).map_err(js_error)?;
+            Ok(page::main_plots(&controls, &readout, &trace).into())
+        }
+        "compare" => Ok(page::compare_plots(
+            &controls,
+            &page::compare(&controls).map_err(js_error)?,
+        )),
+        other => Err(js_error(format!(
+            "unknown view '{other}': expected main, compare or section:NAME"
+        ))),
+    }
+}
+
+/// Plot `index` of a view as `{svg, csv}`: an SVG document of `width` × `height` drawn by the
+/// plotters SVG backend from the same chart code as the canvas, and the data behind it.
+#[wasm_bindgen(js_name = exportPlot)]
+pub fn export_plot(
+    view: &str,
+    params: JsValue,
+    index: u32,
+    width: u32,
+    height: u32,
+    dark: bool,
+) -> Result<JsValue, JsValue> {
+    let plots = view_plots(view, params)?;
+    let plot = plots
+        .get(index as usize)
+        .ok_or_else(|| js_error(format!("view '{view}' has no plot {index}")))?;
+    exported(plot, width, height, dark)
+}
+
+fn exported(plot: &Plot, width: u32, height: u32, dark: bool) -> Result<JsValue, JsValue> {
+    if !(100..=4000).contains(&width) || !(100..=4000).contains(&height) {
+        return Err(js_error(format!(
+            "an export of {width} × {height} px: each side must be from 100 to 4000 px"
+        )));
+    }
+    let out = Exported {
+        svg: plot.svg(width, height, theme(dark)).map_err(js_error)?,
+        csv: plot.csv(),
     };
-    charts::xy_chart(&area, &spec, theme).map_err(js_error)
+    serde_wasm_bindgen::to_value(&out).map_err(js_error)
+}
+
+#[derive(serde::Serialize)]
+struct Exported {
+    svg: String,
+    csv: String,
 }

@@ -5,11 +5,8 @@ use crate::state;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use ratelab::sim::Trace;
-use ratelab_charts::{self as charts, Series, Theme, XyChart};
+use ratelab_charts::Theme;
 use wasm_bindgen::prelude::*;
-
-/// The most points a plotted series keeps; plotters-canvas costs about 100 ns a point.
-const MAX_POINTS: usize = 3_000;
 
 /// One figure's state: its controls, its last run and that run's decisions.
 #[wasm_bindgen]
@@ -68,44 +65,12 @@ impl Lab {
         let Some(readout) = &self.readout else {
             return Err(js_error("nothing has run yet"));
         };
-        let theme = theme(dark);
-        let horizon = (readout.horizon_s * 1e6) as u64;
-        let window_us = self.controls.window_s * 1_000_000;
-        let bins = (horizon / (window_us / 12).max(1)).clamp(12, 240) as usize;
-        let binned = charts::bin_decisions(&self.trace.times, &self.trace.admitted, horizon, bins);
-        charts::arrivals_chart(&canvas(arrivals)?.into_drawing_area(), &binned, theme)
-            .map_err(js_error)?;
-        let (admitted_s, _) = page::window_series(&self.trace);
-        let (xs, ys) = charts::window_steps(&admitted_s, self.controls.window_s as f64);
-        let (xs, ys) = charts::decimate_max(&xs, &ys, MAX_POINTS);
-        charts::window_chart(
-            &canvas(window)?.into_drawing_area(),
-            &xs,
-            &ys,
-            readout.limit as f64,
-            readout.bound.map(|b| b as f64),
-            readout.horizon_s,
-            theme,
-        )
-        .map_err(js_error)?;
-        let (sx, sy) = page::share_series(&self.trace);
-        let (sx, sy) = charts::decimate_max(&sx, &sy, MAX_POINTS);
-        let series = [Series {
-            name: "admitted so far, % of offered".into(),
-            points: sx.into_iter().zip(sy).collect(),
-            color: charts::BLUE,
-            markers: false,
-        }];
-        let spec = XyChart {
-            title: "Admitted share so far",
-            x_label: "time (s)",
-            y_label: "%",
-            series: &series,
-            references: &[],
-            y_range: Some((0.0, 105.0)),
-            x_range: Some((0.0, readout.horizon_s)),
-        };
-        charts::xy_chart(&canvas(share)?.into_drawing_area(), &spec, theme).map_err(js_error)
+        let plots = page::main_plots(&self.controls, readout, &self.trace);
+        for (plot, id) in plots.iter().zip([window, arrivals, share]) {
+            plot.draw(&canvas(id)?.into_drawing_area(), theme(dark))
+                .map_err(js_error)?;
+        }
+        Ok(())
     }
 
     /// Runs every algorithm on the same arrivals as `controls`; returns the table rows.
@@ -120,29 +85,12 @@ impl Lab {
     /// Draws each compared algorithm's trailing-window count on the canvas of the same index.
     #[wasm_bindgen(js_name = drawCompare)]
     pub fn draw_compare(&self, canvas_ids: Vec<String>, dark: bool) -> Result<(), JsValue> {
-        let theme = theme(dark);
-        let limit = self.controls.limit as f64;
-        let x_max = self
-            .compared
+        for (plot, id) in page::compare_plots(&self.controls, &self.compared)
             .iter()
-            .flat_map(|(_, t)| t.times.last())
-            .max()
-            .map_or(1.0, |&t| t as f64 / 1e6);
-        for ((row, trace), id) in self.compared.iter().zip(&canvas_ids) {
-            let (admitted_s, _) = page::window_series(trace);
-            let (xs, ys) = charts::window_steps(&admitted_s, self.controls.window_s as f64);
-            let (xs, ys) = charts::decimate_max(&xs, &ys, MAX_POINTS / 4);
-            let area = canvas(id)?.into_drawing_area();
-            charts::window_chart(
-                &area,
-                &xs,
-                &ys,
-                limit,
-                row.bound.map(|b| b as f64),
-                x_max,
-                theme,
-            )
-            .map_err(js_error)?;
+            .zip(&canvas_ids)
+        {
+            plot.draw(&canvas(id)?.into_drawing_area(), theme(dark))
+                .map_err(js_error)?;
         }
         Ok(())
     }

@@ -8,6 +8,7 @@ use ratelab::spec::{LimiterKind, LimiterSpec, Replay, TrafficSpec};
 use ratelab::theory;
 use ratelab::time::{format_duration, Micros, MINUTE, MS, SECOND};
 use ratelab::Error;
+use ratelab_charts::{self as charts, Plot, Series};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -235,6 +236,72 @@ fn readout(controls: &Controls, scenario: &Scenario, stats: &RunStats) -> Result
 /// Where the plots' time axis ends: the scenario's horizon, rounded up to a whole window.
 pub fn horizon(scenario: &Scenario) -> Micros {
     scenario.horizon().div_ceil(scenario.window) * scenario.window
+}
+
+/// The most points a plotted series keeps; plotters-canvas costs about 100 ns a point.
+pub const MAX_POINTS: usize = 3_000;
+
+/// The main figure's three plots of a run, in page order: the trailing-window count, requests
+/// per bin, and the admitted share so far. The page draws them on canvases; the on-demand
+/// module reruns the same controls to export them as SVG and CSV.
+pub fn main_plots(controls: &Controls, readout: &Readout, trace: &Trace) -> [Plot; 3] {
+    let horizon = (readout.horizon_s * 1e6) as u64;
+    let window_us = controls.window_s * SECOND;
+    let bins = (horizon / (window_us / 12).max(1)).clamp(12, 240) as usize;
+    let binned = charts::bin_decisions(&trace.times, &trace.admitted, horizon, bins);
+    let (admitted_s, _) = window_series(trace);
+    let (xs, ys) = charts::window_steps(&admitted_s, controls.window_s as f64);
+    let (xs, ys) = charts::decimate_max(&xs, &ys, MAX_POINTS);
+    let (sx, sy) = share_series(trace);
+    let (sx, sy) = charts::decimate_max(&sx, &sy, MAX_POINTS);
+    [
+        Plot::Window {
+            times_s: xs,
+            counts: ys,
+            limit: readout.limit as f64,
+            bound: readout.bound.map(|b| b as f64),
+            x_max: readout.horizon_s,
+        },
+        Plot::Arrivals(binned),
+        Plot::Xy {
+            title: "Admitted share so far".into(),
+            x_label: "time (s)".into(),
+            y_label: "%".into(),
+            series: vec![Series {
+                name: "admitted so far, % of offered".into(),
+                points: sx.into_iter().zip(sy).collect(),
+                color: charts::BLUE,
+                markers: false,
+            }],
+            references: Vec::new(),
+            y_range: Some((0.0, 105.0)),
+            x_range: Some((0.0, readout.horizon_s)),
+        },
+    ]
+}
+
+/// Compare mode's small multiples: each algorithm's trailing-window count, on one time axis.
+pub fn compare_plots(controls: &Controls, compared: &[(CompareRow, Trace)]) -> Vec<Plot> {
+    let x_max = compared
+        .iter()
+        .flat_map(|(_, t)| t.times.last())
+        .max()
+        .map_or(1.0, |&t| t as f64 / 1e6);
+    compared
+        .iter()
+        .map(|(row, trace)| {
+            let (admitted_s, _) = window_series(trace);
+            let (xs, ys) = charts::window_steps(&admitted_s, controls.window_s as f64);
+            let (xs, ys) = charts::decimate_max(&xs, &ys, MAX_POINTS / 4);
+            Plot::Window {
+                times_s: xs,
+                counts: ys,
+                limit: controls.limit as f64,
+                bound: row.bound.map(|b| b as f64),
+                x_max,
+            }
+        })
+        .collect()
 }
 
 /// One row of the compare table.
