@@ -1,0 +1,93 @@
+// Workshop mode, end to end: keyboard shortcuts drive the lab, the presenter view shows one
+// section at a time, and the printed handout carries every figure and no controls.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setup, open, text, act } from './helpers.mjs';
+
+setup();
+
+test('keyboard shortcuts run the main actions, and never while typing', async (t) => {
+  const { page, problems } = await open(t);
+  await page.locator('h1').click();
+  await act(page, () => page.keyboard.press('1'));
+  assert.equal(await page.inputValue('[data-testid=algorithm]'), 'fixed-window');
+  await act(page, () => page.keyboard.press('f'));
+  assert.equal(await page.getAttribute('[data-testid=flood]', 'aria-pressed'), 'true');
+  assert.equal(await text(page, 'worst-window'), '120', 'a flood on a fixed window of 60 reaches 2L');
+  await act(page, () => page.keyboard.press('c'));
+  assert.equal(await page.getAttribute('[data-testid=compare]', 'aria-pressed'), 'true');
+  await act(page, () => page.keyboard.press('4'));
+  await act(page, () => page.keyboard.press(']'));
+  assert.equal(await page.inputValue('[data-testid=capacity]'), '61');
+  await act(page, () => page.keyboard.press('h'));
+  assert.equal(await page.getAttribute('[data-testid=honest]', 'aria-pressed'), 'true');
+  const seed = await page.inputValue('[data-testid=seed]');
+  await act(page, () => page.keyboard.press('s'));
+  assert.notEqual(await page.inputValue('[data-testid=seed]'), seed);
+  // Typing in a field is typing: the keys go into the field, no attack starts and the
+  // algorithm stays.
+  await page.fill('[data-testid=load]', '');
+  await page.focus('[data-testid=load]');
+  await page.keyboard.type('0.5f2');
+  assert.equal(await page.inputValue('[data-testid=load]'), '0.52');
+  assert.equal(await page.getAttribute('[data-testid=flood]', 'aria-pressed'), 'false');
+  assert.equal(await page.inputValue('[data-testid=algorithm]'), 'token-bucket');
+  // '?' lists the shortcuts; Escape closes the list.
+  await page.locator('h1').click();
+  await page.keyboard.press('?');
+  assert.equal(await page.isVisible('[data-testid=keys]'), true);
+  assert.equal(await page.getAttribute('[data-testid=show-keys]', 'aria-expanded'), 'true');
+  await page.keyboard.press('Escape');
+  assert.equal(await page.isVisible('[data-testid=keys]'), false);
+  assert.deepEqual(problems, []);
+});
+
+test('the presenter view shows one section at a time, in large type, with next and previous', async (t) => {
+  const { page, problems } = await open(t);
+  const baseFont = await page.evaluate(() => parseFloat(getComputedStyle(document.body).fontSize));
+  await page.click('[data-testid=present]');
+  const visible = () => page.evaluate(() => [document.getElementById('lab'), ...document.querySelectorAll('.essay > section')]
+    .filter((el) => getComputedStyle(el).display !== 'none').map((el) => el.id));
+  assert.deepEqual(await visible(), ['lab']);
+  assert.match(await text(page, 'slide-status'), /^1 of 11: The lab/);
+  assert.ok(await page.evaluate(() => parseFloat(getComputedStyle(document.body).fontSize)) >= baseFont * 1.3, 'large type');
+  assert.equal(await page.isDisabled('[data-testid=slide-prev]'), true);
+  await page.click('[data-testid=slide-next]');
+  assert.deepEqual(await visible(), ['rules']);
+  await page.waitForSelector('#fig-rules[data-drawn=true]');
+  await page.locator('#rules-title').click();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('PageDown');
+  assert.deepEqual(await visible(), ['ceiling']);
+  await page.waitForSelector('#plot-ceiling[data-drawn=true]', { timeout: 20000 });
+  await page.keyboard.press('ArrowLeft');
+  assert.deepEqual(await visible(), ['boundary']);
+  assert.match(await text(page, 'slide-status'), /^3 of 11: 2\. The boundary burst/);
+  // "Set that up for me" sets the lab and goes to its slide.
+  await page.click('#boundary [data-goto]');
+  assert.deepEqual(await visible(), ['lab']);
+  await page.keyboard.press('Escape');
+  assert.equal((await visible()).length, 11, 'every section is back');
+  assert.equal(await page.isVisible('[data-testid=slide-next]'), false);
+  assert.deepEqual(problems, []);
+});
+
+test('the printed handout has every figure drawn and no controls', async (t) => {
+  const { page, problems } = await open(t);
+  await page.evaluate(() => { window.print = () => { window.printed = true; }; });
+  await page.click('[data-testid=print-handout]');
+  await page.waitForFunction(() => window.printed === true);
+  const drawn = await page.evaluate(() => ['fig-rules', 'fig-boundary', 'plot-ceiling', 'plot-honest', 'plot-swc', 'plot-lockout', 'plot-split']
+    .filter((id) => document.getElementById(id).dataset.drawn !== 'true'));
+  assert.deepEqual(drawn, [], 'every section figure was drawn before printing');
+  await page.emulateMedia({ media: 'print' });
+  const shown = await page.evaluate(() => Object.fromEntries(['.controls', '.actions', '.export', '.workshop', '.share', '#plot-window', '#plot-ceiling', '#print-source']
+    .map((sel) => [sel, getComputedStyle(document.querySelector(sel)).display])));
+  for (const sel of ['.controls', '.actions', '.export', '.workshop', '.share']) assert.equal(shown[sel], 'none', `${sel} is not printed`);
+  for (const sel of ['#plot-window', '#plot-ceiling', '#print-source']) assert.notEqual(shown[sel], 'none', `${sel} is printed`);
+  assert.match(await page.textContent('#print-source'), /Printed from http/);
+  const pdf = await page.pdf({ format: 'A4' });
+  const pages = (pdf.toString('latin1').match(/\/Type\s*\/Page[^s]/g) ?? []).length;
+  assert.ok(pages >= 4, `${pages} pages`);
+  assert.deepEqual(problems, []);
+});
