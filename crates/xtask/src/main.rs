@@ -21,6 +21,7 @@ cargo xtask <command>
   serve    install what is missing, build the page and serve it on http://127.0.0.1:8080/
   test     install what is missing, then run every check: fmt, clippy, native tests,
            wasm tests in headless Chromium, the built page end to end in Chromium
+  build    install what is missing and build the static site into dist/
   setup    only install what is missing
 ";
 
@@ -29,6 +30,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") => setup().and_then(|()| test()),
         Some("serve") => setup().and_then(|()| serve()),
+        Some("build") => setup().and_then(|()| build_page()),
         Some("setup") => setup(),
         _ => {
             eprint!("{USAGE}");
