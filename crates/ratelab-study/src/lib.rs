@@ -6,6 +6,7 @@
 
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend as Canvas;
+use ratelab::import::{Field, Filter, Format, ImportOptions, Imported, Importer};
 use ratelab::study::{self, Job, JobResult, StudyConfig};
 use ratelab_charts::{self as charts, Theme};
 use ratelab_charts::{Plot, Series};
@@ -316,16 +317,18 @@ fn view_plots(view: &str, params: JsValue) -> Result<Vec<Plot>, JsValue> {
         let p: SectionParams = serde_wasm_bindgen::from_value(params).map_err(js_error)?;
         return Ok(vec![section_plot(name, &section_data(name, &p)?, &p)]);
     }
-    let controls: Controls = serde_wasm_bindgen::from_value(params).map_err(js_error)?;
+    let mut controls: Controls = serde_wasm_bindgen::from_value(params).map_err(js_error)?;
+    controls.replay = REPLAY.with(|r| r.borrow().clone());
     match view {
         "main" => {
             let (readout, trace) = page::run(&controls).map_err(js_error)?;
             Ok(page::main_plots(&controls, &readout, &trace).into())
         }
-        "compare" => Ok(page::compare_plots(
-            &controls,
-            &page::compare(&controls).map_err(js_error)?,
-        )),
+        "compare" => Ok(page::compare(&controls)
+            .map_err(js_error)?
+            .into_iter()
+            .map(|(_, plot)| plot)
+            .collect()),
         other => Err(js_error(format!(
             "unknown view '{other}': expected main, compare or section:NAME"
         ))),
@@ -367,4 +370,143 @@ fn exported(plot: &Plot, width: u32, height: u32, dark: bool) -> Result<JsValue,
 struct Exported {
     svg: String,
     csv: String,
+}
+
+// Bring your own traffic: the importer runs in a worker; the page's thread keeps the times for
+// the lab's exports.
+
+/// A traffic file being read, slice by slice, in a worker.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct Import {
+    importer: Option<Importer>,
+    imported: Option<Imported>,
+}
+
+/// What the page shows of an import (the times are fetched separately, as a typed array).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ImportSummary<'a> {
+    format: &'static str,
+    format_label: &'static str,
+    lines: u64,
+    blank: u64,
+    filtered_out: u64,
+    malformed: u64,
+    first_malformed: &'a [ratelab::import::BadLine],
+    reordered: bool,
+    count: u64,
+    first_us: f64,
+    last_us: f64,
+    span_text: String,
+}
+
+#[wasm_bindgen]
+impl Import {
+    /// An importer reading `format` (`auto`, `seconds`, `ms`, `iso`, `access-log`), keeping
+    /// only the access-log lines whose `field` is exactly `value` (no filter if `field` is
+    /// empty).
+    #[wasm_bindgen(constructor)]
+    pub fn new(format: &str, field: &str, value: &str) -> Result<Import, JsValue> {
+        let format = Format::from_name(format).map_err(js_error)?;
+        let filter = if field.is_empty() {
+            None
+        } else {
+            if value.is_empty() {
+                return Err(js_error(format!(
+                    "the filter on '{field}' has no value: enter the exact value to keep, or choose (all lines)"
+                )));
+            }
+            Some(Filter {
+                field: Field::from_name(field).map_err(js_error)?,
+                value: value.to_owned(),
+            })
+        };
+        Ok(Import {
+            importer: Some(Importer::new(ImportOptions { format, filter })),
+            imported: None,
+        })
+    }
+
+    /// Reads the next slice of the file.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
+        self.importer
+            .as_mut()
+            .ok_or_else(|| js_error("the import is finished"))?
+            .feed(bytes)
+            .map_err(js_error)
+    }
+
+    /// Lines read so far.
+    pub fn lines(&self) -> f64 {
+        self.importer.as_ref().map_or(0.0, |i| i.lines() as f64)
+    }
+
+    /// Ends the file; returns the summary the page shows.
+    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        let importer = self
+            .importer
+            .take()
+            .ok_or_else(|| js_error("the import is finished"))?;
+        let imported = importer.finish().map_err(js_error)?;
+        let first = imported.times.first().copied().unwrap_or(0);
+        let last = imported.times.last().copied().unwrap_or(0);
+        let summary = ImportSummary {
+            format: imported.format.name(),
+            format_label: match imported.format {
+                Format::Seconds => "epoch seconds",
+                Format::Millis => "epoch milliseconds",
+                Format::Iso8601 => "ISO 8601 times",
+                Format::AccessLog => "an access log",
+                Format::Auto => "detected times",
+            },
+            lines: imported.lines,
+            blank: imported.blank,
+            filtered_out: imported.filtered_out,
+            malformed: imported.malformed,
+            first_malformed: &imported.first_malformed,
+            reordered: imported.reordered,
+            count: imported.times.len() as u64,
+            first_us: first as f64,
+            last_us: last as f64,
+            span_text: ratelab::time::format_duration(last - first),
+        };
+        let out = serde_wasm_bindgen::to_value(&summary).map_err(js_error)?;
+        self.imported = Some(imported);
+        Ok(out)
+    }
+
+    /// The times read, in µs since the epoch (exact: every time up to the year 9999 is below
+    /// 2^53).
+    pub fn times(&self) -> js_sys::Float64Array {
+        let times: Vec<f64> = self
+            .imported
+            .as_ref()
+            .map_or_else(Vec::new, |i| i.times.iter().map(|&t| t as f64).collect());
+        js_sys::Float64Array::from(times.as_slice())
+    }
+}
+
+/// The [`page::ReplayReport`] of `times` (from [`Import::times`]) at the controls' limit,
+/// window and capacity, sizing a token bucket to serve `share`.
+#[wasm_bindgen(js_name = replayReport)]
+pub fn replay_report(times: &[f64], controls: JsValue, share: f64) -> Result<JsValue, JsValue> {
+    let mut controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
+    controls.replay = Some(page::replay_of(times, "your file", "auto", "", "").map_err(js_error)?);
+    let report = page::replay_report(&controls, share).map_err(js_error)?;
+    serde_wasm_bindgen::to_value(&report).map_err(js_error)
+}
+
+thread_local! {
+    /// The reader's traffic, on the page's thread, for exporting the lab's plots of it.
+    static REPLAY: std::cell::RefCell<Option<ratelab::spec::Replay>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Keeps the reader's traffic (as the lab shows it) for [`export_plot`]; the arguments are
+/// those of the lab's `setReplay`.
+#[wasm_bindgen(js_name = setReplay)]
+pub fn set_replay(times: &[f64], file: &str, format: &str, field: &str, value: &str) -> Result<(), JsValue> {
+    let replay = page::replay_of(times, file, format, field, value).map_err(js_error)?;
+    REPLAY.with(|r| *r.borrow_mut() = Some(replay));
+    Ok(())
 }

@@ -15,7 +15,8 @@ pub struct Lab {
     controls: Controls,
     readout: Option<page::Readout>,
     trace: Trace,
-    compared: Vec<(page::CompareRow, Trace)>,
+    compared: Vec<(page::CompareRow, ratelab_charts::Plot)>,
+    replay: Option<ratelab::spec::Replay>,
 }
 
 fn js_error(e: impl std::fmt::Display) -> JsValue {
@@ -45,7 +46,8 @@ impl Lab {
     /// Runs the figure with `controls`; returns its read-outs, or a message naming the bad
     /// control and what it accepts.
     pub fn run(&mut self, controls: JsValue) -> Result<JsValue, JsValue> {
-        let controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
+        let mut controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
+        controls.replay = self.replay.clone();
         let (readout, trace) = page::run(&controls).map_err(js_error)?;
         let out = serde_wasm_bindgen::to_value(&readout).map_err(js_error)?;
         self.controls = controls;
@@ -75,7 +77,8 @@ impl Lab {
 
     /// Runs every algorithm on the same arrivals as `controls`; returns the table rows.
     pub fn compare(&mut self, controls: JsValue) -> Result<JsValue, JsValue> {
-        let controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
+        let mut controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
+        controls.replay = self.replay.clone();
         self.compared = page::compare(&controls).map_err(js_error)?;
         self.controls = controls;
         let rows: Vec<&page::CompareRow> = self.compared.iter().map(|(r, _)| r).collect();
@@ -85,13 +88,26 @@ impl Lab {
     /// Draws each compared algorithm's trailing-window count on the canvas of the same index.
     #[wasm_bindgen(js_name = drawCompare)]
     pub fn draw_compare(&self, canvas_ids: Vec<String>, dark: bool) -> Result<(), JsValue> {
-        for (plot, id) in page::compare_plots(&self.controls, &self.compared)
-            .iter()
-            .zip(&canvas_ids)
-        {
+        for ((_, plot), id) in self.compared.iter().zip(&canvas_ids) {
             plot.draw(&canvas(id)?.into_drawing_area(), theme(dark))
                 .map_err(js_error)?;
         }
+        Ok(())
+    }
+
+    /// Gives the figure the reader's traffic (µs since the epoch, sorted), read from `file`
+    /// as `format`, filtered on `field` = `value` (no filter if `field` is empty); controls
+    /// with `traffic: "file"` replay it.
+    #[wasm_bindgen(js_name = setReplay)]
+    pub fn set_replay(
+        &mut self,
+        times: &[f64],
+        file: &str,
+        format: &str,
+        field: &str,
+        value: &str,
+    ) -> Result<(), JsValue> {
+        self.replay = Some(page::replay_of(times, file, format, field, value).map_err(js_error)?);
         Ok(())
     }
 

@@ -2,6 +2,7 @@
 //! [`Scenario`], the read-outs of a run, and the data behind each section's figure. Nothing
 //! here touches the browser, so it is all tested natively.
 
+use ratelab::analysis::{self, BurstFit, BusyWindow};
 use ratelab::audit::Auditor;
 use ratelab::sim::{simulate, trace, RunStats, Scenario, Trace};
 use ratelab::spec::{LimiterKind, LimiterSpec, Replay, TrafficSpec};
@@ -38,6 +39,10 @@ pub struct Controls {
     pub record_rejects: bool,
     /// `meter` or `queue`, for the leaky bucket.
     pub leaky_mode: String,
+    /// The reader's own traffic, when `traffic` is `file`. Never read from the page's object:
+    /// the handle that holds the file's times puts it here.
+    #[serde(skip)]
+    pub replay: Option<Replay>,
 }
 
 impl Default for Controls {
@@ -54,6 +59,7 @@ impl Default for Controls {
             attack: "none".into(),
             record_rejects: false,
             leaky_mode: "meter".into(),
+            replay: None,
         }
     }
 }
@@ -87,6 +93,20 @@ impl Controls {
     pub fn traffic_text(&self) -> Result<String, Error> {
         let w = self.window_s;
         Ok(match self.attack.as_str() {
+            "none" if self.traffic == "file" => {
+                let replay = self.replay()?;
+                let mut text = format!("replay:file={}", replay.file);
+                if replay.format != ratelab::import::Format::Auto {
+                    text.push_str(&format!(",format={}", replay.format.name()));
+                }
+                if let Some(f) = &replay.filter {
+                    match f.field {
+                        ratelab::import::Field::Host => text.push_str(&format!(",client={}", f.value)),
+                        field => text.push_str(&format!(",field={}:{}", field.name(), f.value)),
+                    }
+                }
+                text
+            }
             "none" => format!("{}:load={}", self.traffic, self.load),
             // The two-tick attack. Most limiters are weakest across a window boundary; the
             // sliding-window counter is weakest when the second tick comes just before the
@@ -115,8 +135,23 @@ impl Controls {
         })
     }
 
+    /// The reader's file, when the traffic is `file`.
+    fn replay(&self) -> Result<&Replay, Error> {
+        self.replay.as_ref().ok_or_else(|| Error::Invalid {
+            what: "traffic".into(),
+            got: "file".into(),
+            accepted: "a traffic file chosen under \"Your own traffic\" first".into(),
+        })
+    }
+
     /// The parsed traffic and how many minutes it runs.
     pub fn traffic_spec(&self) -> Result<(TrafficSpec, u64), Error> {
+        if self.traffic == "file" && self.attack == "none" {
+            let replay = self.replay()?;
+            let (first, last) = (replay.times.first().copied().unwrap_or(0), replay.times.last().copied().unwrap_or(0));
+            let minutes = ((last - first) / MINUTE + 2).max(1);
+            return Ok((TrafficSpec::Replay(replay.clone()), minutes));
+        }
         let minutes = if self.attack == "retry-storm" {
             self.minutes.max(30)
         } else {
@@ -280,30 +315,6 @@ pub fn main_plots(controls: &Controls, readout: &Readout, trace: &Trace) -> [Plo
     ]
 }
 
-/// Compare mode's small multiples: each algorithm's trailing-window count, on one time axis.
-pub fn compare_plots(controls: &Controls, compared: &[(CompareRow, Trace)]) -> Vec<Plot> {
-    let x_max = compared
-        .iter()
-        .flat_map(|(_, t)| t.times.last())
-        .max()
-        .map_or(1.0, |&t| t as f64 / 1e6);
-    compared
-        .iter()
-        .map(|(row, trace)| {
-            let (admitted_s, _) = window_series(trace);
-            let (xs, ys) = charts::window_steps(&admitted_s, controls.window_s as f64);
-            let (xs, ys) = charts::decimate_max(&xs, &ys, MAX_POINTS / 4);
-            Plot::Window {
-                times_s: xs,
-                counts: ys,
-                limit: controls.limit as f64,
-                bound: row.bound.map(|b| b as f64),
-                x_max,
-            }
-        })
-        .collect()
-}
-
 /// One row of the compare table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -322,8 +333,10 @@ pub struct CompareRow {
     pub wrong_rejects: f64,
 }
 
-/// Every algorithm on the same arrivals as `controls`: the table rows and each one's trace.
-pub fn compare(controls: &Controls) -> Result<Vec<(CompareRow, Trace)>, Error> {
+/// Every algorithm on the same arrivals as `controls`: the table rows and each one's small
+/// multiple (its trailing-window count, on the scenario's time axis). Each run's decisions are
+/// dropped as soon as its plot is made, so a long replay holds one trace at a time.
+pub fn compare(controls: &Controls) -> Result<Vec<(CompareRow, Plot)>, Error> {
     LimiterKind::ALL
         .iter()
         .map(|kind| {
@@ -332,6 +345,16 @@ pub fn compare(controls: &Controls) -> Result<Vec<(CompareRow, Trace)>, Error> {
             let scenario = c.scenario()?;
             let (stats, trace) = trace(&scenario, 0, 0)?;
             let r = readout(&c, &scenario, &stats)?;
+            let (admitted_s, _) = window_series(&trace);
+            let (xs, ys) = charts::window_steps(&admitted_s, controls.window_s as f64);
+            let (xs, ys) = charts::decimate_max(&xs, &ys, MAX_POINTS / 4);
+            let plot = Plot::Window {
+                times_s: xs,
+                counts: ys,
+                limit: controls.limit as f64,
+                bound: r.bound.map(|b| b as f64),
+                x_max: r.horizon_s,
+            };
             Ok((
                 CompareRow {
                     limiter: scenario.limiters[0].text.clone(),
@@ -341,10 +364,107 @@ pub fn compare(controls: &Controls) -> Result<Vec<(CompareRow, Trace)>, Error> {
                     wrong_admits: r.wrong_admits,
                     wrong_rejects: r.wrong_rejects,
                 },
-                trace,
+                plot,
             ))
         })
         .collect()
+}
+
+/// The reader's traffic as the page holds it (µs since the epoch, as JavaScript numbers),
+/// checked, with the file's name and how it was read (for the command line the lab shows).
+pub fn replay_of(
+    times: &[f64],
+    file: &str,
+    format: &str,
+    field: &str,
+    value: &str,
+) -> Result<Replay, Error> {
+    let bad = |what: &str| Error::Invalid {
+        what: "traffic file times".into(),
+        got: what.into(),
+        accepted: "sorted whole numbers of µs from 0 to 2^53".into(),
+    };
+    let mut out = Vec::with_capacity(times.len());
+    for &t in times {
+        if !(t.is_finite() && t >= 0.0 && t.fract() == 0.0 && t < 9_007_199_254_740_992.0) {
+            return Err(bad(&t.to_string()));
+        }
+        let t = t as u64;
+        if out.last().is_some_and(|&l| l > t) {
+            return Err(bad("out of order"));
+        }
+        out.push(t);
+    }
+    let filter = if field.is_empty() {
+        None
+    } else {
+        Some(ratelab::import::Filter {
+            field: ratelab::import::Field::from_name(field)?,
+            value: value.to_owned(),
+        })
+    };
+    Ok(Replay {
+        file: file.to_owned(),
+        times: Arc::from(out),
+        format: ratelab::import::Format::from_name(format)?,
+        filter,
+    })
+}
+
+/// What the reader's own traffic did: every limiter's replay of it, its busiest windows
+/// before any limiter, and the smallest token bucket that serves a given share of it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplayReport {
+    /// One row per algorithm, as in compare mode.
+    pub rows: Vec<CompareRow>,
+    /// The five busiest windows that do not overlap, busiest first.
+    pub busiest: Vec<BusyWindow>,
+    /// The smallest token-bucket capacity serving the share asked for.
+    pub fit: BurstFit,
+    /// `L`.
+    pub limit: u64,
+    /// `W`, in seconds.
+    pub window_s: u64,
+}
+
+/// The [`ReplayReport`] of `controls`' file at its limit and window (and capacity, for the
+/// buckets), sizing a token bucket to serve `share` (0 < share ≤ 1).
+pub fn replay_report(controls: &Controls, share: f64) -> Result<ReplayReport, Error> {
+    let mut c = controls.clone();
+    c.traffic = "file".into();
+    c.attack = "none".into();
+    let mut scenario = c.scenario()?;
+    scenario.limiters = LimiterKind::ALL
+        .iter()
+        .map(|kind| {
+            let mut k = c.clone();
+            k.algorithm = kind.name().into();
+            k.limiter_spec()
+        })
+        .collect::<Result<_, _>>()?;
+    scenario.validate()?;
+    let report = simulate(&scenario)?;
+    let rows = report
+        .results
+        .iter()
+        .map(|r| CompareRow {
+            limiter: r.limiter.clone(),
+            served_share: r.served_share.unwrap_or(0.0),
+            worst_window: r.busiest_window_max,
+            bound: r.bound,
+            wrong_admits: r.wrong_admits,
+            wrong_rejects: r.wrong_rejects,
+        })
+        .collect();
+    let times = &c.replay()?.times;
+    Ok(ReplayReport {
+        rows,
+        busiest: analysis::busiest_windows(times, scenario.window, 5),
+        fit: analysis::smallest_burst(times, scenario.limit, scenario.window, share)?,
+        limit: scenario.limit,
+        window_s: c.window_s,
+    })
 }
 
 /// The trailing-window series of a trace, in seconds and counts.

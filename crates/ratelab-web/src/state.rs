@@ -242,7 +242,8 @@ pub fn encode(controls: &Controls, compare: bool) -> String {
     if controls.window_s != d.window_s {
         parts.push(("window", controls.window_s.to_string()));
     }
-    if controls.traffic != d.traffic {
+    // A reader's own file is never part of a link: it stays in their browser.
+    if controls.traffic != d.traffic && controls.traffic != "file" {
         parts.push(("traffic", controls.traffic.clone()));
     }
     if controls.load != d.load {

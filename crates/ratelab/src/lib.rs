@@ -7,6 +7,7 @@
 //! seeded PCG32 stream. The same [`Scenario`] therefore gives a bit-identical [`Report`]
 //! natively and in WebAssembly.
 
+pub mod analysis;
 pub mod audit;
 pub mod error;
 pub mod limiter;
