@@ -9,6 +9,7 @@
 
 pub mod audit;
 pub mod error;
+pub mod import;
 pub mod limiter;
 pub mod optimum;
 pub mod ring;
