@@ -1617,6 +1617,22 @@ mod tests {
     }
 
     #[test]
+    fn a_binary_file_is_refused_before_any_line_is_read_however_it_is_split() {
+        // A first line that would fail the filter, then a NUL: with the whole file in one
+        // chunk or in two, the NUL decides.
+        let text = b"# comment\n0.5\n\x01\x00\x00";
+        let options = filtered(Field::Host, "10.0.0.1");
+        let whole = err(text, options.clone());
+        assert!(whole.contains("binary, not text"), "{whole}");
+        let mut importer = Importer::new(options);
+        let split = importer
+            .feed(&text[..14])
+            .and_then(|()| importer.feed(&text[14..]))
+            .and_then(|()| importer.finish().map(|_| ()));
+        assert_eq!(split.map_err(|e| e.to_string()), Err(whole));
+    }
+
+    #[test]
     fn no_valid_timestamp_names_the_first_bad_line() {
         let e = err(b"# header\nhello\n12:00\n", opts(Format::Auto));
         assert!(e.contains("no valid timestamp"), "{e}");
