@@ -7,10 +7,12 @@
 
 mod study;
 
+use ratelab::import::{ImportOptions, Imported, Importer};
 use ratelab::sim::{simulate_run, Report, RunStats, Scenario};
-use ratelab::spec::{parse_count, parse_seconds_lines, LimiterSpec, TrafficSpec};
+use ratelab::spec::{parse_count, LimiterSpec, Replay, TrafficSpec};
 use ratelab::time::{format_duration, parse_duration, MINUTE};
 use ratelab::Error;
+use std::io::Read;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -33,7 +35,9 @@ A SPEC is name[:key=value,...].
   Traffic:  steady, small-bursts, page-loads, big-bursts, on-off (load=X);
             flood (start=DUR|worst, every=DUR, for=DUR); boundary-burst (before=DUR,
             after=DUR); retry (rate=N/DUR, spike=S, at=DUR, tries=M, every=DUR);
-            replay (file=PATH: one timestamp in seconds per line).
+            replay (file=PATH, format=auto|seconds|ms|iso|access-log, client=IP,
+            field=NAME:VALUE): one timestamp per line (epoch seconds or ms, ISO 8601)
+            or an nginx/Apache access log, filtered on the client or another field.
   DUR is like 60s, 1min, 250ms.
 Defaults: --limit 100 --window 60s --minutes 60 --runs 1 --seed 1 --format table.
 ";
@@ -142,7 +146,7 @@ fn parse_simulate(args: &[String]) -> Result<(Scenario, Format), String> {
     let mut traffic =
         traffic.ok_or("simulate needs --traffic SPEC, e.g. --traffic steady:load=0.8")?;
     if let TrafficSpec::Replay(replay) = &mut traffic {
-        replay.times = read_replay(&replay.file)?;
+        replay.times = read_replay(replay)?;
     }
     scenario.traffic = traffic;
     scenario.duration = minutes * MINUTE;
@@ -185,30 +189,66 @@ pub(crate) fn flags(
     Ok(out)
 }
 
-/// Reads a replay file: one timestamp in seconds per line.
-fn read_replay(path: &str) -> Result<Arc<[u64]>, String> {
-    let bytes =
-        std::fs::read(path).map_err(|e| format!("cannot read replay file '{path}': {e}"))?;
-    let text = String::from_utf8(bytes).map_err(|_| {
-        format!(
-            "replay file '{path}' is not UTF-8 text: expected one timestamp in seconds per line"
-        )
-    })?;
-    let (mut times, bad) = parse_seconds_lines(&text);
-    if let Some((line, content)) = bad.first() {
-        return Err(format!(
-            "replay file '{path}' line {line} is not a timestamp in seconds ('{content}'); {} malformed line(s) in all: expected one number of seconds per line, like 1700000000.25",
-            bad.len()
-        ));
+/// How much of a replay file is read at a time.
+const REPLAY_CHUNK: usize = 1 << 20;
+
+/// Reads a replay file through the core's importer, a chunk at a time, so only the times are
+/// ever held. Malformed lines are skipped with a warning; a file that cannot be imported at
+/// all is an error.
+fn read_replay(replay: &Replay) -> Result<Arc<[u64]>, String> {
+    let path = &replay.file;
+    let cannot_read = |e: std::io::Error| format!("cannot read replay file '{path}': {e}");
+    let refused = |e: Error| format!("replay file '{path}': {e}");
+    let mut file = std::fs::File::open(path).map_err(cannot_read)?;
+    let mut importer = Importer::new(ImportOptions {
+        format: replay.format,
+        filter: replay.filter.clone(),
+    });
+    let mut chunk = vec![0u8; REPLAY_CHUNK];
+    loop {
+        let n = match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(cannot_read(e)),
+        };
+        importer.feed(&chunk[..n]).map_err(refused)?;
     }
-    if times.is_empty() {
-        return Err(format!(
-            "replay file '{path}' has no timestamps: expected one number of seconds per line"
-        ));
+    let imported = importer.finish().map_err(refused)?;
+    if imported.malformed > 0 {
+        eprint!("{}", malformed_warning(path, &imported));
     }
-    // Logs written by several workers are slightly out of order; arrivals must not be.
-    times.sort_unstable();
-    Ok(Arc::from(times))
+    Ok(Arc::from(imported.times))
+}
+
+/// The warning for skipped lines: how many, and the first ones with their numbers.
+fn malformed_warning(path: &str, imported: &Imported) -> String {
+    let mut out = format!(
+        "ratelab: warning: replay file '{path}' ({}): skipped {} malformed line(s) of {}:\n",
+        imported.format.name(),
+        imported.malformed,
+        imported.lines
+    );
+    for bad in &imported.first_malformed {
+        let text: String = bad
+            .text
+            .chars()
+            .flat_map(|c| {
+                let escaped: Vec<char> = if c.is_control() {
+                    c.escape_default().collect()
+                } else {
+                    vec![c]
+                };
+                escaped
+            })
+            .collect();
+        out += &format!("  line {}: '{text}': {}\n", bad.line, bad.reason);
+    }
+    let more = imported.malformed - imported.first_malformed.len() as u64;
+    if more > 0 {
+        out += &format!("  and {more} more\n");
+    }
+    out
 }
 
 /// Runs every run, spread over the machine's cores; the result does not depend on how many.

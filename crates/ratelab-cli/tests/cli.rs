@@ -157,65 +157,203 @@ fn the_same_seed_gives_the_same_report_and_another_seed_does_not() {
     assert_ne!(json(&args("11")), json(&args("12")));
 }
 
-#[test]
-fn a_replay_file_is_read_and_bad_ones_are_refused() {
-    let dir = std::env::temp_dir().join(format!("ratelab-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let good = dir.join("good.txt");
-    // 5 requests within one second, then 3 more a minute later.
-    std::fs::write(&good, "1700000000.0\n1700000000.1\n1700000000.2\n1700000000.3\n1700000000.4\n1700000060\n1700000060.5\n1700000061\n").expect("write");
-    let spec = format!("replay:file={}", good.display());
-    let v = json(&[
+/// A scratch directory for one test's files, removed when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("ratelab-cli-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Scratch(dir)
+    }
+
+    /// Writes `bytes` to `name` and returns the spec `replay:file=PATH` plus `extra`.
+    fn replay(&self, name: &str, bytes: &[u8], extra: &str) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, bytes).expect("write");
+        format!("replay:file={}{extra}", path.display())
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `simulate` with a sliding log of limit 3 against a replay: exit code, offered, admitted,
+/// stderr.
+fn replay_sliding_log(spec: &str) -> (i32, Option<u64>, Option<u64>, String) {
+    let (code, out, err) = ratelab(&[
+        "simulate",
         "--limiter",
         "sliding-log",
         "--limit",
         "3",
         "--traffic",
-        &spec,
+        spec,
+        "--format",
+        "json",
     ]);
-    assert_eq!(v["results"][0]["offered"].as_u64(), Some(8));
-    assert_eq!(v["results"][0]["admitted"].as_u64(), Some(6));
+    let v: Value = serde_json::from_str(&out).unwrap_or(Value::Null);
+    let result = &v["results"][0];
+    (
+        code,
+        result["offered"].as_u64(),
+        result["admitted"].as_u64(),
+        err,
+    )
+}
 
-    let bad = dir.join("bad.txt");
-    std::fs::write(&bad, "1.0\nnot a time\n2.0\n").expect("write");
-    let (code, out, err) = ratelab(&[
-        "simulate",
-        "--limiter",
-        "sliding-log",
-        "--traffic",
-        &format!("replay:file={}", bad.display()),
-    ]);
+#[test]
+fn a_timestamp_file_is_replayed() {
+    let dir = Scratch::new("seconds");
+    // 5 requests within one second, then 3 more a minute later, not quite in order.
+    let spec = dir.replay(
+        "good.txt",
+        b"# exported\n1700000000.0\n1700000000.2\n1700000000.1\n1700000000.3\r\n1700000000.4\n1700000060\n1700000060.5\n1700000061",
+        "",
+    );
+    let (code, offered, admitted, err) = replay_sliding_log(&spec);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!((offered, admitted), (Some(8), Some(6)));
+    assert!(err.is_empty(), "{err}");
+    // The same times in milliseconds, detected as such.
+    let ms = dir.replay(
+        "ms.txt",
+        b"1700000000000\n1700000000100\n1700000000200\n1700000000300\n1700000000400\n1700000060000\n1700000060500\n1700000061000\n",
+        "",
+    );
+    assert_eq!(
+        replay_sliding_log(&ms),
+        (0, Some(8), Some(6), String::new())
+    );
+}
+
+#[test]
+fn a_replay_larger_than_one_read_is_streamed_whole() {
+    let dir = Scratch::new("large");
+    // 200,000 lines, about 3.6 MB: several 1 MiB reads, lines straddling them.
+    let text: String = (0..200_000u64)
+        .map(|i| format!("{}.{:06}\n", 1_700_000_000 + i / 1000, i % 1000 * 1000))
+        .collect();
+    assert!(text.len() > 3 << 20);
+    let spec = dir.replay("large.txt", text.as_bytes(), "");
+    let (code, offered, admitted, err) = replay_sliding_log(&spec);
+    assert_eq!(code, 0, "{err}");
+    // 1,000 a second for 200 s: 3 a minute get through, in 4 windows.
+    assert_eq!(offered, Some(200_000));
+    assert_eq!(admitted, Some(12));
+}
+
+#[test]
+fn an_iso_file_is_replayed_with_its_zones() {
+    let dir = Scratch::new("iso");
+    // The same instant, 2023-11-14T22:13:20Z, written four ways, and one a minute later.
+    let spec = dir.replay(
+        "iso.txt",
+        b"2023-11-14T22:13:20Z\n2023-11-15T00:13:20+02:00\n2023-11-14 16:43:20.5-0530\n2023-11-14t22:13:20.9z\n2023-11-14T22:14:20Z\n",
+        ",format=iso",
+    );
+    let (code, offered, admitted, err) = replay_sliding_log(&spec);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!((offered, admitted), (Some(5), Some(4)));
+}
+
+#[test]
+fn an_access_log_is_filtered_to_one_client() {
+    let dir = Scratch::new("access");
+    let mut log = String::new();
+    for i in 0..12 {
+        let host = if i % 3 == 0 {
+            "203.0.113.7"
+        } else {
+            "198.51.100.2"
+        };
+        log += &format!(
+            "{host} - - [14/Nov/2023:22:13:{:02} +0000] \"GET /api/{i} HTTP/1.1\" 200 512 \"-\" \"curl/8.0\"\n",
+            20 + i
+        );
+    }
+    // 4 requests of 203.0.113.7 in a minute: 3 get through.
+    let spec = dir.replay("access.log", log.as_bytes(), ",client=203.0.113.7");
+    let (code, offered, admitted, err) = replay_sliding_log(&spec);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!((offered, admitted), (Some(4), Some(3)));
+    let all = dir.replay("all.log", log.as_bytes(), ",format=access-log");
+    assert_eq!(replay_sliding_log(&all).1, Some(12));
+    let by_path = dir.replay("path.log", log.as_bytes(), ",field=path:/api/5");
+    assert_eq!(replay_sliding_log(&by_path).1, Some(1));
+    let nobody = dir.replay("nobody.log", log.as_bytes(), ",client=192.0.2.1");
+    let (code, _, _, err) = replay_sliding_log(&nobody);
     assert_eq!(code, 2);
-    assert!(out.is_empty());
+    assert!(err.contains("no line with host '192.0.2.1'"), "{err}");
+}
+
+#[test]
+fn malformed_lines_are_skipped_with_a_warning() {
+    let dir = Scratch::new("malformed");
+    let spec = dir.replay(
+        "bad.txt",
+        b"1700000000\nnot a time\n1700000001\n\n1700000002\x1b[2J\n-5\n1700000003\n",
+        "",
+    );
+    let (code, offered, _, err) = replay_sliding_log(&spec);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(offered, Some(3));
     assert!(
-        err.contains("line 2") && err.contains("not a time"),
+        err.contains("warning") && err.contains("3 malformed line(s) of 7"),
         "{err}"
     );
+    assert!(
+        err.contains("line 2: 'not a time': not a number of seconds"),
+        "{err}"
+    );
+    assert!(err.contains("line 5: '1700000002\\u{1b}[2J'"), "{err}");
+    assert!(err.contains("line 6: '-5': negative"), "{err}");
+    assert!(
+        !err.contains('\x1b'),
+        "control characters are escaped: {err}"
+    );
+}
 
-    let binary = dir.join("binary.bin");
-    std::fs::write(&binary, [0xff, 0xfe, 0x00, 0x81]).expect("write");
-    let (code, _, err) = ratelab(&[
-        "simulate",
-        "--limiter",
-        "sliding-log",
-        "--traffic",
-        &format!("replay:file={}", binary.display()),
-    ]);
-    assert_eq!(code, 2);
-    assert!(err.contains("not UTF-8"), "{err}");
-
-    let empty = dir.join("empty.txt");
-    std::fs::write(&empty, "").expect("write");
-    let (code, _, err) = ratelab(&[
-        "simulate",
-        "--limiter",
-        "sliding-log",
-        "--traffic",
-        &format!("replay:file={}", empty.display()),
-    ]);
-    assert_eq!(code, 2);
-    assert!(err.contains("no timestamps"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
+#[test]
+fn unreadable_replay_files_are_refused_with_what_is_accepted() {
+    let dir = Scratch::new("refused");
+    let gzip = [0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03];
+    let cases: [(&str, &[u8], &[&str]); 5] = [
+        (
+            "arrivals.txt.gz",
+            &gzip,
+            &["gzip-compressed", "decompress it first", "arrivals.txt.gz"],
+        ),
+        (
+            "empty.txt",
+            b"",
+            &["the file is empty: expected one timestamp per line, or an access log"],
+        ),
+        ("comments.txt", b"# nothing\n\n", &["the file is empty"]),
+        (
+            "binary.bin",
+            &[0xff, 0xfe, 0x00, 0x81],
+            &["binary, not text"],
+        ),
+        (
+            "words.txt",
+            b"hello\nworld\n",
+            &["no valid timestamp", "line 1", "'hello'", "expected"],
+        ),
+    ];
+    for (name, bytes, needles) in cases {
+        let spec = dir.replay(name, bytes, "");
+        let (code, out, err) = ratelab(&["simulate", "--limiter", "gcra", "--traffic", &spec]);
+        assert_eq!(code, 2, "{name}");
+        assert!(out.is_empty(), "{name}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        for needle in needles {
+            assert!(err.contains(needle), "{name}: {err} lacks {needle}");
+        }
+    }
 }
 
 #[test]

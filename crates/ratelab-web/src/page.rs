@@ -757,6 +757,8 @@ pub fn boundary_table(limit: u64) -> Result<SectionData, Error> {
     let replay = TrafficSpec::Replay(Replay {
         file: "repeated boundary burst".into(),
         times: Arc::from(times),
+        format: ratelab::import::Format::Auto,
+        filter: None,
     });
     let s = Scenario {
         limiters: vec![

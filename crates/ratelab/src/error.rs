@@ -35,6 +35,14 @@ pub enum Error {
         /// An example of a complete spec.
         example: String,
     },
+    /// A file that cannot be imported as a whole: empty, compressed, binary, or without one
+    /// usable line.
+    BadFile {
+        /// What is wrong with it, after "the file", e.g. `is gzip-compressed`.
+        problem: String,
+        /// What would be accepted.
+        accepted: String,
+    },
     /// A scenario that would take too much work or memory to run.
     TooLarge {
         /// What is too large.
@@ -68,6 +76,7 @@ impl Error {
             | Error::Unknown { what, .. }
             | Error::Missing { what, .. }
             | Error::TooLarge { what, .. } => what,
+            Error::BadFile { .. } => "file",
         }
     }
 }
@@ -95,6 +104,9 @@ impl fmt::Display for Error {
             }
             Error::Missing { what, key, example } => {
                 write!(f, "{what} needs {key}, e.g. {example}")
+            }
+            Error::BadFile { problem, accepted } => {
+                write!(f, "the file {problem}: expected {accepted}")
             }
             Error::TooLarge { what, detail } => write!(f, "{what} is too large: {detail}"),
         }

@@ -6,8 +6,9 @@
 //! accepted.
 
 use crate::error::Error;
+use crate::import::{Field, Filter, Format, FIELD_NAMES, FORMAT_NAMES};
 use crate::limiter::{LeakyMode, Rate};
-use crate::time::{parse_decimal_scaled, parse_duration, Micros, SECOND};
+use crate::time::{parse_duration, Micros, SECOND};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -226,6 +227,12 @@ pub struct Replay {
     pub file: String,
     /// Absolute times in µs, sorted. Empty until the caller has read the file.
     pub times: Arc<[Micros]>,
+    /// How the file's lines are read (`format=`), for [`crate::import`].
+    #[serde(default)]
+    pub format: Format,
+    /// Which access-log lines are kept (`client=` or `field=`); `None` keeps all.
+    #[serde(default)]
+    pub filter: Option<Filter>,
 }
 
 /// Traffic as the user described it.
@@ -353,19 +360,7 @@ impl TrafficSpec {
                 },
                 every: get.duration_min("every", SECOND, 1)?,
             },
-            "replay" => match get.take("file") {
-                Some(file) if !file.is_empty() => TrafficSpec::Replay(Replay {
-                    file: file.to_owned(),
-                    times: Arc::from(Vec::new()),
-                }),
-                _ => {
-                    return Err(Error::Missing {
-                        what: "traffic replay".into(),
-                        key: "file=PATH".into(),
-                        example: "replay:file=arrivals.txt".into(),
-                    })
-                }
-            },
+            "replay" => TrafficSpec::Replay(parse_replay(&mut get)?),
             _ => return Err(Error::unknown("traffic", name, TRAFFIC_NAMES)),
         };
         get.finish(&spec)?;
@@ -381,7 +376,9 @@ impl TrafficSpec {
             TrafficSpec::Flood { .. } => "start=DUR|worst, every=DUR, for=DUR",
             TrafficSpec::BoundaryBurst { .. } => "before=DUR, after=DUR",
             TrafficSpec::Retry { .. } => "rate=N/DUR, spike=S, at=DUR, tries=M, every=DUR",
-            TrafficSpec::Replay(_) => "file=PATH",
+            TrafficSpec::Replay(_) => {
+                "file=PATH, format=auto|seconds|ms|iso|access-log, client=IP, field=NAME:VALUE"
+            }
         }
     }
 
@@ -413,6 +410,80 @@ impl TrafficSpec {
     pub fn closed_loop(&self) -> bool {
         matches!(self, TrafficSpec::Retry { .. })
     }
+}
+
+/// The keys of `replay`: `file=PATH` (required), `format=`, and `client=IP` or
+/// `field=NAME:VALUE`.
+fn parse_replay(get: &mut Keys<'_>) -> Result<Replay, Error> {
+    let file = match get.take("file") {
+        Some(file) if !file.is_empty() => file.to_owned(),
+        _ => {
+            return Err(Error::Missing {
+                what: "traffic replay".into(),
+                key: "file=PATH".into(),
+                example: "replay:file=arrivals.txt".into(),
+            })
+        }
+    };
+    let format = match get.take("format") {
+        None => Format::Auto,
+        Some(v) => {
+            Format::from_name(v).map_err(|_| Error::unknown("replay: format", v, FORMAT_NAMES))?
+        }
+    };
+    let client = get.take("client");
+    let field = get.take("field");
+    let filter = match (client, field) {
+        (None, None) => None,
+        (Some(_), Some(_)) => {
+            return Err(Error::invalid(
+                "replay: filter",
+                "client=..., field=...",
+                "client=IP or field=NAME:VALUE, not both",
+            ))
+        }
+        (Some(ip), None) => {
+            if ip.is_empty() {
+                return Err(Error::invalid(
+                    "replay: client",
+                    ip,
+                    "the client's address as the log writes it, e.g. client=203.0.113.7",
+                ));
+            }
+            Some(Filter {
+                field: Field::Host,
+                value: ip.to_owned(),
+            })
+        }
+        (None, Some(pair)) => {
+            let accepted = format!(
+                "NAME:VALUE with NAME one of {FIELD_NAMES} and a value to match exactly, e.g. field=status:429"
+            );
+            let (name, value) = pair
+                .split_once(':')
+                .filter(|(_, v)| !v.is_empty())
+                .ok_or_else(|| Error::invalid("replay: field", pair, &accepted))?;
+            let field = Field::from_name(name)
+                .map_err(|_| Error::invalid("replay: field", pair, &accepted))?;
+            Some(Filter {
+                field,
+                value: value.to_owned(),
+            })
+        }
+    };
+    if filter.is_some() && !matches!(format, Format::Auto | Format::AccessLog) {
+        return Err(Error::invalid(
+            "replay: format",
+            format.name(),
+            "access-log or auto with client= or field= (they filter access-log fields)",
+        ));
+    }
+    Ok(Replay {
+        file,
+        times: Arc::from(Vec::new()),
+        format,
+        filter,
+    })
 }
 
 /// Key-value pairs of a traffic spec, taken one by one so that leftovers can be reported.
@@ -568,26 +639,6 @@ fn parse_bool(what: &str, text: &str) -> Result<bool, Error> {
     }
 }
 
-/// Parses timestamps, one per line, in seconds (fractions allowed), into µs.
-///
-/// Blank lines and lines starting with `#` are skipped. Returns the times in file order and
-/// the malformed lines as `(line number, text)`, so the caller can report them.
-pub fn parse_seconds_lines(text: &str) -> (Vec<Micros>, Vec<(usize, String)>) {
-    let mut times = Vec::new();
-    let mut bad = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        match parse_decimal_scaled(line, SECOND) {
-            Some(t) => times.push(t),
-            None => bad.push((i + 1, line.chars().take(80).collect())),
-        }
-    }
-    (times, bad)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -723,13 +774,87 @@ mod tests {
         check("retry:tries=0", &["retry: tries", "from 1"]);
         check("retry:spike=x", &["retry: spike"]);
         check("replay", &["replay", "file=PATH"]);
+        check(
+            "replay:file=a,format=csv",
+            &["replay: format", "csv", "seconds, ms, iso"],
+        );
+        check(
+            "replay:file=a,field=agent:x",
+            &["replay: field", "agent:x", "user-agent"],
+        );
+        check(
+            "replay:file=a,field=status",
+            &["replay: field", "NAME:VALUE"],
+        );
+        check(
+            "replay:file=a,field=status:",
+            &["replay: field", "NAME:VALUE"],
+        );
+        check("replay:file=a,client=", &["replay: client"]);
+        check(
+            "replay:file=a,client=1.2.3.4,field=status:200",
+            &["not both"],
+        );
+        check(
+            "replay:file=a,format=seconds,client=1.2.3.4",
+            &["replay: format", "access-log"],
+        );
+        check(
+            "replay:file=a,speed=2",
+            &[
+                "key for replay",
+                "speed",
+                "format=",
+                "client=IP",
+                "field=NAME:VALUE",
+            ],
+        );
         check("boundary-burst:before=0s", &["boundary-burst: before"]);
     }
 
     #[test]
-    fn parses_second_timestamps() {
-        let (times, bad) = parse_seconds_lines("# header\n1.5\n\n2\nx\n3.0000001\n-4\n");
-        assert_eq!(times, [1_500_000, 2_000_000, 3_000_000]);
-        assert_eq!(bad, [(5, "x".to_owned()), (7, "-4".to_owned())]);
+    fn parses_replay_formats_and_filters() {
+        let replay = |spec: &str| match TrafficSpec::parse(spec) {
+            Ok(TrafficSpec::Replay(r)) => r,
+            other => panic!("{spec}: {other:?}"),
+        };
+        let r = replay("replay:file=a.txt");
+        assert_eq!(
+            (r.file.as_str(), r.format, &r.filter),
+            ("a.txt", Format::Auto, &None)
+        );
+        assert!(r.times.is_empty());
+        for (name, format) in [
+            ("auto", Format::Auto),
+            ("seconds", Format::Seconds),
+            ("ms", Format::Millis),
+            ("iso", Format::Iso8601),
+            ("access-log", Format::AccessLog),
+        ] {
+            assert_eq!(
+                replay(&format!("replay:file=a,format={name}")).format,
+                format
+            );
+        }
+        let r = replay("replay:file=access.log,client=203.0.113.7");
+        assert_eq!(
+            r.filter,
+            Some(Filter {
+                field: Field::Host,
+                value: "203.0.113.7".into()
+            })
+        );
+        let r = replay("replay:file=access.log,format=access-log,field=user-agent:curl/8.0");
+        assert_eq!(
+            r.filter,
+            Some(Filter {
+                field: Field::UserAgent,
+                value: "curl/8.0".into()
+            })
+        );
+        assert_eq!(r.format, Format::AccessLog);
+        // The value may hold colons (IPv6, times).
+        let r = replay("replay:file=a,field=host:2001:db8::1");
+        assert_eq!(r.filter.map(|f| f.value), Some("2001:db8::1".to_owned()));
     }
 }
