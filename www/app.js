@@ -449,7 +449,14 @@ function startImport(lab) {
     if (!/^\d*\.?\d+$/.test(text) || !(v > 0 && v <= 100)) throw new Error(`The share to serve '${$('import-target').value}' is not accepted: enter a percentage above 0 and at most 100, like 99`);
     return v / 100;
   };
-  const stop = () => { worker?.terminate(); worker = null; $('import-cancel').disabled = true; };
+  let reading = false;
+  // A worker is kept between files; one still reading when another is chosen (or on cancel)
+  // is stopped.
+  const stop = () => {
+    if (reading) { worker?.terminate(); worker = null; }
+    reading = false;
+    $('import-cancel').disabled = true;
+  };
 
   function read(file) {
     stop();
@@ -463,7 +470,8 @@ function startImport(lab) {
     let target;
     try { controls = lab.readControls(); target = share(); } catch (e) { problem(e.message); return; }
     const started = performance.now();
-    worker = new Worker('study-worker.js');
+    worker ??= new Worker('study-worker.js');
+    reading = true;
     $('import-cancel').disabled = false;
     progress.max = Math.max(1, file.size);
     progress.value = 0;
@@ -474,6 +482,7 @@ function startImport(lab) {
         progress.value = msg.bytes;
         status.textContent = `Read ${msg.lines.toLocaleString('en')} lines (${Math.round(100 * msg.bytes / msg.total)}%)`;
       } else if (msg.type === 'import-done') {
+        reading = false;
         $('import-cancel').disabled = true;
         imported = { name: file.name, summary: msg.summary, times: msg.times, read };
         window.__ratelab.importMs = performance.now() - started;
@@ -483,11 +492,11 @@ function startImport(lab) {
       } else if (msg.type === 'analyzed') {
         if (msg.seq === seq) showReport(msg.report);
       } else if (msg.type === 'error') {
-        if (msg.of === 'import') { stop(); progress.value = 0; status.textContent = ''; }
+        if (msg.of === 'import') { reading = false; $('import-cancel').disabled = true; progress.value = 0; status.textContent = ''; }
         problem(msg.of === 'import' ? `The file '${file.name}' could not be used: ${msg.message}` : msg.message);
       }
     };
-    worker.onerror = (e) => { stop(); problem(`Reading the file failed: ${e.message}`); };
+    worker.onerror = (e) => { stop(); worker?.terminate(); worker = null; problem(`Reading the file failed: ${e.message}`); };
     const read = { file: file.name, format: $('import-format').value, field: $('import-field').value, value: $('import-value').value };
     worker.postMessage({ type: 'import', file, format: read.format, field: read.field, value: read.value, controls, share: target });
   }
@@ -496,8 +505,8 @@ function startImport(lab) {
     const n = (x) => x.toLocaleString('en');
     const when = (us) => new Date(us / 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '').replace('Z', '');
     const parts = [`${name}: ${n(s.lines)} lines read as ${s.formatLabel}, giving ${n(s.count)} requests from ${when(s.firstUs)} to ${when(s.lastUs)} UTC (${s.spanText}).`];
-    if (s.blank) parts.push(`${n(s.blank)} blank or comment lines were skipped.`);
-    if (s.filteredOut) parts.push(`${n(s.filteredOut)} lines did not match the filter.`);
+    if (s.blank) parts.push(`${n(s.blank)} blank or comment line${s.blank === 1 ? ' was' : 's were'} skipped.`);
+    if (s.filteredOut) parts.push(`${n(s.filteredOut)} line${s.filteredOut === 1 ? '' : 's'} did not match the filter.`);
     if (s.reordered) parts.push('The lines were not in time order; they were sorted.');
     $('import-summary').textContent = parts.join(' ');
     const bad = $('import-malformed-box');
@@ -560,7 +569,7 @@ function startImport(lab) {
     const file = e.dataTransfer?.files?.[0];
     if (file) read(file);
   });
-  $('import-cancel').addEventListener('click', () => { stop(); progress.value = 0; status.textContent = 'Cancelled.'; });
+  $('import-cancel').addEventListener('click', () => { stop(); imported = null; progress.value = 0; status.textContent = 'Cancelled.'; });
   $('import-target').addEventListener('input', reanalyze);
   for (const id of ['import-format', 'import-field', 'import-value']) {
     $(id).addEventListener('change', () => { if ($('import-file').files[0]) read($('import-file').files[0]); });

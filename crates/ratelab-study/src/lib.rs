@@ -505,7 +505,13 @@ thread_local! {
 /// Keeps the reader's traffic (as the lab shows it) for [`export_plot`]; the arguments are
 /// those of the lab's `setReplay`.
 #[wasm_bindgen(js_name = setReplay)]
-pub fn set_replay(times: &[f64], file: &str, format: &str, field: &str, value: &str) -> Result<(), JsValue> {
+pub fn set_replay(
+    times: &[f64],
+    file: &str,
+    format: &str,
+    field: &str,
+    value: &str,
+) -> Result<(), JsValue> {
     let replay = page::replay_of(times, file, format, field, value).map_err(js_error)?;
     REPLAY.with(|r| *r.borrow_mut() = Some(replay));
     Ok(())

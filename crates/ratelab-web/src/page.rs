@@ -101,7 +101,9 @@ impl Controls {
                 }
                 if let Some(f) = &replay.filter {
                     match f.field {
-                        ratelab::import::Field::Host => text.push_str(&format!(",client={}", f.value)),
+                        ratelab::import::Field::Host => {
+                            text.push_str(&format!(",client={}", f.value))
+                        }
                         field => text.push_str(&format!(",field={}:{}", field.name(), f.value)),
                     }
                 }
@@ -148,7 +150,10 @@ impl Controls {
     pub fn traffic_spec(&self) -> Result<(TrafficSpec, u64), Error> {
         if self.traffic == "file" && self.attack == "none" {
             let replay = self.replay()?;
-            let (first, last) = (replay.times.first().copied().unwrap_or(0), replay.times.last().copied().unwrap_or(0));
+            let (first, last) = (
+                replay.times.first().copied().unwrap_or(0),
+                replay.times.last().copied().unwrap_or(0),
+            );
             let minutes = ((last - first) / MINUTE + 2).max(1);
             return Ok((TrafficSpec::Replay(replay.clone()), minutes));
         }
@@ -836,6 +841,69 @@ mod tests {
             capacity,
             ..Controls::default()
         }
+    }
+
+    /// A file's worth of times: 60 requests in the half-second before a minute boundary and
+    /// 60 in the half-second after it, an hour after the epoch, then a quiet one 10 min later.
+    fn file_times() -> Vec<f64> {
+        let base = 3_600_000_000.0;
+        let mut t: Vec<f64> = (0..60)
+            .map(|i| base - 500_000.0 + f64::from(i) * 8_000.0)
+            .collect();
+        t.extend((0..60).map(|i| base + f64::from(i) * 8_000.0));
+        t.push(base + 600_000_000.0);
+        t
+    }
+
+    #[test]
+    fn the_readers_file_replays_through_every_limiter() {
+        let mut c = controls("fixed-window", "none", 10);
+        c.traffic = "file".into();
+        assert!(c.scenario().is_err(), "no file yet: a message, not a panic");
+        c.replay = Some(
+            replay_of(&file_times(), "api.log", "access-log", "host", "10.0.0.1").expect("valid"),
+        );
+        let (readout, trace) = run(&c).expect("runs");
+        assert_eq!(readout.worst_window, 120, "2L across the boundary");
+        assert_eq!(trace.times.len(), 121);
+        let cli = readout.cli.join(" ");
+        assert!(
+            cli.contains("replay:file=api.log,format=access-log,client=10.0.0.1"),
+            "{cli}"
+        );
+        let report = replay_report(&c, 1.0).expect("report");
+        let row = |name: &str| {
+            report
+                .rows
+                .iter()
+                .find(|r| r.limiter.starts_with(name))
+                .expect(name)
+        };
+        assert_eq!(row("fixed-window").worst_window, 120);
+        assert_eq!(row("sliding-log").worst_window, 60);
+        assert_eq!(row("sliding-log").served_share, 61.0 / 121.0);
+        assert_eq!(report.busiest[0].count, 120);
+        assert_eq!(report.busiest[1].count, 1);
+        // The 120 arrive within 0.97 s, in which less than one token (of 1 a second) refills:
+        // serving all of them takes a bucket of 120, whose worst window is 120 + 60 − 1.
+        assert_eq!(report.fit.admitted, 121);
+        assert_eq!((report.fit.burst, report.fit.worst_window), (120, 179));
+        assert_eq!(compare(&c).expect("compares").len(), LimiterKind::ALL.len());
+    }
+
+    #[test]
+    fn bad_file_times_are_refused() {
+        for bad in [
+            vec![f64::NAN],
+            vec![-1.0],
+            vec![1.5],
+            vec![5.0, 4.0],
+            vec![1e300],
+        ] {
+            assert!(replay_of(&bad, "f", "auto", "", "").is_err(), "{bad:?}");
+        }
+        assert!(replay_of(&[1.0], "f", "csv", "", "").is_err());
+        assert!(replay_of(&[1.0], "f", "auto", "colour", "x").is_err());
     }
 
     #[test]

@@ -458,6 +458,7 @@ mod tests {
                         attack: ATTACKS[k].into(),
                         record_rejects,
                         leaky_mode: LEAKY_MODES[m].into(),
+                        replay: None,
                     }
                 },
             )

@@ -22,7 +22,10 @@ pub struct BusyWindow {
 /// The `k` busiest trailing windows of `times` that do not overlap one another, busiest first
 /// (ties: earliest first). Each ends at a request, where a trailing count peaks.
 pub fn busiest_windows(times: &[Micros], window: Micros, k: usize) -> Vec<BusyWindow> {
-    debug_assert!(times.windows(2).all(|w| w[0] <= w[1]), "times must be sorted");
+    debug_assert!(
+        times.windows(2).all(|w| w[0] <= w[1]),
+        "times must be sorted"
+    );
     let mut lo = 0;
     let mut candidates: Vec<BusyWindow> = Vec::with_capacity(times.len());
     for (i, &t) in times.iter().enumerate() {
@@ -171,10 +174,10 @@ mod tests {
                 BusyWindow { end: 40, count: 1 }
             ]
         );
-        assert_eq!(token_bucket_admits(&times, 1, 2, 10).unwrap(), 3);
-        let fit = smallest_burst(&times, 2, 10, 1.0).unwrap();
+        assert_eq!(token_bucket_admits(&times, 1, 2, 10).expect("fits"), 3);
+        let fit = smallest_burst(&times, 2, 10, 1.0).expect("fits");
         assert_eq!((fit.burst, fit.admitted, fit.worst_window), (3, 6, 4));
-        assert_eq!(smallest_burst(&times, 2, 10, 0.5).unwrap().burst, 1);
+        assert_eq!(smallest_burst(&times, 2, 10, 0.5).expect("fits").burst, 1);
         assert!(smallest_burst(&times, 2, 10, 0.0).is_err());
         assert!(smallest_burst(&times, 2, 10, f64::NAN).is_err());
         assert!(busiest_windows(&[], 10, 3).is_empty());
@@ -223,7 +226,7 @@ mod tests {
         fn a_bigger_bucket_never_admits_fewer(times in trace(), limit in 1u64..5, window in 1u64..40) {
             let mut last = 0;
             for burst in 1..=times.len().max(1) as u64 + 1 {
-                let admitted = token_bucket_admits(&times, burst, limit, window).unwrap();
+                let admitted = token_bucket_admits(&times, burst, limit, window).expect("fits");
                 prop_assert!(admitted >= last, "burst {} admits {} < {}", burst, admitted, last);
                 last = admitted;
             }
@@ -232,12 +235,12 @@ mod tests {
         #[test]
         fn the_smallest_burst_is_smallest(times in trace(), limit in 1u64..5, window in 1u64..40, pct in 1u32..=100) {
             let share = f64::from(pct) / 100.0;
-            let fit = smallest_burst(&times, limit, window, share).unwrap();
+            let fit = smallest_burst(&times, limit, window, share).expect("fits");
             let needed = (share * times.len() as f64).ceil() as u64;
             prop_assert!(fit.admitted >= needed);
-            prop_assert_eq!(fit.admitted, token_bucket_admits(&times, fit.burst, limit, window).unwrap());
+            prop_assert_eq!(fit.admitted, token_bucket_admits(&times, fit.burst, limit, window).expect("fits"));
             if fit.burst > 1 {
-                prop_assert!(token_bucket_admits(&times, fit.burst - 1, limit, window).unwrap() < needed);
+                prop_assert!(token_bucket_admits(&times, fit.burst - 1, limit, window).expect("fits") < needed);
             }
         }
     }
