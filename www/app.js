@@ -325,7 +325,7 @@ let download = (name, blob) => {
 };
 
 /** `{svg, csv}` of plot `index` of a view (`main`, `compare`, `section:NAME`), for a canvas. */
-const fromView = (view, params, index) => async (c) => (await loadStudyModule()).exportPlot(view, params, index, c.width, c.height, dark());
+const fromView = (view, params, index) => async (c) => (await loadExtra()).exportPlot(view, params, index, c.width, c.height, dark());
 
 /** Puts PNG, SVG and CSV buttons under `canvas` (once); `source()` gives the exporter. */
 function addExport(canvas, name, source) {
@@ -470,7 +470,7 @@ function startImport(lab) {
     let target;
     try { controls = lab.readControls(); target = share(); } catch (e) { problem(e.message); return; }
     const started = performance.now();
-    worker ??= new Worker('study-worker.js');
+    worker ??= new Worker('import-worker.js');
     reading = true;
     $('import-cancel').disabled = false;
     progress.max = Math.max(1, file.size);
@@ -578,7 +578,7 @@ function startImport(lab) {
     if (!imported) return;
     const f = { ...imported.read, label: `${imported.name} (${imported.summary.count.toLocaleString('en')} requests)` };
     // The on-demand module on this thread gets the times too, for the SVG and CSV exports.
-    (await loadStudyModule()).setReplay(imported.times, f.file, f.format, f.field, f.value);
+    (await loadExtra()).setReplay(imported.times, f.file, f.format, f.field, f.value);
     lab.show(imported.times, f);
   });
   return { reanalyze };
@@ -671,7 +671,7 @@ function startSections(Lab) {
     s.draw = async () => {
       try {
         // The section figures live in the on-demand module, loaded when the first one is seen.
-        const data = s.custom ? s.custom(s.lab) : (await loadStudyModule()).section(s.name, s.params(), s.canvas, dark());
+        const data = s.custom ? s.custom(s.lab) : (await loadExtra()).section(s.name, s.params(), s.canvas, dark());
         if (s.table) fillTable($(s.table), data.table);
         if (s.canvas) addExport($(s.canvas), s.name, () => fromView(`section:${s.name}`, s.params(), 0));
         $(s.el).dataset.drawn = 'true';
@@ -702,15 +702,15 @@ function redrawSections() {
 /** Loads the on-demand module (a classic script defining `wasm_bindgen`) once, on first use:
  * the section figures, the study, file import and SVG export. */
 let studyModule;
-function loadStudyModule() {
+function loadExtra() {
   studyModule ??= new Promise((resolve, reject) => {
     const script = document.createElement('script');
-    script.src = 'ratelab-study.js';
+    script.src = 'ratelab-extra.js';
     script.onload = () => {
       /* global wasm_bindgen */
-      wasm_bindgen({ module_or_path: 'ratelab-study_bg.wasm' }).then(() => resolve(wasm_bindgen), reject);
+      wasm_bindgen({ module_or_path: 'ratelab-extra_bg.wasm' }).then(() => resolve(wasm_bindgen), reject);
     };
-    script.onerror = () => reject(new Error('the study module did not load'));
+    script.onerror = () => reject(new Error('the on-demand module did not load'));
     document.head.append(script);
   });
   return studyModule;
@@ -796,7 +796,7 @@ function startStudy() {
     button.disabled = true;
     let Study;
     try {
-      ({ Study } = await loadStudyModule());
+      ({ StudyResults: Study } = await loadExtra());
     } catch (e) {
       stop(`The study could not start: ${e.message}`);
       return;

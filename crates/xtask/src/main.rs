@@ -190,6 +190,7 @@ fn test() -> Result {
         &["-p", "ratelab", "--lib", "--test", "determinism"][..],
         &["-p", "ratelab-web", "--all-targets"],
         &["-p", "ratelab-study", "--all-targets"],
+        &["-p", "ratelab-extra", "--all-targets"],
     ] {
         let args = [
             &["clippy", "--target", "wasm32-unknown-unknown"][..],
@@ -214,7 +215,7 @@ fn test() -> Result {
         .concat(),
         &chromedriver,
     )?;
-    for krate in ["ratelab-web", "ratelab-study"] {
+    for krate in ["ratelab-web", "ratelab-extra"] {
         run(
             "cargo",
             &[&["test", "-p", krate][..], &wasm, &["--test", "browser"]].concat(),

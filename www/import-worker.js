@@ -1,0 +1,39 @@
+// A Web Worker reading a reader's traffic file with the on-demand module (ratelab-extra): the
+// file is read in slices, with progress after each, parsed and replayed through every limiter
+// here, off the page's thread. The file is read locally and never sent anywhere.
+/* global wasm_bindgen */
+importScripts('ratelab-extra.js');
+let loaded;
+let times = null;
+
+const load = () => (loaded ??= wasm_bindgen({ module_or_path: 'ratelab-extra_bg.wasm' }));
+// Slices of the file fed to the importer: progress is reported after each one.
+const SLICE = 4 << 20;
+
+async function importFile(msg) {
+  const file = msg.file;
+  const importer = new wasm_bindgen.Import(msg.format, msg.field, msg.value);
+  for (let at = 0; at < file.size; at += SLICE) {
+    importer.feed(new Uint8Array(await file.slice(at, at + SLICE).arrayBuffer()));
+    postMessage({ type: 'import-progress', bytes: Math.min(file.size, at + SLICE), total: file.size, lines: importer.lines() });
+  }
+  const summary = importer.finish();
+  times = importer.times();
+  const report = wasm_bindgen.replayReport(times, msg.controls, msg.share);
+  const copy = times.slice();
+  postMessage({ type: 'import-done', summary, report, times: copy }, [copy.buffer]);
+}
+
+onmessage = async (event) => {
+  const msg = event.data;
+  try {
+    await load();
+    if (msg.type === 'import') {
+      await importFile(msg);
+    } else if (msg.type === 'analyze' && times) {
+      postMessage({ type: 'analyzed', report: wasm_bindgen.replayReport(times, msg.controls, msg.share), seq: msg.seq });
+    }
+  } catch (e) {
+    postMessage({ type: 'error', of: msg.type, message: String(e?.message ?? e) });
+  }
+};
