@@ -77,6 +77,8 @@ test('a timestamp file replays through every limiter, equal to the command line 
   await act(page, () => page.selectOption('[data-testid=algorithm]', 'fixed-window'));
   assert.equal(await text(page, 'worst-window'), '120');
   assert.match(await page.textContent('#cli'), /replay:file=burst-ms\.txt/);
+  await act(page, () => page.fill('[data-testid=seed]', '5'));
+  await page.waitForFunction(() => location.search.includes('seed=5'));
   assert.doesNotMatch(page.url(), /traffic=/, 'the file is never part of a link');
   assert.deepEqual(problems, []);
 });

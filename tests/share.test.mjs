@@ -35,6 +35,8 @@ test('a link restores the same figure, compare mode included', async (t) => {
   await act(page, () => page.click('[data-testid=record-rejects]'));
   await act(page, () => page.click('[data-testid=boundary-burst]'));
   await act(page, () => page.click('[data-testid=compare]'));
+  // The address bar follows once the reader pauses.
+  await page.waitForFunction(() => location.search.includes('compare=1'));
   const url = page.url();
   assert.match(url, /algorithm=sliding-window-counter/);
   assert.match(url, /limit=40/);
@@ -79,6 +81,7 @@ test('a bad parameter in a link is named, what is accepted is said, and the rest
   assert.notEqual(await text(page, 'worst-window'), '–');
   assert.match(page.url(), /limit=abc/);
   await act(page, () => page.fill('[data-testid=seed]', '3'));
+  await page.waitForFunction(() => location.search.includes('seed=3'));
   assert.doesNotMatch(page.url(), /abc/);
   assert.match(page.url(), /algorithm=gcra/);
   assert.deepEqual(problems, []);

@@ -179,11 +179,16 @@ function start(bindings) {
     return new URL(query ? `?${query}` : location.pathname, location.href).href;
   }
 
+  // The address bar follows the figure once the reader pauses, not on every step of a drag.
+  let stateTimer = 0;
   function writeState(controls) {
-    if (embedded) $('open-full').href = shareUrl(controls, false);
-    if (!touched) return;
-    const url = shareUrl(controls, embedded);
-    if (url !== location.href) history.replaceState(null, '', url);
+    clearTimeout(stateTimer);
+    stateTimer = setTimeout(() => {
+      if (embedded) $('open-full').href = shareUrl(controls, false);
+      if (!touched) return;
+      const url = shareUrl(controls, embedded);
+      if (url !== location.href) history.replaceState(null, '', url);
+    }, 150);
   }
 
   /** Re-runs the figure on the next frame; `user` is false for a resize or a theme change. */
