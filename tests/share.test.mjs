@@ -59,7 +59,14 @@ test('a link restores the same figure, compare mode included', async (t) => {
   const big = await open(t, { path: '/?capacity=500&limit=60' });
   assert.equal(await big.page.inputValue('[data-testid=capacity]'), '500');
   assert.equal(await text(big.page, 'bound'), String(500 + 60 - 1));
-  assert.deepEqual([...problems, ...again.problems, ...big.problems], []);
+  // The section figures' controls are in the link too.
+  const sec = await open(t, { path: '/?ceiling-capacity=70&honest-load=1' });
+  assert.equal(await sec.page.inputValue('#ceiling-capacity'), '70');
+  assert.equal(await sec.page.inputValue('#honest-load'), '1');
+  await sec.page.selectOption('#honest-traffic', 'on-off');
+  await sec.page.waitForFunction(() => location.search.includes('honest-traffic=on-off'));
+  assert.match(sec.page.url(), /ceiling-capacity=70/);
+  assert.deepEqual([...problems, ...again.problems, ...big.problems, ...sec.problems], []);
 });
 
 test('a bad parameter in a link is named, what is accepted is said, and the rest is kept', async (t) => {

@@ -161,6 +161,10 @@ function start(bindings) {
     fields.seed.value = String(c.seed);
     fields.recordRejects.checked = c.recordRejects;
     attack = c.attack;
+    $('ceiling-capacity').value = String(d.sections.ceilingCapacity);
+    $('ceiling-capacity-out').textContent = String(d.sections.ceilingCapacity);
+    $('honest-traffic').value = d.sections.honestTraffic;
+    $('honest-load').value = d.sections.honestLoad;
     $('compare').setAttribute('aria-pressed', String(d.compare));
     $('compare-view').hidden = !d.compare;
     const box = $('url-problems');
@@ -174,7 +178,8 @@ function start(bindings) {
 
   /** The link to this figure as it stands. */
   function shareUrl(controls, embed) {
-    const q = encodeState(controls, $('compare').getAttribute('aria-pressed') === 'true');
+    const sections = { ceilingCapacity: Number($('ceiling-capacity').value), honestTraffic: $('honest-traffic').value, honestLoad: $('honest-load').value };
+    const q = encodeState(controls, $('compare').getAttribute('aria-pressed') === 'true', sections);
     const query = [q, embed ? 'embed=1' : ''].filter(Boolean).join('&');
     return new URL(query ? `?${query}` : location.pathname, location.href).href;
   }
@@ -297,6 +302,10 @@ function start(bindings) {
     },
   });
   for (const el of [fields.limit, fields.windowS, fields.capacity]) el.addEventListener('input', () => traffic.reanalyze());
+  // The section figures' controls are part of the link too.
+  for (const id of ['ceiling-capacity', 'honest-traffic', 'honest-load']) {
+    $(id).addEventListener('change', () => { touched = true; try { writeState(readControls()); } catch { /* the main figure shows its own error */ } });
+  }
 
   if (embedded) {
     // One figure alone, for an <iframe>: the rest of the page is neither shown nor computed.

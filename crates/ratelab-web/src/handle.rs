@@ -132,9 +132,15 @@ pub fn decode_state(query: &str) -> Result<JsValue, JsValue> {
     serde_wasm_bindgen::to_value(&state::decode(query)).map_err(js_error)
 }
 
-/// The query string (without `?`) for `controls`, holding only what differs from the defaults.
+/// The query string (without `?`) for `controls`, compare mode and the section figures'
+/// controls, holding only what differs from the defaults.
 #[wasm_bindgen(js_name = encodeState)]
-pub fn encode_state(controls: JsValue, compare: bool) -> Result<String, JsValue> {
+pub fn encode_state(
+    controls: JsValue,
+    compare: bool,
+    sections: JsValue,
+) -> Result<String, JsValue> {
     let controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
-    Ok(state::encode(&controls, compare))
+    let sections: state::Sections = serde_wasm_bindgen::from_value(sections).map_err(js_error)?;
+    Ok(state::encode(&controls, compare, &sections))
 }

@@ -35,8 +35,9 @@ pub const MAX_CAPACITY: u64 = 1_000_000;
 /// How much of a bad value a message quotes.
 const QUOTE: usize = 40;
 
-/// Every parameter a link may carry, in the order [`encode`] writes them.
-pub const PARAMS: [&str; 11] = [
+/// Every parameter a link may carry, in the order [`encode`] writes them: the main figure's,
+/// then the section figures' own controls.
+pub const PARAMS: [&str; 14] = [
     "algorithm",
     "capacity",
     "limit",
@@ -48,7 +49,36 @@ pub const PARAMS: [&str; 11] = [
     "record-rejects",
     "leaky-mode",
     "compare",
+    "ceiling-capacity",
+    "honest-traffic",
+    "honest-load",
 ];
+/// The loads the honest-client section offers.
+pub const HONEST_LOADS: [&str; 4] = ["0.3", "0.5", "0.8", "1"];
+/// The largest capacity of the bucket-ceiling section's dial.
+pub const MAX_CEILING_CAPACITY: u64 = 120;
+
+/// The section figures' own controls.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Sections {
+    /// The bucket-ceiling section's capacity dial.
+    pub ceiling_capacity: u64,
+    /// The honest-client section's traffic shape.
+    pub honest_traffic: String,
+    /// The honest-client section's load, one of [`HONEST_LOADS`].
+    pub honest_load: String,
+}
+
+impl Default for Sections {
+    fn default() -> Self {
+        Sections {
+            ceiling_capacity: 10,
+            honest_traffic: "page-loads".into(),
+            honest_load: "0.8".into(),
+        }
+    }
+}
 /// Parameters that change how the page is shown, not the figure.
 pub const VIEW_PARAMS: [&str; 1] = ["embed"];
 
@@ -62,6 +92,8 @@ pub struct Decoded {
     pub compare: bool,
     /// Whether the page is shown as an embedded figure.
     pub embed: bool,
+    /// The section figures' controls.
+    pub sections: Sections,
     /// What was wrong, one entry per bad parameter.
     pub problems: Vec<Problem>,
 }
@@ -82,6 +114,7 @@ pub fn decode(query: &str) -> Decoded {
         controls: Controls::default(),
         compare: false,
         embed: false,
+        sections: Sections::default(),
         problems: Vec::new(),
     };
     let query = query.strip_prefix('?').unwrap_or(query);
@@ -161,6 +194,11 @@ fn apply(out: &mut Decoded, key: &str, value: &str) -> Result<(), String> {
         "record-rejects" => c.record_rejects = flag(value)?,
         "compare" => out.compare = flag(value)?,
         "embed" => out.embed = flag(value)?,
+        "ceiling-capacity" => {
+            out.sections.ceiling_capacity = whole(value, 1, MAX_CEILING_CAPACITY)?;
+        }
+        "honest-traffic" => out.sections.honest_traffic = one_of(value, &SHAPES)?,
+        "honest-load" => out.sections.honest_load = one_of(value, &HONEST_LOADS)?,
         _ => {}
     }
     Ok(())
@@ -221,13 +259,16 @@ fn default_text(key: &str) -> String {
         "load" => d.load.to_string(),
         "record-rejects" => "off".into(),
         "compare" | "embed" => "off".into(),
+        "ceiling-capacity" => Sections::default().ceiling_capacity.to_string(),
+        "honest-traffic" => Sections::default().honest_traffic,
+        "honest-load" => Sections::default().honest_load,
         _ => String::new(),
     }
 }
 
 /// The controls as a query string, without the `?`: only what differs from the defaults, so
 /// the default figure's link is the page's own address.
-pub fn encode(controls: &Controls, compare: bool) -> String {
+pub fn encode(controls: &Controls, compare: bool, sections: &Sections) -> String {
     let d = Controls::default();
     let mut parts: Vec<(&str, String)> = Vec::new();
     if controls.algorithm != d.algorithm {
@@ -266,6 +307,16 @@ pub fn encode(controls: &Controls, compare: bool) -> String {
     }
     if compare {
         parts.push(("compare", "1".into()));
+    }
+    let ds = Sections::default();
+    if sections.ceiling_capacity != ds.ceiling_capacity {
+        parts.push(("ceiling-capacity", sections.ceiling_capacity.to_string()));
+    }
+    if sections.honest_traffic != ds.honest_traffic {
+        parts.push(("honest-traffic", sections.honest_traffic.clone()));
+    }
+    if sections.honest_load != ds.honest_load {
+        parts.push(("honest-load", sections.honest_load.clone()));
     }
     parts
         .iter()
@@ -338,7 +389,10 @@ mod tests {
 
     #[test]
     fn the_default_figure_has_an_empty_query() {
-        assert_eq!(encode(&Controls::default(), false), "");
+        assert_eq!(
+            encode(&Controls::default(), false, &Sections::default()),
+            ""
+        );
         let d = decode("");
         assert_eq!(d.controls, Controls::default());
         assert!(d.problems.is_empty() && !d.compare && !d.embed);
@@ -346,7 +400,7 @@ mod tests {
 
     #[test]
     fn a_link_sets_every_control() {
-        let d = decode("?algorithm=sliding-log&capacity=5&limit=100&window=10&traffic=page-loads&load=1.2&seed=42&attack=retry-storm&record-rejects=1&leaky-mode=queue&compare=1&embed=1");
+        let d = decode("?algorithm=sliding-log&capacity=5&limit=100&window=10&traffic=page-loads&load=1.2&seed=42&attack=retry-storm&record-rejects=1&leaky-mode=queue&compare=1&embed=1&ceiling-capacity=70&honest-traffic=on-off&honest-load=1");
         assert!(d.problems.is_empty(), "{:?}", d.problems);
         let c = &d.controls;
         assert_eq!(
@@ -362,6 +416,22 @@ mod tests {
             ("retry-storm", true, "queue")
         );
         assert!(d.compare && d.embed);
+        assert_eq!(
+            d.sections,
+            Sections {
+                ceiling_capacity: 70,
+                honest_traffic: "on-off".into(),
+                honest_load: "1".into()
+            }
+        );
+        for bad in [
+            "ceiling-capacity=0",
+            "ceiling-capacity=121",
+            "honest-load=0.7",
+            "honest-traffic=file",
+        ] {
+            assert_eq!(decode(bad).problems.len(), 1, "{bad}");
+        }
     }
 
     #[test]
@@ -467,11 +537,21 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2_000))]
         #[test]
-        fn encode_then_decode_is_the_identity(c in controls(), compare in any::<bool>()) {
-            let d = decode(&encode(&c, compare));
+        fn encode_then_decode_is_the_identity(
+            c in controls(),
+            compare in any::<bool>(),
+            (cap, t, l) in (1..=MAX_CEILING_CAPACITY, 0..5usize, 0..4usize),
+        ) {
+            let sections = Sections {
+                ceiling_capacity: cap,
+                honest_traffic: SHAPES[t].into(),
+                honest_load: HONEST_LOADS[l].into(),
+            };
+            let d = decode(&encode(&c, compare, &sections));
             prop_assert!(d.problems.is_empty(), "{:?}", d.problems);
             prop_assert_eq!(d.controls, c);
             prop_assert_eq!(d.compare, compare);
+            prop_assert_eq!(d.sections, sections);
         }
 
         #[test]
