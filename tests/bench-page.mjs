@@ -13,19 +13,25 @@ const dist = new URL('../dist', import.meta.url).pathname;
 const files = readdirSync(dist).filter((f) => /\.(wasm|js|css|html)$/.test(f));
 const gz = files.map((f) => [f, gzipSync(readFileSync(join(dist, f)), { level: 9 }).length]);
 // The study module and its worker load only when a reader runs the study.
-const onDemand = (f) => /^(ratelab-study|ratelab-extra|study-worker|import-worker)/.test(f);
+const onDemand = (f) => /^(ratelab-study|ratelab-extra|study-worker|import-worker|panels)/.test(f);
 const total = gz.filter(([f]) => !onDemand(f)).reduce((s, [, n]) => s + n, 0);
 const later = gz.filter(([f]) => onDemand(f)).reduce((s, [, n]) => s + n, 0);
 
 const server = await serve(dist);
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
 const firsts = [];
+let fetchedAtLoad = [];
 let moves = [];
 for (let i = 0; i < 5; i++) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(`http://127.0.0.1:${server.address().port}/`);
   await page.waitForSelector('#lab[data-ready=true]');
   firsts.push(await page.evaluate(() => window.__ratelab.firstFigureMs));
+  if (i === 0) {
+    // What a reader's browser really fetched for the first screen, a second after it was drawn.
+    await page.waitForTimeout(1000);
+    fetchedAtLoad = await page.evaluate(() => ['index.html', ...performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop())]);
+  }
   if (i === 0) {
     // 200 dial moves by keyboard on honest traffic, each a full re-run and redraw.
     await page.focus('[data-testid=capacity]');
@@ -84,6 +90,8 @@ await browser.close();
 server.close();
 const q = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]; };
 console.log(`transfer (gzip -9): ${gz.map(([f, n]) => `${f} ${(n / 1024).toFixed(1)} KB`).join(', ')}; page load ${(total / 1024).toFixed(1)} KB, study on demand ${(later / 1024).toFixed(1)} KB`);
+const fetchedGz = gz.filter(([f]) => fetchedAtLoad.includes(f)).reduce((s, [, n]) => s + n, 0);
+console.log(`fetched for the first screen (1280 × 900, a second after the first figure): ${fetchedAtLoad.join(', ')}: ${(fetchedGz / 1024).toFixed(1)} KB gzipped`);
 console.log(`first figure drawn after load: median ${q(firsts, 0.5).toFixed(0)} ms, max ${Math.max(...firsts).toFixed(0)} ms (${firsts.length} loads)`);
 console.log(`a million-line file read, parsed and replayed through every limiter in a worker: ${imports.map((x) => (x / 1000).toFixed(2)).join(', ')} s (${(million.length / 1e6).toFixed(1)} MB)`);
 console.log(`essay-size honest-client table alone, ${honest[0].workers} workers: ${honest.map((h) => (h.wallMs / 1000).toFixed(2)).join(', ')} s wall (${honest.length} runs)`);

@@ -8,6 +8,7 @@
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Foreground, background and grid colours, so one chart serves light and dark pages.
 #[derive(Debug, Clone, Copy)]
@@ -51,6 +52,12 @@ pub const PURPLE: RGBColor = RGBColor(0xcc, 0x79, 0xa7);
 pub const YELLOW: RGBColor = RGBColor(0xf0, 0xe4, 0x42);
 /// A series palette in a fixed order.
 pub const SERIES: [RGBColor; 6] = [BLUE, ORANGE, GREEN, PURPLE, SKY, RED];
+
+/// The charts' font. Built from the family value rather than from the name `"sans-serif"`,
+/// whose conversion lowercases the name and so pulls Unicode case tables into the page's wasm.
+fn font(size: f64) -> FontDesc<'static> {
+    FontDesc::new(FontFamily::SansSerif, size, FontStyle::Normal)
+}
 
 /// The error every chart function returns: whatever the backend could not draw.
 pub type ChartResult = Result<(), String>;
@@ -176,7 +183,7 @@ pub fn arrivals_chart<DB: DrawingBackend>(
         .y_label_area_size(44)
         .caption(
             format!("Requests per {:.0} s: admitted and rejected", bins.width_s),
-            ("sans-serif", 14).into_font().color(&theme.fg),
+            font(14.0).color(&theme.fg),
         )
         .build_cartesian_2d(0.0..x_max.max(1e-9), 0.0..(f64::from(top) * 1.1))
         .map_err(err)?;
@@ -187,9 +194,7 @@ pub fn arrivals_chart<DB: DrawingBackend>(
             let x = i as f64 * w;
             Rectangle::new([(x, 0.0), (x + w * 0.92, f64::from(a))], BLUE.filled())
         }))
-        .map_err(err)?
-        .label("admitted")
-        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], BLUE.filled()));
+        .map_err(err)?;
     chart
         .draw_series(
             bins.admitted
@@ -204,10 +209,12 @@ pub fn arrivals_chart<DB: DrawingBackend>(
                     )
                 }),
         )
-        .map_err(err)?
-        .label("rejected")
-        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], ORANGE.filled()));
-    legend(&mut chart, theme)?;
+        .map_err(err)?;
+    let entries = [
+        ("admitted".to_owned(), Swatch::Block(BLUE)),
+        ("rejected".to_owned(), Swatch::Block(ORANGE)),
+    ];
+    legend(area, &chart, &entries, theme)?;
     area.present().map_err(err)
 }
 
@@ -223,25 +230,101 @@ fn mesh<'a, DB: DrawingBackend + 'a>(
         .light_line_style(theme.bg)
         .bold_line_style(theme.grid)
         .axis_style(theme.fg)
-        .label_style(("sans-serif", 12).into_font().color(&theme.fg))
+        .label_style(font(12.0).color(&theme.fg))
         .x_desc(x_desc)
         .y_desc(y_desc)
         .draw()
         .map_err(err)
 }
 
+/// How a legend entry is marked.
+#[derive(Debug, Clone, Copy)]
+enum Swatch {
+    /// A filled square (bars).
+    Block(RGBColor),
+    /// A thick line (series).
+    Line(RGBColor),
+    /// A thin line (reference lines).
+    Thin(RGBColor),
+    /// A dot (marked points).
+    Dot(RGBColor),
+    /// A dashed line (the theoretical bound).
+    Dashed(RGBColor),
+}
+
+/// Draws a legend box in the plot's upper right corner, one row per entry. It is drawn here
+/// rather than by plotters' series labels, which cost the page's wasm about 13 KB; and it is
+/// left out when the plot is too small to hold it beside the data (the small multiples).
 fn legend<'a, DB: DrawingBackend + 'a, X: Ranged + 'a, Y: Ranged + 'a>(
-    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    area: &DrawingArea<DB, Shift>,
+    chart: &ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    entries: &[(String, Swatch)],
     theme: Theme,
 ) -> ChartResult {
-    chart
-        .configure_series_labels()
-        .background_style(theme.bg.mix(0.85))
-        .border_style(theme.grid)
-        .label_font(("sans-serif", 12).into_font().color(&theme.fg))
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(err)
+    const ROW: i32 = 15;
+    const PAD: i32 = 6;
+    const MARK: i32 = 16;
+    let (xs, ys) = chart.plotting_area().get_pixel_range();
+    let style = font(12.0).color(&theme.fg);
+    let mut text_w = 0;
+    for (label, _) in entries {
+        let (w, _) = area.estimate_text_size(label, &style).map_err(err)?;
+        text_w = text_w.max(w as i32);
+    }
+    let (w, h) = (
+        PAD * 3 + MARK + text_w,
+        PAD * 2 + ROW * entries.len() as i32,
+    );
+    // Only where the box leaves at least half the plot's width and height free.
+    if entries.is_empty() || w * 2 > xs.end - xs.start || h * 2 > ys.end - ys.start {
+        return Ok(());
+    }
+    let (x0, y0) = (xs.end - w - 4, ys.start + 4);
+    area.draw(&Rectangle::new(
+        [(x0, y0), (x0 + w, y0 + h)],
+        theme.bg.mix(0.85).filled(),
+    ))
+    .map_err(err)?;
+    area.draw(&Rectangle::new([(x0, y0), (x0 + w, y0 + h)], theme.grid))
+        .map_err(err)?;
+    for (i, (label, swatch)) in entries.iter().enumerate() {
+        let y = y0 + PAD + ROW * i as i32 + ROW / 2;
+        let x = x0 + PAD;
+        match *swatch {
+            Swatch::Block(c) => area.draw(&Rectangle::new(
+                [(x + 3, y - 5), (x + 13, y + 5)],
+                c.filled(),
+            )),
+            Swatch::Line(c) => area.draw(&PathElement::new(
+                vec![(x, y), (x + MARK, y)],
+                c.stroke_width(2),
+            )),
+            Swatch::Thin(c) => area.draw(&PathElement::new(
+                vec![(x, y), (x + MARK, y)],
+                c.stroke_width(1),
+            )),
+            Swatch::Dot(c) => area.draw(&Circle::new((x + MARK / 2, y), 3, c.filled())),
+            Swatch::Dashed(c) => area
+                .draw(&PathElement::new(
+                    vec![(x, y), (x + 6, y)],
+                    c.stroke_width(2),
+                ))
+                .and_then(|()| {
+                    area.draw(&PathElement::new(
+                        vec![(x + 10, y), (x + MARK, y)],
+                        c.stroke_width(2),
+                    ))
+                }),
+        }
+        .map_err(err)?;
+        area.draw(&Text::new(
+            label.clone(),
+            (x + MARK + PAD, y),
+            style.pos(Pos::new(HPos::Left, VPos::Center)),
+        ))
+        .map_err(err)?;
+    }
+    Ok(())
 }
 
 /// Draws the trailing-window count against the limit: green while within it, red where the
@@ -267,7 +350,7 @@ pub fn window_chart<DB: DrawingBackend>(
         .y_label_area_size(44)
         .caption(
             "Admitted in the trailing window",
-            ("sans-serif", 14).into_font().color(&theme.fg),
+            font(14.0).color(&theme.fg),
         )
         .build_cartesian_2d(0.0..x_max.max(1e-9), 0.0..(peak * 1.12).max(1.0))
         .map_err(err)?;
@@ -296,9 +379,8 @@ pub fn window_chart<DB: DrawingBackend>(
             };
             PathElement::new(path, style)
         }))
-        .map_err(err)?
-        .label("admitted in the window")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], GREEN.stroke_width(2)));
+        .map_err(err)?;
+    let mut entries = vec![("admitted in the window".to_owned(), Swatch::Line(GREEN))];
     if points.iter().any(|p| p.1 > limit) {
         chart
             .draw_series(
@@ -307,32 +389,28 @@ pub fn window_chart<DB: DrawingBackend>(
                     .filter(|p| p.1 > limit)
                     .map(|&p| Circle::new(p, 3, RED.filled())),
             )
-            .map_err(err)?
-            .label("over the limit")
-            .legend(|(x, y)| Circle::new((x + 7, y), 3, RED.filled()));
+            .map_err(err)?;
+        entries.push(("over the limit".to_owned(), Swatch::Dot(RED)));
     }
     chart
         .draw_series(std::iter::once(PathElement::new(
             vec![(0.0, limit), (x_max, limit)],
             theme.fg.stroke_width(1),
         )))
-        .map_err(err)?
-        .label(format!("limit L = {limit:.0}"))
-        .legend(move |(x, y)| {
-            PathElement::new(vec![(x, y), (x + 14, y)], theme.fg.stroke_width(1))
-        });
+        .map_err(err)?;
+    entries.push((format!("limit L = {limit:.0}"), Swatch::Thin(theme.fg)));
     if let Some(b) = bound {
         let dashed = (0..40).map(|i| {
             let a = x_max * f64::from(i) / 40.0;
             PathElement::new(vec![(a, b), (a + x_max / 80.0, b)], PURPLE.stroke_width(2))
         });
-        chart
-            .draw_series(dashed)
-            .map_err(err)?
-            .label(format!("worst case in theory = {b:.0}"))
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], PURPLE.stroke_width(2)));
+        chart.draw_series(dashed).map_err(err)?;
+        entries.push((
+            format!("worst case in theory = {b:.0}"),
+            Swatch::Dashed(PURPLE),
+        ));
     }
-    legend(&mut chart, theme)?;
+    legend(area, &chart, &entries, theme)?;
     area.present().map_err(err)
 }
 
@@ -406,10 +484,11 @@ pub fn xy_chart<DB: DrawingBackend>(
         .margin(8)
         .x_label_area_size(38)
         .y_label_area_size(50)
-        .caption(spec.title, ("sans-serif", 14).into_font().color(&theme.fg))
+        .caption(spec.title, font(14.0).color(&theme.fg))
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(err)?;
     mesh(&mut chart, theme, spec.x_label, spec.y_label)?;
+    let mut entries = Vec::new();
     for (value, label) in spec.references {
         let v = *value;
         chart
@@ -417,11 +496,8 @@ pub fn xy_chart<DB: DrawingBackend>(
                 vec![(x0, v), (x1, v)],
                 theme.fg.stroke_width(1),
             )))
-            .map_err(err)?
-            .label(label.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 14, y)], theme.fg.stroke_width(1))
-            });
+            .map_err(err)?;
+        entries.push((label.clone(), Swatch::Thin(theme.fg)));
     }
     for s in spec.series {
         let color = s.color;
@@ -430,18 +506,15 @@ pub fn xy_chart<DB: DrawingBackend>(
                 s.points.iter().copied(),
                 color.stroke_width(2),
             ))
-            .map_err(err)?
-            .label(s.name.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 14, y)], color.stroke_width(2))
-            });
+            .map_err(err)?;
+        entries.push((s.name.clone(), Swatch::Line(color)));
         if s.markers {
             chart
                 .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))
                 .map_err(err)?;
         }
     }
-    legend(&mut chart, theme)?;
+    legend(area, &chart, &entries, theme)?;
     area.present().map_err(err)
 }
 
@@ -494,7 +567,7 @@ pub fn bar_chart<DB: DrawingBackend>(
         .margin(8)
         .x_label_area_size(24)
         .y_label_area_size(170)
-        .caption(title, ("sans-serif", 14).into_font().color(&theme.fg))
+        .caption(title, font(14.0).color(&theme.fg))
         .build_cartesian_2d(0.0..max.max(1e-9) * 1.15, -0.5..(n as f64 - 0.5))
         .map_err(err)?;
     let labels: Vec<String> = bars.iter().map(|b| b.0.clone()).collect();
@@ -505,7 +578,7 @@ pub fn bar_chart<DB: DrawingBackend>(
         .light_line_style(theme.bg)
         .bold_line_style(theme.grid)
         .axis_style(theme.fg)
-        .label_style(("sans-serif", 12).into_font().color(&theme.fg))
+        .label_style(font(12.0).color(&theme.fg))
         .y_label_formatter(&|v: &f64| {
             let i = v.round();
             if (v - i).abs() < 1e-6 && i >= 0.0 {
@@ -527,7 +600,7 @@ pub fn bar_chart<DB: DrawingBackend>(
             Text::new(
                 format!(" {v:.1}{unit}"),
                 (*v, i as f64),
-                ("sans-serif", 12).into_font().color(&theme.fg),
+                font(12.0).color(&theme.fg),
             )
         }))
         .map_err(err)?;
@@ -901,5 +974,39 @@ mod tests {
             &out[..60]
         );
         assert!(out.contains("sliding log") && out.contains("served"));
+    }
+
+    #[test]
+    fn the_legend_names_every_line_and_stays_out_of_small_plots() {
+        let series = [Series {
+            name: "sliding log".into(),
+            points: vec![(0.0, 1.0), (1.0, 2.0)],
+            color: BLUE,
+            markers: false,
+        }];
+        let refs = [(1.5, "limit L = 2".to_owned())];
+        let spec = XyChart {
+            title: "t",
+            x_label: "x",
+            y_label: "y",
+            series: &series,
+            references: &refs,
+            y_range: None,
+            x_range: None,
+        };
+        let big = svg(|a| xy_chart(a, &spec, Theme::LIGHT));
+        assert!(
+            big.contains("\nsliding log\n") && big.contains("\nlimit L = 2\n"),
+            "{big}"
+        );
+        let mut small = String::new();
+        {
+            let area = SVGBackend::with_string(&mut small, (200, 90)).into_drawing_area();
+            xy_chart(&area, &spec, Theme::LIGHT).expect("draws");
+        }
+        assert!(
+            !small.contains("\nsliding log\n"),
+            "no room for a legend at 200 × 90"
+        );
     }
 }
