@@ -31,7 +31,10 @@ async function importFile(page, file, { format = 'auto', field = '', value = '' 
   await page.selectOption('[data-testid=import-format]', format);
   await page.selectOption('[data-testid=import-field]', field);
   await page.fill('[data-testid=import-value]', value);
-  await page.evaluate(() => { document.getElementById('import-status').textContent = ''; });
+  await page.evaluate(() => {
+    document.getElementById('import-status').textContent = '';
+    document.getElementById('import-error').hidden = true;
+  });
   await page.setInputFiles('[data-testid=import-file]', file);
   await page.waitForFunction(() => /^Read .* in [\d.]+ s\.$/.test(document.getElementById('import-status').textContent)
     || !document.getElementById('import-error').hidden, null, { timeout: 60000 });
@@ -158,6 +161,7 @@ test('a file too big for the page is refused before it is read', async (t) => {
     Object.defineProperty(drop, 'dataTransfer', { value: { files: [file] } });
     document.getElementById('import-drop').dispatchEvent(drop);
   });
+  await page.waitForSelector('[data-testid=import-error]:not([hidden])');
   assert.match(await text(page, 'import-error'), /'huge\.log' is 3\.0 GiB; the page reads files of up to 1 GiB.*ratelab simulate/);
   await act(page, () => page.click('[data-testid=flood]'));
   assert.deepEqual(problems, []);
