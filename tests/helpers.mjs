@@ -35,8 +35,9 @@ after(async () => {
 }
 
 /** A fresh page on the lab, with console errors and foreign requests collected. */
-export async function open(t, { viewport = { width: 1280, height: 900 }, colorScheme = 'light', path = '/' } = {}) {
-  const context = await browser.newContext({ viewport, colorScheme });
+export async function open(t, { viewport = { width: 1280, height: 900 }, colorScheme = 'light', path = '/', bypassCSP = false } = {}) {
+  // `bypassCSP` only for tests that inject a tool's script (axe-core) into the page.
+  const context = await browser.newContext({ viewport, colorScheme, bypassCSP });
   const page = await context.newPage();
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });

@@ -106,7 +106,10 @@ test('the embed page shows the figure alone, sized to its frame, and the embed c
   const worst = await text(page, 'worst-window');
 
   // A host page with the snippet in a 640 px column.
-  const host = await open(t);
+  // A host page of its own (a blank document, not ratelab's, so without ratelab's CSP).
+  const host = { page: await page.context().newPage(), problems: [] };
+  host.page.on('console', (m) => { if (m.type() === 'error') host.problems.push(`console: ${m.text()}`); });
+  host.page.on('pageerror', (e) => host.problems.push(`page error: ${e}`));
   await host.page.setContent(`<!doctype html><body style="margin:0"><div style="width:640px">${snippet}</div></body>`);
   const frame = await (await host.page.waitForSelector('iframe')).contentFrame();
   await frame.waitForSelector('#lab[data-ready=true]');

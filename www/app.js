@@ -5,6 +5,33 @@ const $ = (id) => document.getElementById(id);
 const dark = () => window.matchMedia('(prefers-color-scheme: dark)').matches;
 const pct = (x, digits = 1) => `${(100 * x).toFixed(digits)}%`;
 
+// A failure inside the wasm (a panic, reported by the modules' panic hooks, or any uncaught
+// error) shows a banner saying what happened, and the figure stops rather than showing
+// numbers from a broken module. "Reset" reloads the page with the same link, so nothing the
+// reader set is lost.
+let broken = false;
+function showFailure(message) {
+  if (broken) return;
+  broken = true;
+  const banner = document.createElement('div');
+  banner.className = 'panic';
+  banner.setAttribute('role', 'alert');
+  banner.dataset.testid = 'panic-banner';
+  const text = document.createElement('p');
+  text.textContent = `Something failed inside ratelab, so the page has stopped rather than show wrong numbers: ${String(message).slice(0, 500)}`;
+  const reset = document.createElement('button');
+  reset.type = 'button';
+  reset.dataset.testid = 'panic-reset';
+  reset.textContent = 'Reset the page (your settings are kept in its address)';
+  reset.addEventListener('click', () => location.reload());
+  banner.append(text, reset);
+  document.body.prepend(banner);
+  reset.focus();
+}
+window.ratelabPanicked = showFailure;
+window.addEventListener('error', (e) => showFailure(e.message));
+window.addEventListener('unhandledrejection', (e) => showFailure(e.reason?.message ?? e.reason));
+
 // Timings of recent runs (simulate + draw), for the performance check in the end-to-end tests.
 const timings = [];
 window.__ratelab = { timings, runs: 0 };
@@ -108,6 +135,7 @@ function start(bindings) {
 
   function runMain() {
     pending = false;
+    if (broken) return;
     let controls;
     try {
       controls = readControls();
@@ -267,6 +295,7 @@ function start(bindings) {
 
   applyState(linked);
   ['plot-window', 'plot-arrivals', 'plot-share'].forEach((id, i) => addExport($(id), id.slice(5), () => fromView('main', readControls(), i)));
+  for (const form of document.querySelectorAll('form')) form.addEventListener('submit', (e) => e.preventDefault());
   fitCanvases(figure);
   syncControls();
   runMain();
@@ -589,7 +618,7 @@ function loadExtra() {
     script.src = 'ratelab-extra.js';
     script.onload = () => {
       /* global wasm_bindgen */
-      wasm_bindgen({ module_or_path: 'ratelab-extra_bg.wasm' }).then(() => resolve(wasm_bindgen), reject);
+      wasm_bindgen({ module_or_path: 'ratelab-extra_bg.wasm' }).then(() => { wasm_bindgen.extraPanicHook(); resolve(wasm_bindgen); }, reject);
     };
     script.onerror = () => reject(new Error('the on-demand module did not load'));
     document.head.append(script);

@@ -6,7 +6,9 @@ importScripts('ratelab-extra.js');
 let loaded;
 let times = null;
 
-const load = () => (loaded ??= wasm_bindgen({ module_or_path: 'ratelab-extra_bg.wasm' }));
+// A panic in the module reaches the page's banner.
+self.ratelabPanicked = (message) => postMessage({ type: 'panic', message });
+const load = () => (loaded ??= wasm_bindgen({ module_or_path: 'ratelab-extra_bg.wasm' }).then(() => wasm_bindgen.extraPanicHook()));
 // Slices of the file fed to the importer: progress is reported after each one.
 const SLICE = 4 << 20;
 

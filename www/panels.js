@@ -68,6 +68,9 @@ export function startImport(lab) {
         showReport(msg.report);
       } else if (msg.type === 'analyzed') {
         if (msg.seq === seq) showReport(msg.report);
+      } else if (msg.type === 'panic') {
+        stop();
+        window.ratelabPanicked(msg.message);
       } else if (msg.type === 'error') {
         if (msg.of === 'import') { reading = false; $('import-cancel').disabled = true; progress.value = 0; status.textContent = ''; }
         problem(msg.of === 'import' ? `The file '${file.name}' could not be used: ${msg.message}` : msg.message);
@@ -255,6 +258,7 @@ export function startStudy() {
       w.onmessage = (e) => {
         const msg = e.data;
         if (msg.type === 'ready') { give(w); return; }
+        if (msg.type === 'panic') { stop('A worker failed.'); window.ratelabPanicked(msg.message); return; }
         if (msg.type === 'error') { stop(`A worker failed: ${msg.message}`); return; }
         study.addResult(msg.index, msg.result);
         computeMs += msg.ms;

@@ -4,12 +4,15 @@
 /* global wasm_bindgen */
 importScripts('ratelab-study.js');
 let study;
+// A panic in the module reaches the page's banner.
+self.ratelabPanicked = (message) => postMessage({ type: 'panic', message });
 
 onmessage = async (event) => {
   const msg = event.data;
   try {
     if (msg.type === 'init') {
       await wasm_bindgen({ module_or_path: 'ratelab-study_bg.wasm' });
+      wasm_bindgen.studyPanicHook();
       study = new wasm_bindgen.Study(msg.runs, msg.minutes, msg.seed, msg.honestOnly);
       postMessage({ type: 'ready' });
     } else if (msg.type === 'job') {

@@ -510,3 +510,18 @@ pub fn set_replay(
     REPLAY.with(|r| *r.borrow_mut() = Some(replay));
     Ok(())
 }
+
+#[wasm_bindgen]
+extern "C" {
+    /// Reports a panic: the page's banner on the page's thread, a message to the page in the
+    /// import worker (each defines `ratelabPanicked`).
+    #[wasm_bindgen(js_namespace = self, js_name = ratelabPanicked)]
+    fn ratelab_panicked(message: &str);
+}
+
+/// Installs the panic hook of this module (called once after loading): a panic reaches the
+/// page's error banner with its message instead of a bare trap.
+#[wasm_bindgen(js_name = extraPanicHook)]
+pub fn extra_panic_hook() {
+    std::panic::set_hook(Box::new(|info| ratelab_panicked(&info.to_string())));
+}

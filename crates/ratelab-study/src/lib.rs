@@ -52,3 +52,17 @@ impl Study {
         serde_wasm_bindgen::to_value(&result).map_err(js_error)
     }
 }
+
+#[wasm_bindgen]
+extern "C" {
+    /// Reports a panic to the worker script, which passes it to the page's banner.
+    #[wasm_bindgen(js_namespace = self, js_name = ratelabPanicked)]
+    fn ratelab_panicked(message: &str);
+}
+
+/// Installs the panic hook of this module (the worker script calls it once after loading):
+/// a panic reaches the page's error banner with its message instead of a bare trap.
+#[wasm_bindgen(js_name = studyPanicHook)]
+pub fn study_panic_hook() {
+    std::panic::set_hook(Box::new(|info| ratelab_panicked(&info.to_string())));
+}

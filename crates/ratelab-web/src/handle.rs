@@ -144,3 +144,30 @@ pub fn encode_state(
     let sections: state::Sections = serde_wasm_bindgen::from_value(sections).map_err(js_error)?;
     Ok(state::encode(&controls, compare, &sections))
 }
+
+#[wasm_bindgen]
+extern "C" {
+    /// The page's banner for a failure inside the wasm (`www/app.js` defines it).
+    #[wasm_bindgen(js_namespace = self, js_name = ratelabPanicked)]
+    fn ratelab_panicked(message: &str);
+}
+
+/// Installs the panic hook as soon as the module is instantiated: a panic shows the page's
+/// error banner with what happened (the module then stops; the banner offers a reset),
+/// instead of a frozen figure and a line in the console.
+#[wasm_bindgen(start)]
+pub fn on_start() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = info.to_string();
+        ratelab_panicked(&message);
+    }));
+}
+
+/// A deliberate panic, for the end-to-end test of the banner. It exists only in builds with
+/// the `fault-hook` feature, which `cargo xtask test` makes for that test alone; the page
+/// that is published has no such function.
+#[cfg(feature = "fault-hook")]
+#[wasm_bindgen(js_name = injectFault)]
+pub fn inject_fault(what: &str) {
+    panic!("deliberate fault for the test: {what}");
+}

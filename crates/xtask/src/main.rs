@@ -224,6 +224,21 @@ fn test() -> Result {
     }
     step("the page, built and tested end to end in Chromium");
     build_page()?;
+    // The same page with the main module's deliberate fault, for the panic-banner test only.
+    let path = path_with_node_tools();
+    run(
+        "trunk",
+        &[
+            "build",
+            "--release",
+            "--offline",
+            "--features",
+            "fault-hook",
+            "--dist",
+            "target/dist-fault",
+        ],
+        &[("PATH", path.as_str())],
+    )?;
     run("node", &["--test", "tests/"], &[])?;
     eprintln!(
         "\nall checks passed in {:.0} s",
