@@ -35,7 +35,7 @@ after(async () => {
 }
 
 /** A fresh page on the lab, with console errors and foreign requests collected. */
-export async function open(t, { viewport = { width: 1280, height: 900 }, colorScheme = 'light', path = '/', bypassCSP = false } = {}) {
+export async function open(t, { viewport = { width: 1280, height: 900 }, colorScheme = 'light', path = '/', bypassCSP = false, workers = null } = {}) {
   // `bypassCSP` only for tests that inject a tool's script (axe-core) into the page.
   const context = await browser.newContext({ viewport, colorScheme, bypassCSP });
   const page = await context.newPage();
@@ -48,6 +48,8 @@ export async function open(t, { viewport = { width: 1280, height: 900 }, colorSc
     problems.push(`request to another origin: ${url}`);
     return route.abort();
   });
+  // `workers`: how many cores the page believes it has (the study starts one worker per core).
+  if (workers) await page.addInitScript((n) => Object.defineProperty(navigator, 'hardwareConcurrency', { get: () => n }), workers);
   await page.goto(origin + path);
   await page.waitForSelector('#lab[data-ready=true]', { timeout: 20000 });
   t.after(() => context.close());

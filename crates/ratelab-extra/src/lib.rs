@@ -25,6 +25,9 @@ pub struct StudyResults {
     config: StudyConfig,
     jobs: Vec<Job>,
     results: Vec<Option<JobResult>>,
+    /// The tables and plots of the results so far, assembled once per new result (the page
+    /// asks for them several times per redraw).
+    assembled: std::cell::RefCell<Option<std::rc::Rc<study::StudyReport>>>,
 }
 
 #[wasm_bindgen]
@@ -52,6 +55,7 @@ impl StudyResults {
             config,
             jobs,
             results,
+            assembled: std::cell::RefCell::new(None),
         })
     }
 
@@ -74,27 +78,32 @@ impl StudyResults {
             .get_mut(index as usize)
             .ok_or_else(|| js_error(format!("no job {index}")))?;
         *slot = Some(result);
+        self.assembled.replace(None);
         Ok(())
     }
 
     /// The tables so far (cells whose jobs are still running are left out, and so are tables
     /// with no rows yet).
     pub fn tables(&self) -> Result<JsValue, JsValue> {
-        let mut report = study::assemble(self.config, &self.jobs, &self.results);
-        report.tables.retain(|t| !t.rows.is_empty());
-        serde_wasm_bindgen::to_value(&report.tables).map_err(js_error)
+        let report = self.report();
+        let tables: Vec<&study::Table> = report
+            .tables
+            .iter()
+            .filter(|t| !t.rows.is_empty())
+            .collect();
+        serde_wasm_bindgen::to_value(&tables).map_err(js_error)
     }
 
     /// The ids and titles of the plots, in order: `[[id, title], ...]`.
     pub fn plots(&self) -> Result<JsValue, JsValue> {
-        let report = study::assemble(self.config, &self.jobs, &self.results);
+        let report = self.report();
         // A plot with no points yet (or none in this study, as with the honest table alone)
         // is left out.
         let ids: Vec<(String, String)> = report
             .plots
-            .into_iter()
+            .iter()
             .filter(|p| p.lines.iter().any(|(_, points)| !points.is_empty()))
-            .map(|p| (p.id, p.title))
+            .map(|p| (p.id.clone(), p.title.clone()))
             .collect();
         serde_wasm_bindgen::to_value(&ids).map_err(js_error)
     }
@@ -133,13 +142,23 @@ impl StudyResults {
 
     /// REPRODUCTION.md for the results so far.
     pub fn reproduction(&self) -> String {
-        study::assemble(self.config, &self.jobs, &self.results).reproduction()
+        self.report().reproduction()
     }
 }
 
 impl StudyResults {
+    /// The report of the results so far, assembled at most once per new result.
+    fn report(&self) -> std::rc::Rc<study::StudyReport> {
+        self.assembled
+            .borrow_mut()
+            .get_or_insert_with(|| {
+                std::rc::Rc::new(study::assemble(self.config, &self.jobs, &self.results))
+            })
+            .clone()
+    }
+
     fn plot(&self, id: &str) -> Result<Plot, JsValue> {
-        let report = study::assemble(self.config, &self.jobs, &self.results);
+        let report = self.report();
         let plot = report
             .plots
             .iter()
@@ -154,10 +173,11 @@ impl StudyResults {
     }
 
     fn table(&self, id: &str) -> Result<study::Table, JsValue> {
-        study::assemble(self.config, &self.jobs, &self.results)
+        self.report()
             .tables
-            .into_iter()
+            .iter()
             .find(|t| t.id == id)
+            .cloned()
             .ok_or_else(|| js_error(format!("no table '{id}'")))
     }
 }

@@ -171,3 +171,10 @@ pub fn on_start() {
 pub fn inject_fault(what: &str) {
     panic!("deliberate fault for the test: {what}");
 }
+
+/// The main module's linear memory, in bytes: the long-session test checks it stays bounded.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen(js_name = memoryBytes)]
+pub fn memory_bytes() -> f64 {
+    (core::arch::wasm32::memory_size(0) * 65_536) as f64
+}

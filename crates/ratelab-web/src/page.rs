@@ -149,13 +149,9 @@ impl Controls {
     /// The parsed traffic and how many minutes it runs.
     pub fn traffic_spec(&self) -> Result<(TrafficSpec, u64), Error> {
         if self.traffic == "file" && self.attack == "none" {
-            let replay = self.replay()?;
-            let (first, last) = (
-                replay.times.first().copied().unwrap_or(0),
-                replay.times.last().copied().unwrap_or(0),
-            );
-            let minutes = ((last - first) / MINUTE + 2).max(1);
-            return Ok((TrafficSpec::Replay(replay.clone()), minutes));
+            // A replay lasts as long as its own times; the scenario's duration is not used (and
+            // a file's span may be far longer than the minutes generated traffic may run).
+            return Ok((TrafficSpec::Replay(self.replay()?.clone()), 1));
         }
         let minutes = if self.attack == "retry-storm" {
             self.minutes.max(30)
@@ -198,8 +194,8 @@ impl Controls {
     /// The `ratelab simulate` arguments that reproduce this figure's run.
     pub fn cli_args(&self) -> Result<Vec<String>, Error> {
         let s = self.scenario()?;
-        let (_, minutes) = self.traffic_spec()?;
-        Ok(vec![
+        let (traffic, minutes) = self.traffic_spec()?;
+        let mut args: Vec<String> = vec![
             "simulate".into(),
             "--limiter".into(),
             s.limiters[0].text.clone(),
@@ -209,11 +205,13 @@ impl Controls {
             s.limit.to_string(),
             "--window".into(),
             format!("{}s", self.window_s),
-            "--minutes".into(),
-            minutes.to_string(),
-            "--seed".into(),
-            s.seed.to_string(),
-        ])
+        ];
+        // A replay's length is its own; generated traffic runs for `--minutes`.
+        if !matches!(traffic, TrafficSpec::Replay(_)) {
+            args.extend(["--minutes".into(), minutes.to_string()]);
+        }
+        args.extend(["--seed".into(), s.seed.to_string()]);
+        Ok(args)
     }
 }
 
@@ -889,6 +887,23 @@ mod tests {
         assert_eq!(report.fit.admitted, 121);
         assert_eq!((report.fit.burst, report.fit.worst_window), (120, 179));
         assert_eq!(compare(&c).expect("compares").len(), LimiterKind::ALL.len());
+    }
+
+    #[test]
+    fn a_file_spanning_decades_replays() {
+        let mut c = controls("token-bucket", "none", 10);
+        c.traffic = "file".into();
+        let times = [17e6, 1_764_590_400e6, 1_764_590_401e6];
+        c.replay = Some(replay_of(&times, "old.log", "seconds", "", "").expect("valid"));
+        let report = replay_report(&c, 1.0).expect("a 56-year span is fine");
+        assert_eq!(report.fit.offered, 3);
+        let (readout, _) = run(&c).expect("runs");
+        assert_eq!(readout.offered, 3);
+        assert!(
+            !readout.cli.contains(&"--minutes".to_owned()),
+            "{:?}",
+            readout.cli
+        );
     }
 
     #[test]
