@@ -1,4 +1,4 @@
-//! Fuzz target `limiter_laws`: a random trace (sorted µs times, up to 4,096 requests, limits up
+//! Fuzz target `limiter_laws`: a random trace (sorted µs times, up to 8,192 requests, limits up
 //! to 16, windows up to 2,000 µs) through every limiter kind, each decision checked against a
 //! plain recount of the admitted times, where a request admitted at `t0` counts in the window
 //! `(t − W, t]` exactly when `t0 ≤ t < t0 + W`:
@@ -28,8 +28,9 @@ use ratelab::limiter::{
 use ratelab::{theory, Decide, Decision, LimiterSpec, Micros, Rate, Scenario};
 use std::collections::BTreeMap;
 
-/// The most requests in a trace.
-const MAX_REQUESTS: usize = 4_096;
+/// The most requests in a trace: enough for the auditors' compaction (after 1,024) and the
+/// window edge's (after 4,096) to run.
+const MAX_REQUESTS: usize = 8_192;
 
 #[derive(Debug, Arbitrary)]
 struct Case {
@@ -41,6 +42,8 @@ struct Case {
     servers: u8,
     chunk: u16,
     start: u16,
+    /// Mostly 1; else the gaps are repeated, so that short inputs make long traces too.
+    repeat: u8,
     gaps: Vec<Gap>,
 }
 
@@ -71,11 +74,16 @@ fn laws(case: &Case) {
         },
     };
     let chunk = 1 + usize::from(case.chunk) % 1_024;
+    let repeat = match case.repeat {
+        0..=239 => 1,
+        r => 2 + 2 * usize::from(r - 240),
+    };
     let mut t = u64::from(case.start);
     let times: Vec<Micros> = case
         .gaps
         .iter()
-        .take(MAX_REQUESTS)
+        .cycle()
+        .take((case.gaps.len() * repeat).min(MAX_REQUESTS))
         .map(|g| {
             t += match *g {
                 Gap::Same => 0,
