@@ -76,7 +76,7 @@ test('a bad parameter in a link is named, what is accepted is said, and the rest
   const items = await box.locator('li').allTextContents();
   assert.equal(items.length, 5, items.join('\n'));
   assert.match(items[0], /limit='abc'.*a whole number from 1 to 100000/);
-  assert.match(items[1], /load='NaN'.*above 0 and at most 3/);
+  assert.match(items[1], /load='NaN'.*from 0.01 to 3/);
   assert.match(items[2], /window='-5'/);
   assert.match(items[3], /'bogus' is not one ratelab knows/);
   assert.match(items[4], /<img src=x onerror=alert\(1\)>/, 'the value is shown as text');

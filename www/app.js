@@ -67,8 +67,8 @@ function start(bindings) {
     const windowS = whole(fields.windowS, 'Window', 1, 3600);
     const loadText = fields.load.value.trim();
     const load = Number(loadText);
-    if (!/^\d*\.?\d+$/.test(loadText) || !(load > 0 && load <= 3)) {
-      throw new Error(`Load '${fields.load.value}' is not accepted: enter a share of the limit above 0 and at most 3, like 0.8`);
+    if (!/^\d*\.?\d+$/.test(loadText) || !(load >= 0.01 && load <= 3)) {
+      throw new Error(`Load '${fields.load.value}' is not accepted: enter a share of the limit from 0.01 to 3, like 0.8`);
     }
     const seed = whole(fields.seed, 'Seed', 0, Number.MAX_SAFE_INTEGER);
     const algorithm = fields.algorithm.value;

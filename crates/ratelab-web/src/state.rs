@@ -224,17 +224,18 @@ fn whole(value: &str, min: u64, max: u64) -> Result<u64, String> {
 }
 
 fn load(value: &str) -> Result<f64, String> {
-    let accepted = "a share of the limit above 0 and at most 3, like 0.8";
+    let accepted = "a share of the limit from 0.01 to 3, like 0.8";
     // Digits with at most one point: no signs, exponents, NaN or infinity.
     let digits = value.bytes().filter(u8::is_ascii_digit).count();
     let points = value.bytes().filter(|&b| b == b'.').count();
-    // Up to 32 characters: every load encode writes (Rust's shortest round-trip form, at most
-    // 19 characters for a share in (0, 3]) reads back.
+    // Up to 32 characters, and at least 0.01: every load encode writes (Rust's shortest
+    // round-trip form without exponent, at most 20 characters for a share in [0.01, 3]) reads
+    // back. Below 0.01 that form grows past 32 characters (1e-31 is written with 33).
     if value.len() > 32 || digits == 0 || points > 1 || digits + points != value.len() {
         return Err(accepted.into());
     }
     match value.parse::<f64>() {
-        Ok(v) if v > 0.0 && v <= 3.0 => Ok(v),
+        Ok(v) if (0.01..=3.0).contains(&v) => Ok(v),
         _ => Err(accepted.into()),
     }
 }
@@ -456,7 +457,7 @@ mod tests {
             d.problems[0].message
         );
         assert!(d.problems[0].message.contains("'abc'"));
-        assert!(d.problems[2].message.contains("at most 3"));
+        assert!(d.problems[2].message.contains("from 0.01 to 3"));
         assert!(d.problems[4].message.contains("Accepted: algorithm"));
         assert!(
             d.problems[5].message.contains("first one (abc)"),
@@ -489,10 +490,23 @@ mod tests {
                 "{bad}"
             );
         }
-        for bad in ["inf", "-0.5", "0", "3.01", "1e-3", ".", "1..2", "0.8.1"] {
+        for bad in [
+            "inf",
+            "-0.5",
+            "0",
+            "3.01",
+            "1e-3",
+            ".",
+            "1..2",
+            "0.8.1",
+            "0.0099",
+            // Found by the url_state fuzzer: 1e-31 in 32 characters, which encode wrote in 33.
+            ".0000000000000000000000000000001",
+        ] {
             assert!(decode(&format!("load={bad}")).problems.len() == 1, "{bad}");
         }
         assert_eq!(decode("load=.5").controls.load, 0.5);
+        assert_eq!(decode("load=.01").controls.load, 0.01);
         // Found by the url_state fuzzer: a load that decodes must survive encode and decode.
         let d = decode("load=.12345678901");
         assert!(d.problems.is_empty());

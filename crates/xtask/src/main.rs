@@ -15,6 +15,14 @@ const WASM_BINDGEN: &str = "0.2.130";
 /// The Trunk release line: 0.22 needs a newer rustc than this machine kind has.
 const TRUNK: &str = "0.21";
 
+/// The fuzz targets of fuzz/, each with the longest input libFuzzer is to try.
+const FUZZ_TARGETS: [(&str, u32); 4] = [
+    ("spec", 4_096),
+    ("url_state", 4_096),
+    ("import", 65_536),
+    ("limiter_laws", 16_384),
+];
+
 const USAGE: &str = "\
 cargo xtask <command>
 
@@ -23,6 +31,10 @@ cargo xtask <command>
            wasm tests in headless Chromium, the built page end to end in Chromium
   build    install what is missing and build the static site into dist/
   setup    only install what is missing
+  fuzz [SECONDS]
+           install cargo-fuzz if missing, then run each fuzz target of fuzz/ for SECONDS
+           (default 600) in turn, failing on any crash; `cargo xtask fuzz 30` is the short
+           form. Not part of `test`.
 ";
 
 fn main() -> ExitCode {
@@ -32,6 +44,7 @@ fn main() -> ExitCode {
         Some("serve") => setup().and_then(|()| serve()),
         Some("build") => setup().and_then(|()| build_page()),
         Some("setup") => setup(),
+        Some("fuzz") => fuzz(args.get(1).map(String::as_str)),
         _ => {
             eprint!("{USAGE}");
             return ExitCode::from(2);
@@ -268,4 +281,46 @@ fn serve() -> Result {
     build_page()?;
     step("serving the page on http://127.0.0.1:8080/ (Ctrl-C stops)");
     run("node", &["tests/serve.mjs", "dist", "8080"], &[])
+}
+
+/// Runs each fuzz target for `seconds` (default 600) in turn, on one core; a crash fails.
+///
+/// cargo-fuzz needs nightly flags, which `RUSTC_BOOTSTRAP=1` allows on stable. New inputs go
+/// to fuzz/target/corpus/, so the committed corpus in fuzz/corpus/ only seeds the runs.
+fn fuzz(seconds: Option<&str>) -> Result {
+    let seconds: u32 = match seconds {
+        None => 600,
+        Some(s) => s
+            .parse()
+            .ok()
+            .filter(|&s| s > 0)
+            .ok_or_else(|| format!("fuzz takes a number of seconds above 0, not '{s}'"))?,
+    };
+    step("cargo-fuzz (skipped when installed)");
+    if output("cargo", &["fuzz", "--version"]).is_none() {
+        run("cargo", &["install", "cargo-fuzz", "--locked"], &[])?;
+    }
+    let bootstrap = [("RUSTC_BOOTSTRAP", "1")];
+    let fuzz_dir = root().join("fuzz");
+    for (target, max_len) in FUZZ_TARGETS {
+        step(&format!("fuzzing {target} for {seconds} s"));
+        let found = fuzz_dir.join("target").join("corpus").join(target);
+        std::fs::create_dir_all(&found)
+            .map_err(|e| format!("cannot create {}: {e}", found.display()))?;
+        let seeds = fuzz_dir.join("corpus").join(target);
+        let (found, seeds) = (found.display().to_string(), seeds.display().to_string());
+        let (time, len) = (
+            format!("-max_total_time={seconds}"),
+            format!("-max_len={max_len}"),
+        );
+        run(
+            "cargo",
+            &[
+                "fuzz", "run", target, "-O", &found, &seeds, "--", &time, &len,
+            ],
+            &bootstrap,
+        )
+        .map_err(|e| format!("{e}: the crashing input is in fuzz/artifacts/{target}/"))?;
+    }
+    Ok(())
 }
