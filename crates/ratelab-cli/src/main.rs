@@ -5,6 +5,7 @@
 //! reads replay files (the core reads no files), runs the runs on every core, and prints.
 //! Every bad flag, spec or file ends with exit status 2 and one line naming the problem.
 
+mod probe;
 mod study;
 
 use ratelab::import::{ImportOptions, Imported, Importer};
@@ -25,6 +26,13 @@ Usage:
                    [--format json|table]
   ratelab study    [--runs 20] [--minutes 2000] [--seed S] [--out DIR] [--format json|markdown]
                    every experiment of the essay's study, with REPRODUCTION.md
+  ratelab probe    --target URL | --redis URL --script NAME [--burst B]
+                   --traffic SPEC [--limit N] [--window DUR] [--duration DUR] [--seed S]
+                   [--model SPEC] [--admit 2xx] [--reject 429,503] [--timeout 2s]
+                   [--header NAME:VALUE ...] [--allow-remote] [--dry-run] [--format json|table]
+                   sends the traffic in real time to a live limiter and audits its answers;
+                   loopback only unless --allow-remote. Scripts: sorted-set,
+                   sorted-set-record-rejects, gcra, fixed-window
   ratelab demo     the boundary burst against every limiter, as a table
   ratelab help
 
@@ -72,6 +80,7 @@ fn run(args: &[String]) -> Result<String, String> {
             Ok(render(&scenario, &report, format))
         }
         Some("study") => study::main(&args[1..]),
+        Some("probe") => probe::main(&args[1..]),
         Some("demo") => {
             let flags: Vec<String> = ratelab::LimiterKind::ALL
                 .iter()
@@ -88,7 +97,7 @@ fn run(args: &[String]) -> Result<String, String> {
             ))
         }
         Some(other) => Err(format!(
-            "unknown command '{other}': accepted are simulate, demo, help"
+            "unknown command '{other}': accepted are simulate, study, probe, demo, help"
         )),
     }
 }
@@ -195,7 +204,7 @@ const REPLAY_CHUNK: usize = 1 << 20;
 /// Reads a replay file through the core's importer, a chunk at a time, so only the times are
 /// ever held. Malformed lines are skipped with a warning; a file that cannot be imported at
 /// all is an error.
-fn read_replay(replay: &Replay) -> Result<Arc<[u64]>, String> {
+pub(crate) fn read_replay(replay: &Replay) -> Result<Arc<[u64]>, String> {
     let path = &replay.file;
     let cannot_read = |e: std::io::Error| format!("cannot read replay file '{path}': {e}");
     let refused = |e: Error| format!("replay file '{path}': {e}");

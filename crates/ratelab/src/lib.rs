@@ -13,6 +13,7 @@ pub mod error;
 pub mod import;
 pub mod limiter;
 pub mod optimum;
+pub mod probe;
 pub mod ring;
 pub mod rng;
 pub mod sim;

@@ -532,8 +532,10 @@ pub fn decide_and_audit(
 }
 
 /// A retrying client: first tries from the scenario's stream plus a spike; every rejected
-/// try comes back `every` later until it has had `tries` tries.
-struct RetryClient {
+/// try comes back `every` later until it has had `tries` tries. The simulator tells it each
+/// decision at once; `ratelab probe` tells it what a real limiter answered.
+#[derive(Debug, Clone)]
+pub struct RetryClient {
     first: Arrivals,
     next_first: Option<Micros>,
     spike_left: u64,
@@ -544,7 +546,8 @@ struct RetryClient {
 }
 
 impl RetryClient {
-    fn new(scenario: &Scenario, run: u32) -> Option<Self> {
+    /// The client of run `run` of a scenario with retrying traffic (`None` for other traffic).
+    pub fn new(scenario: &Scenario, run: u32) -> Option<Self> {
         let TrafficSpec::Retry {
             spike,
             at,
@@ -567,9 +570,22 @@ impl RetryClient {
         })
     }
 
+    /// When the next try comes, without taking it.
+    pub fn peek(&self) -> Option<Micros> {
+        let retry = self.retries.front().map(|r| r.0);
+        let spike = (self.spike_left > 0).then_some(self.spike_at);
+        [retry, spike, self.next_first].into_iter().flatten().min()
+    }
+
+    /// The gap between a rejected try and the next.
+    pub fn every(&self) -> Micros {
+        self.every
+    }
+
     /// The next try: its time, which try it is (1 for new requests). Ties go to retries,
     /// then the spike, then the steady stream.
-    fn next(&mut self) -> Option<(Micros, u32)> {
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Option<(Micros, u32)> {
         let retry = self.retries.front().map(|r| r.0);
         let spike = (self.spike_left > 0).then_some(self.spike_at);
         let candidates = [retry, spike, self.next_first];
@@ -591,9 +607,14 @@ impl RetryClient {
         })
     }
 
-    fn rejected(&mut self, t: Micros, attempt: u32) {
+    /// Try `attempt` at `t` was rejected: it comes back `every` later unless it was the last.
+    /// Rejections must be reported in the order of their times (the simulator does);
+    /// one out of order is put in its place.
+    pub fn rejected(&mut self, t: Micros, attempt: u32) {
         if attempt < self.tries {
-            self.retries.push_back((t + self.every, attempt + 1));
+            let retry = (t + self.every, attempt + 1);
+            let at = self.retries.partition_point(|r| r.0 <= retry.0);
+            self.retries.insert(at, retry);
         }
     }
 }
