@@ -437,6 +437,7 @@ fn parse(args: &[String]) -> Result<Probe, String> {
     scenario.limiters = vec![model
         .clone()
         .unwrap_or_else(|| LimiterSpec::of(ratelab::LimiterKind::SlidingLog))];
+    ratelab::probe::check_size(&scenario).map_err(e)?;
     scenario.validate().map_err(e)?;
     Ok(Probe {
         scenario,

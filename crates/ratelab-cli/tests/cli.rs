@@ -658,3 +658,162 @@ fn the_study_does_not_depend_on_the_thread_count() {
     };
     assert_eq!(run("1"), run("3"));
 }
+
+/// `ratelab probe` refuses, before sending anything, what it must not or cannot send.
+#[test]
+fn probe_refuses_remote_hosts_overlapping_statuses_and_oversized_traffic() {
+    let base = [
+        "probe",
+        "--traffic",
+        "boundary-burst",
+        "--limit",
+        "20",
+        "--window",
+        "1s",
+    ];
+    let cases: [(&[&str], &[&str]); 12] = [
+        (
+            &["--target", "http://10.1.2.3/api"],
+            &["10.1.2.3", "not a loopback address", "--allow-remote"],
+        ),
+        (
+            &["--target", "http://[2001:db8::1]/"],
+            &["2001:db8::1", "not a loopback address"],
+        ),
+        (
+            &["--redis", "redis://192.0.2.7:6379", "--script", "gcra"],
+            &["192.0.2.7", "--allow-remote"],
+        ),
+        (
+            &["--target", "https://127.0.0.1/"],
+            &["https://127.0.0.1/", "http://"],
+        ),
+        (
+            &["--target", "not a url"],
+            &["--target 'not a url'", "http://127.0.0.1:8080/api"],
+        ),
+        (
+            &[
+                "--target",
+                "http://127.0.0.1/",
+                "--admit",
+                "2xx",
+                "--reject",
+                "200,429",
+            ],
+            &["overlap"],
+        ),
+        (
+            &["--target", "http://127.0.0.1/", "--reject", "42"],
+            &["--reject '42'", "from 100 to 599"],
+        ),
+        (
+            &["--redis", "redis://127.0.0.1:6379", "--script", "leaky"],
+            &["--script 'leaky'", "sorted-set-record-rejects"],
+        ),
+        (
+            &["--redis", "redis://127.0.0.1:6379"],
+            &["--script NAME", "fixed-window"],
+        ),
+        (
+            &[
+                "--redis",
+                "redis://127.0.0.1:6379",
+                "--script",
+                "sorted-set",
+                "--burst",
+                "5",
+            ],
+            &["--burst", "gcra"],
+        ),
+        (
+            &["--target", "http://127.0.0.1/", "--timeout", "5min"],
+            &["--timeout", "60s"],
+        ),
+        (
+            &["--target", "http://127.0.0.1/", "--header", "no colon"],
+            &["--header 'no colon'", "NAME:VALUE"],
+        ),
+    ];
+    for (extra, wanted) in cases {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        let (code, out, err) = ratelab(&args);
+        assert_eq!(code, 2, "{extra:?}: {err}");
+        assert!(out.is_empty(), "{extra:?}: {out}");
+        assert_eq!(err.lines().count(), 1, "{extra:?}: {err}");
+        for w in wanted {
+            assert!(err.contains(w), "{extra:?}: '{w}' not in {err}");
+        }
+    }
+    // Over the caps: a million a second, and more requests than a probe may send.
+    for traffic in ["flood:every=1us,for=2s", "steady:load=100"] {
+        let (code, _, err) = ratelab(&[
+            "probe",
+            "--target",
+            "http://127.0.0.1:9/",
+            "--traffic",
+            traffic,
+            "--limit",
+            "1000000",
+            "--window",
+            "1s",
+            "--duration",
+            "1h",
+        ]);
+        assert_eq!(code, 2, "{traffic}: {err}");
+        assert!(
+            err.contains("probe traffic") && err.contains("at most"),
+            "{traffic}: {err}"
+        );
+    }
+    let (code, _, err) = ratelab(&["probe", "--target", "http://127.0.0.1:9/"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--traffic SPEC"), "{err}");
+}
+
+/// A dry run prints what would be sent and sends nothing; a target that refuses connections
+/// gives errors, counted apart from admits and rejects.
+#[test]
+fn probe_dry_run_sends_nothing_and_refused_connections_are_errors() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let port = listener.local_addr().expect("address").port();
+    listener.set_nonblocking(true).expect("nonblocking");
+    let target = format!("http://127.0.0.1:{port}/");
+    let (code, out, err) = ratelab(&[
+        "probe",
+        "--target",
+        &target,
+        "--traffic",
+        "boundary-burst",
+        "--limit",
+        "20",
+        "--window",
+        "1s",
+        "--dry-run",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("would send 40 request(s)"), "{err}");
+    assert!(listener.accept().is_err(), "a dry run connected");
+    drop(listener);
+    let (code, out, err) = ratelab(&[
+        "probe",
+        "--target",
+        &target,
+        "--traffic",
+        "flood:every=10ms,for=100ms",
+        "--limit",
+        "20",
+        "--window",
+        "1s",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["sent"], 10, "{v}");
+    assert_eq!(v["errors"], 10, "{v}");
+    assert_eq!(v["audit"]["admitted"], 0, "{v}");
+    assert_eq!(v["audit"]["rejected"], 0, "{v}");
+}

@@ -96,10 +96,7 @@ impl Plan {
             }
             _ => 1,
         };
-        let expected = scenario.expected_arrivals() * tries as f64;
-        if expected > 2.0 * MAX_REQUESTS as f64 {
-            return Err(too_many(expected as u64));
-        }
+        check_size(scenario)?;
         for t in scenario.arrivals(0) {
             first.push(t);
             if first.len() as u64 > MAX_REQUESTS {
@@ -196,6 +193,20 @@ impl Plan {
             c.rejected(at, attempt);
         }
     }
+}
+
+/// Refuses, from the expected number of requests alone, traffic far beyond [`MAX_REQUESTS`]:
+/// a check cheap enough to make before anything else.
+pub fn check_size(scenario: &Scenario) -> Result<(), Error> {
+    let tries = match &scenario.traffic {
+        crate::TrafficSpec::Retry { tries, .. } => f64::from(*tries),
+        _ => 1.0,
+    };
+    let expected = scenario.expected_arrivals() * tries;
+    if expected > 2.0 * MAX_REQUESTS as f64 {
+        return Err(too_many(expected.min(1e18) as u64));
+    }
+    Ok(())
 }
 
 fn too_many(n: u64) -> Error {
@@ -417,27 +428,56 @@ impl ProbeReport {
         let count = |o: Outcome| records.iter().filter(|r| r.outcome == o).count() as u64;
         let mut model_letters = None;
         let comparison = model.map(|(spec, mut limiter)| {
-            let mut letters = String::with_capacity(records.len());
+            // Requests sent at the same µs are one group: which of them the real limiter saw
+            // first is unknown, so a group is compared by how many each admitted, and the
+            // model's admits are matched with the real ones first.
+            let mut letters = vec!['-'; records.len()];
             let mut model_decisions = Vec::with_capacity(decided.len());
             let (mut agree, mut real_only, mut model_only) = (0, 0, 0);
-            for r in &records {
-                let real = match r.outcome {
-                    Outcome::Admitted => true,
-                    Outcome::Rejected => false,
-                    _ => {
-                        letters.push('-');
-                        continue;
-                    }
-                };
-                let m = limiter.decide(r.sent).admitted();
-                letters.push(if m { 'A' } else { 'R' });
-                model_decisions.push((r.sent, m));
-                match (real, m) {
-                    (true, false) => real_only += 1,
-                    (false, true) => model_only += 1,
-                    _ => agree += 1,
+            let mut i = 0;
+            while i < records.len() {
+                let t = records[i].sent;
+                let mut end = i;
+                while end < records.len() && records[end].sent == t {
+                    end += 1;
                 }
+                let group: Vec<usize> = (i..end)
+                    .filter(|&k| {
+                        matches!(records[k].outcome, Outcome::Admitted | Outcome::Rejected)
+                    })
+                    .collect();
+                let model_admits = group
+                    .iter()
+                    .filter(|_| limiter.decide(t).admitted())
+                    .count() as u64;
+                let real_admits = group
+                    .iter()
+                    .filter(|&&k| records[k].outcome == Outcome::Admitted)
+                    .count() as u64;
+                let n = group.len() as u64;
+                agree += n - model_admits.abs_diff(real_admits);
+                real_only += real_admits.saturating_sub(model_admits);
+                model_only += model_admits.saturating_sub(real_admits);
+                // Real admits first, then real rejects: the model's admits go to the front.
+                let mut ordered: Vec<usize> = group
+                    .iter()
+                    .copied()
+                    .filter(|&k| records[k].outcome == Outcome::Admitted)
+                    .collect();
+                ordered.extend(
+                    group
+                        .iter()
+                        .copied()
+                        .filter(|&k| records[k].outcome == Outcome::Rejected),
+                );
+                for (rank, &k) in ordered.iter().enumerate() {
+                    let m = (rank as u64) < model_admits;
+                    letters[k] = if m { 'A' } else { 'R' };
+                    model_decisions.push((t, m));
+                }
+                i = end;
             }
+            let letters: String = letters.into_iter().collect();
             model_letters = Some(letters);
             let compared = decided.len() as u64;
             ModelComparison {
@@ -496,5 +536,198 @@ fn audit(scenario: &Scenario, decided: &[(Micros, bool)], offered: u64) -> Audit
         busiest_at_us: auditor.busiest_at,
         wrong_admits: auditor.wrong_admits,
         wrong_rejects: auditor.wrong_rejects,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::trace;
+    use crate::spec::{LimiterSpec, TrafficSpec};
+    use crate::time::MS;
+
+    fn scenario(traffic: &str, limiter: &str) -> Scenario {
+        Scenario {
+            limiters: vec![LimiterSpec::parse(limiter).expect("limiter")],
+            traffic: TrafficSpec::parse(traffic).expect("traffic"),
+            limit: 20,
+            window: SECOND,
+            duration: 10 * SECOND,
+            ..Scenario::default()
+        }
+    }
+
+    /// Sends a plan to a simulated limiter that answers at once, as a perfect network would.
+    fn answered_by_model(s: &Scenario) -> Vec<Record> {
+        let mut plan = Plan::new(s).expect("plan");
+        let mut limiter = s.build_limiter(&s.limiters[0], 0).expect("limiter");
+        let mut out = Vec::new();
+        while let Some((due, attempt)) = plan.next() {
+            let admitted = limiter.decide(due).admitted();
+            if !admitted {
+                plan.rejected(due, attempt);
+            }
+            out.push(Record {
+                due,
+                sent: due,
+                attempt,
+                outcome: if admitted {
+                    Outcome::Admitted
+                } else {
+                    Outcome::Rejected
+                },
+                latency: 0,
+            });
+        }
+        out
+    }
+
+    fn report(s: &Scenario, records: &[Record], model: bool) -> ProbeReport {
+        let model = model.then(|| {
+            let spec = &s.limiters[0];
+            (spec.text.as_str(), s.build_limiter(spec, 0).expect("model"))
+        });
+        let meta = ProbeMeta {
+            target: "test".into(),
+            scenario: s,
+            command: None,
+        };
+        ProbeReport::new(meta, records, model)
+    }
+
+    #[test]
+    fn a_plan_sends_the_simulators_arrivals_and_retries() {
+        for (traffic, limiter) in [
+            ("steady:load=1.5", "sliding-log"),
+            ("boundary-burst:before=10ms,after=10ms", "fixed-window"),
+            ("flood:every=7ms", "token-bucket:burst=5"),
+            (
+                "retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms",
+                "sliding-log:record-rejects=true",
+            ),
+            (
+                "retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms",
+                "gcra:burst=3",
+            ),
+        ] {
+            let s = scenario(traffic, limiter);
+            let records = answered_by_model(&s);
+            let (stats, sim) = trace(&s, 0, 0).expect("trace");
+            let times: Vec<Micros> = records.iter().map(|r| r.due).collect();
+            assert_eq!(times, sim.times, "{traffic} {limiter}");
+            let admitted: Vec<bool> = records
+                .iter()
+                .map(|r| r.outcome == Outcome::Admitted)
+                .collect();
+            assert_eq!(admitted, sim.admitted, "{traffic} {limiter}");
+            // The audit of those records is the simulator's, and the model agrees with all.
+            let r = report(&s, &records, true);
+            assert_eq!(r.offered, stats.offered, "{traffic}");
+            assert_eq!(r.audit.admitted, stats.admitted, "{traffic}");
+            assert_eq!(r.audit.busiest, stats.busiest, "{traffic}");
+            assert_eq!(r.audit.wrong_admits, stats.wrong_admits, "{traffic}");
+            assert_eq!(r.audit.wrong_rejects, stats.wrong_rejects, "{traffic}");
+            assert_eq!(r.audit.served_share, stats.served_share(), "{traffic}");
+            let c = r.comparison.expect("compared");
+            assert_eq!((c.agree, c.compared), (r.sent, r.sent), "{traffic}");
+            assert_eq!(c.audit, r.audit);
+        }
+        // The retrying client sent retries, in reaction to the rejections.
+        let s = scenario(
+            "retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms",
+            "sliding-log",
+        );
+        let records = answered_by_model(&s);
+        assert!(records.iter().any(|r| r.attempt > 1));
+    }
+
+    #[test]
+    fn disagreements_are_counted_both_ways_and_unanswered_requests_are_left_out() {
+        let s = scenario("boundary-burst:before=10ms,after=10ms", "sliding-log");
+        let mut records = answered_by_model(&s);
+        // Flip one admit and one reject; lose two answers.
+        let first_reject = records
+            .iter()
+            .position(|r| r.outcome == Outcome::Rejected)
+            .expect("a reject");
+        records[0].outcome = Outcome::Rejected;
+        records[first_reject].outcome = Outcome::Admitted;
+        records[1].outcome = Outcome::Timeout;
+        records[2].outcome = Outcome::Error;
+        let r = report(&s, &records, true);
+        // Answers come in any order: the audit is of the send times.
+        let mut shuffled = records.clone();
+        shuffled.reverse();
+        let again = report(&s, &shuffled, true);
+        assert_eq!(again.audit, r.audit);
+        assert_eq!(again.comparison, r.comparison);
+        assert_eq!((r.timeouts, r.errors, r.sent), (1, 1, 40));
+        let c = r.comparison.expect("compared");
+        // The first burst: 18 answered, the real limiter admitted 17 and the model, with room
+        // for 20, all 18. The second: the real one admitted 1, the model 2 (its window holds
+        // only 18 admissions, the unanswered two having never reached it).
+        assert_eq!((c.compared, c.real_only, c.model_only), (38, 0, 2));
+        assert_eq!(c.agree, 36);
+        // Sorted by send time whatever order the answers came in.
+        assert!(r.trace.sent_us.windows(2).all(|w| w[0] <= w[1]));
+        let model = r.trace.model.expect("letters");
+        assert_eq!(&r.trace.outcome[..4], "RTEA");
+        assert_eq!(&model[..4], "A--A");
+        assert!(r
+            .trace
+            .outcome
+            .chars()
+            .all(|c| Outcome::from_letter(c).is_some_and(|o| o.letter() == c)));
+    }
+
+    #[test]
+    fn with_distinct_times_each_flip_is_one_disagreement() {
+        let s = scenario("steady:load=1.5", "sliding-log");
+        let mut records = answered_by_model(&s);
+        let reject = records
+            .iter()
+            .position(|r| r.outcome == Outcome::Rejected)
+            .expect("a reject");
+        records[reject].outcome = Outcome::Admitted;
+        let c = report(&s, &records, true).comparison.expect("compared");
+        assert_eq!((c.real_only, c.model_only), (1, 0));
+        assert_eq!(c.agree + 1, c.compared);
+    }
+
+    #[test]
+    fn quantiles_are_nearest_rank() {
+        let q = Quantiles::of((1..=1000).rev().collect());
+        assert_eq!((q.p50_us, q.p99_us, q.max_us), (500, 990, 1000));
+        let q = Quantiles::of(vec![7]);
+        assert_eq!((q.p50_us, q.p99_us, q.max_us), (7, 7, 7));
+        assert_eq!(Quantiles::of(Vec::new()), Quantiles::default());
+    }
+
+    #[test]
+    fn plans_over_the_caps_are_refused_before_sending() {
+        let mut s = scenario("flood:every=100us,for=1s", "sliding-log");
+        s.limit = 100_000;
+        // 10,000 a second: over the average cap.
+        assert!(matches!(Plan::new(&s), Err(Error::TooLarge { .. })));
+        // 6,000 at one instant: over the per-millisecond cap.
+        let mut s = scenario("boundary-burst", "sliding-log");
+        s.limit = 6_000;
+        s.window = 10 * SECOND;
+        let e = Plan::new(&s).expect_err("too many at once").to_string();
+        assert!(e.contains("in one millisecond"), "{e}");
+        let mut s = scenario("steady:load=100", "sliding-log");
+        s.limit = 1_000;
+        s.duration = HOUR;
+        assert!(check_size(&s).is_err());
+        s.duration = 2 * HOUR;
+        assert!(Plan::new(&s).is_err());
+        // Within the caps, the summary says what will be sent.
+        let s = scenario("boundary-burst:before=10ms,after=10ms", "sliding-log");
+        let p = Plan::new(&s).expect("plan");
+        assert_eq!(p.summary.first_tries, 40);
+        assert_eq!(p.summary.peak_per_ms, 20);
+        assert_eq!(p.summary.peak_per_s, 40);
+        assert_eq!(p.summary.last_at, SECOND + 10 * MS);
+        assert!(p.summary.describe().starts_with("40 request(s)"));
     }
 }

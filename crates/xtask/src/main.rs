@@ -31,6 +31,12 @@ cargo xtask <command>
            wasm tests in headless Chromium, the built page end to end in Chromium
   build    install what is missing and build the static site into dist/
   setup    only install what is missing
+  probe-bench
+           start nginx on loopback and measure how late `ratelab probe` sends at 2,000
+           requests a second (the README's performance figure)
+  probe-record
+           start nginx and redis-server on loopback and record the page's Real limiters
+           probe reports into www/probes/
   fuzz [SECONDS]
            install cargo-fuzz if missing, then run each fuzz target of fuzz/ for SECONDS
            (default 600) in turn, failing on any crash; `cargo xtask fuzz 30` is the short
@@ -45,6 +51,8 @@ fn main() -> ExitCode {
         Some("build") => setup().and_then(|()| build_page()),
         Some("setup") => setup(),
         Some("fuzz") => fuzz(args.get(1).map(String::as_str)),
+        Some("probe-bench") => setup().and_then(|()| probe_bench()),
+        Some("probe-record") => setup().and_then(|()| probe_record()),
         _ => {
             eprint!("{USAGE}");
             return ExitCode::from(2);
@@ -142,6 +150,11 @@ fn setup() -> Result {
     if !Path::new("/usr/bin/chromium").exists() || !Path::new("/usr/bin/chromedriver").exists() {
         apt_install(&["chromium", "chromium-driver"])?;
     }
+    // The real limiters `ratelab probe` is tested against; started by the tests' harness
+    // below, never as system services.
+    if !Path::new(NGINX).exists() || !Path::new(REDIS).exists() {
+        apt_install(&["nginx", "redis-server"])?;
+    }
     let node_modules = root().join("node_modules");
     let installed = ["playwright-core", "binaryen", "axe-core"]
         .iter()
@@ -215,6 +228,27 @@ fn test() -> Result {
     }
     step("native tests (optimised: the statistical tests simulate millions of decisions)");
     run("cargo", &["test", "--workspace", "--profile", "ci"], &[])?;
+    step("ratelab probe against real nginx and redis-server on loopback");
+    {
+        let servers = Servers::start()?;
+        run(
+            "cargo",
+            &[
+                "test",
+                "-p",
+                "ratelab-cli",
+                "--profile",
+                "ci",
+                "--test",
+                "probe_live",
+                "--",
+                "--ignored",
+                "--test-threads",
+                "1",
+            ],
+            &servers.env(),
+        )?;
+    }
     step("wasm tests in headless Chromium");
     let chromedriver = [("CHROMEDRIVER", "/usr/bin/chromedriver")];
     let wasm = ["--target", "wasm32-unknown-unknown"];
@@ -321,6 +355,231 @@ fn fuzz(seconds: Option<&str>) -> Result {
             &bootstrap,
         )
         .map_err(|e| format!("{e}: the crashing input is in fuzz/artifacts/{target}/"))?;
+    }
+    Ok(())
+}
+
+/// Debian's nginx and Redis server, which the probe tests run on loopback.
+const NGINX: &str = "/usr/sbin/nginx";
+const REDIS: &str = "/usr/bin/redis-server";
+
+/// nginx and redis-server on free loopback ports, in a scratch directory, stopped on drop.
+struct Servers {
+    children: Vec<std::process::Child>,
+    nginx: String,
+    redis: String,
+    dir: PathBuf,
+}
+
+impl Servers {
+    fn start() -> Result<Servers> {
+        let free_port = || -> Result<u16> {
+            std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map(|a| a.port())
+                .map_err(|e| format!("no free loopback port: {e}"))
+        };
+        let (nginx_port, redis_port) = (free_port()?, free_port()?);
+        let dir = root()
+            .join("target")
+            .join(format!("probe-servers-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("tmp"))
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let template = std::fs::read_to_string(root().join("tests/probe/nginx.conf"))
+            .map_err(|e| format!("cannot read tests/probe/nginx.conf: {e}"))?;
+        let conf = template
+            .replace("PREFIX", &dir.display().to_string())
+            .replace("PORT", &nginx_port.to_string());
+        let conf_path = dir.join("nginx.conf");
+        std::fs::write(&conf_path, conf)
+            .map_err(|e| format!("cannot write {}: {e}", conf_path.display()))?;
+        let mut servers = Servers {
+            children: Vec::new(),
+            nginx: format!("http://127.0.0.1:{nginx_port}"),
+            redis: format!("redis://127.0.0.1:{redis_port}"),
+            dir: dir.clone(),
+        };
+        let spawn = |program: &str, args: &[&str]| {
+            eprintln!("\n$ {program} {} &", args.join(" "));
+            Command::new(program)
+                .args(args)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .map_err(|e| format!("cannot start {program}: {e}"))
+        };
+        let dir_s = dir.display().to_string();
+        let conf_s = conf_path.display().to_string();
+        servers
+            .children
+            .push(spawn(NGINX, &["-p", &dir_s, "-c", &conf_s])?);
+        let port_s = redis_port.to_string();
+        servers.children.push(spawn(
+            REDIS,
+            &[
+                "--port",
+                &port_s,
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                &dir_s,
+            ],
+        )?);
+        for port in [nginx_port, redis_port] {
+            let deadline = Instant::now() + std::time::Duration::from_secs(10);
+            while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+                if Instant::now() > deadline {
+                    return Err(format!(
+                        "nothing listens on 127.0.0.1:{port} 10 s after starting nginx and redis-server (see {}/error.log)",
+                        dir.display()
+                    ));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        }
+        eprintln!(
+            "nginx on {}, redis-server on {}",
+            servers.nginx, servers.redis
+        );
+        Ok(servers)
+    }
+
+    fn env(&self) -> [(&str, &str); 2] {
+        [
+            ("RATELAB_NGINX", self.nginx.as_str()),
+            ("RATELAB_REDIS", self.redis.as_str()),
+        ]
+    }
+}
+
+impl Drop for Servers {
+    fn drop(&mut self) {
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// How late `ratelab probe` sends at 2,000 requests a second, against nginx on loopback.
+fn probe_bench() -> Result {
+    run("cargo", &["build", "--release", "-p", "ratelab-cli"], &[])?;
+    let servers = Servers::start()?;
+    let target = format!("{}/free", servers.nginx);
+    for traffic in ["steady:load=1", "flood:every=500us,for=10s"] {
+        step(&format!("2,000 a second, {traffic}, for 10 s"));
+        run(
+            "target/release/ratelab",
+            &[
+                "probe",
+                "--target",
+                &target,
+                "--traffic",
+                traffic,
+                "--limit",
+                "2000",
+                "--window",
+                "1s",
+                "--duration",
+                "10s",
+            ],
+            &[],
+        )?;
+    }
+    Ok(())
+}
+
+/// The probes behind the page's "Real limiters" section: (file, target path or Redis script,
+/// arguments). Each file is `ratelab probe --format json`'s output, command included.
+const PROBES: [(&str, &str, &str); 6] = [
+    (
+        "nginx-nodelay-boundary-burst",
+        "/nodelay",
+        "--traffic boundary-burst --limit 20 --window 1s --model leaky-bucket:burst=5,mode=meter",
+    ),
+    (
+        "nginx-nodelay-flood",
+        "/nodelay",
+        "--traffic flood:every=7ms --limit 20 --window 1s --model leaky-bucket:burst=5,mode=meter",
+    ),
+    (
+        "nginx-delay-boundary-burst",
+        "/delay",
+        "--traffic boundary-burst --limit 20 --window 1s --model leaky-bucket:burst=5,mode=queue",
+    ),
+    (
+        "nginx-nodelay-retry-storm",
+        "/nodelay",
+        "--traffic retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms --limit 20 --window 1s --duration 6s --model leaky-bucket:burst=5,mode=meter",
+    ),
+    (
+        "redis-sorted-set-retry-storm",
+        "sorted-set",
+        "--traffic retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms --limit 20 --window 1s --duration 6s",
+    ),
+    (
+        "redis-sorted-set-record-rejects-retry-storm",
+        "sorted-set-record-rejects",
+        "--traffic retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms --limit 20 --window 1s --duration 6s",
+    ),
+];
+
+/// Records [`PROBES`] into www/probes/, for the page.
+fn probe_record() -> Result {
+    run("cargo", &["build", "--release", "-p", "ratelab-cli"], &[])?;
+    let servers = Servers::start()?;
+    let out_dir = root().join("www").join("probes");
+    std::fs::create_dir_all(&out_dir)
+        .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+    for (name, what, args) in PROBES {
+        step(&format!("recording {name}"));
+        let key = format!("X-Probe-Key:{name}");
+        let mut argv: Vec<String> = vec!["probe".into()];
+        if what.starts_with('/') {
+            argv.extend([
+                "--target".into(),
+                format!("http://127.0.0.1:8080{what}"),
+                "--header".into(),
+                key,
+            ]);
+        } else {
+            argv.extend([
+                "--redis".into(),
+                "redis://127.0.0.1:6379".into(),
+                "--script".into(),
+                what.into(),
+            ]);
+        }
+        argv.extend(args.split(' ').map(String::from));
+        argv.extend(["--format".into(), "json".into()]);
+        // The command is recorded with the usual ports; the probe runs on the free ones.
+        let actual: Vec<String> = argv
+            .iter()
+            .map(|a| {
+                a.replace("http://127.0.0.1:8080", &servers.nginx)
+                    .replace("redis://127.0.0.1:6379", &servers.redis)
+            })
+            .collect();
+        let out = Command::new(root().join("target/release/ratelab"))
+            .args(&actual)
+            .output()
+            .map_err(|e| format!("cannot run ratelab probe: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "ratelab probe for {name} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        let json = String::from_utf8_lossy(&out.stdout)
+            .replace(&servers.nginx, "http://127.0.0.1:8080")
+            .replace(&servers.redis, "redis://127.0.0.1:6379");
+        let path = out_dir.join(format!("{name}.json"));
+        std::fs::write(&path, json).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        eprintln!("wrote {}", path.display());
     }
     Ok(())
 }

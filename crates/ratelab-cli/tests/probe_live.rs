@@ -1,0 +1,283 @@
+//! `ratelab probe` against real limiters: Debian's nginx (`limit_req`) and redis-server, on
+//! loopback. `cargo xtask test` starts both (config in tests/probe/nginx.conf) and runs these
+//! with `--ignored`, passing their addresses in `RATELAB_NGINX` and `RATELAB_REDIS`.
+//!
+//! Windows are one second with `L = 20`, so each probe lasts seconds.
+//!
+//! **Tolerance for timing jitter.** A real limiter decides at its own clock (nginx's has
+//! millisecond resolution and is read once per event-loop turn) on a request that reaches it a
+//! little after the probe stamped it. The model decides on the stamps. A decision can therefore
+//! differ only for a request that came within a few milliseconds of the moment the limiter
+//! freed a place, so for these traces the tests allow: at least 95% of decisions the same as
+//! the model's, the busiest window within 2 of the model's, and the served share within 3
+//! percentage points. Where the traffic has no request near such a moment (a boundary burst:
+//! bursts at two instants, 1 s apart) they ask for exact agreement.
+
+use serde_json::Value;
+use std::process::Command;
+
+fn server(var: &str) -> String {
+    std::env::var(var).unwrap_or_else(|_| {
+        panic!("{var} is not set: run these through `cargo xtask test`, which starts nginx and redis-server on loopback")
+    })
+}
+
+/// Runs `ratelab probe ARGS --format json` and returns the report.
+fn probe(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+        .arg("probe")
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .expect("ratelab runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "probe {args:?} failed: {stderr}");
+    assert!(
+        stderr.contains("ratelab probe: sending"),
+        "no summary before sending: {stderr}"
+    );
+    serde_json::from_slice(&out.stdout).expect("the report is JSON")
+}
+
+/// A probe at nginx location `path`, keyed apart from every other probe.
+fn nginx(path: &str, key: &str, args: &[&str]) -> Value {
+    let target = format!("{}{path}", server("RATELAB_NGINX"));
+    let header = format!("X-Probe-Key:{key}-{}", std::process::id());
+    let mut all = vec!["--target", &target, "--header", &header];
+    all.extend_from_slice(args);
+    probe(&all)
+}
+
+fn redis(script: &str, args: &[&str]) -> Value {
+    let url = server("RATELAB_REDIS");
+    let mut all = vec!["--redis", url.as_str(), "--script", script];
+    all.extend_from_slice(args);
+    probe(&all)
+}
+
+fn u(v: &Value, path: &str) -> u64 {
+    v.pointer(path)
+        .and_then(Value::as_u64)
+        .unwrap_or_else(|| panic!("no {path} in {v}"))
+}
+
+fn f(v: &Value, path: &str) -> f64 {
+    v.pointer(path)
+        .and_then(Value::as_f64)
+        .unwrap_or_else(|| panic!("no {path} in {v}"))
+}
+
+/// Every request answered, and nothing but admits and rejects.
+fn all_answered(r: &Value) {
+    assert_eq!(
+        (u(r, "/errors"), u(r, "/timeouts"), u(r, "/other")),
+        (0, 0, 0),
+        "{r}"
+    );
+}
+
+/// The real limiter matches the model within the jitter tolerance above.
+fn matches_model(r: &Value) {
+    all_answered(r);
+    let agreement = f(r, "/comparison/agreement");
+    assert!(agreement >= 0.95, "agreement {agreement}: {r}");
+    let (real, model) = (u(r, "/audit/busiest"), u(r, "/comparison/audit/busiest"));
+    assert!(
+        real.abs_diff(model) <= 2,
+        "busiest {real} against the model's {model}"
+    );
+    let (real, model) = (
+        f(r, "/audit/served_share"),
+        f(r, "/comparison/audit/served_share"),
+    );
+    assert!(
+        (real - model).abs() <= 0.03,
+        "served {real} against the model's {model}"
+    );
+}
+
+const L20: [&str; 4] = ["--limit", "20", "--window", "1s"];
+
+fn with(extra: &[&'static str]) -> Vec<&'static str> {
+    let mut v = L20.to_vec();
+    v.extend_from_slice(extra);
+    v
+}
+
+#[test]
+#[ignore = "needs nginx on loopback: cargo xtask test starts it"]
+fn nginx_nodelay_boundary_burst_is_the_leaky_bucket_meter() {
+    let r = nginx(
+        "/nodelay",
+        "bb",
+        &with(&[
+            "--traffic",
+            "boundary-burst",
+            "--model",
+            "leaky-bucket:burst=5,mode=meter",
+        ]),
+    );
+    all_answered(&r);
+    // Burst 5 with nodelay: the first request and 5 more at each instant, plus what leaked
+    // in between (20 a second over 1 s before the second burst: the bucket is empty again).
+    assert_eq!(
+        u(&r, "/comparison/agree"),
+        u(&r, "/comparison/compared"),
+        "{r}"
+    );
+    assert_eq!(u(&r, "/audit/admitted"), 12, "{r}");
+    // The second burst comes 1 s after the first, so the trailing window that ends in it
+    // holds the first burst's later admissions too, as many as the send spread leaves inside.
+    let busiest = u(&r, "/audit/busiest");
+    assert!((6..=12).contains(&busiest), "{r}");
+    assert_eq!(busiest, u(&r, "/comparison/audit/busiest"), "{r}");
+    // A model with another burst disagrees: the test can tell them apart.
+    let wrong = nginx(
+        "/nodelay",
+        "bb-wrong",
+        &with(&[
+            "--traffic",
+            "boundary-burst",
+            "--model",
+            "leaky-bucket:burst=4,mode=meter",
+        ]),
+    );
+    assert!(u(&wrong, "/comparison/model_only") + u(&wrong, "/comparison/real_only") >= 2);
+}
+
+#[test]
+#[ignore = "needs nginx on loopback: cargo xtask test starts it"]
+fn nginx_flood_matches_the_leaky_bucket_within_jitter() {
+    for (path, model, admitted_per_s) in [
+        ("/nodelay", "leaky-bucket:burst=5,mode=meter", 20.0),
+        ("/strict", "leaky-bucket:burst=0,mode=meter", 20.0),
+    ] {
+        let r = nginx(
+            path,
+            "flood",
+            &with(&["--traffic", "flood:every=7ms,for=3s", "--model", model]),
+        );
+        matches_model(&r);
+        // A flood of 1 per 7 ms for 3 s: about 20 a second get through, plus the burst. A
+        // request is admitted only on a 7 ms tick, so each admission may wait up to 7 ms.
+        let admitted = u(&r, "/audit/admitted") as f64;
+        let lo = 3.0 * admitted_per_s * (50.0 / 57.0) - 1.0;
+        let hi = 3.0 * admitted_per_s + 7.0;
+        assert!(
+            (lo..=hi).contains(&admitted),
+            "{path}: {admitted} admitted, expected {lo}..{hi}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs nginx on loopback: cargo xtask test starts it"]
+fn nginx_without_nodelay_admits_the_same_but_late() {
+    let args = with(&[
+        "--traffic",
+        "boundary-burst",
+        "--model",
+        "leaky-bucket:burst=5,mode=queue",
+    ]);
+    let queued = nginx("/delay", "queue", &args);
+    all_answered(&queued);
+    assert_eq!(
+        u(&queued, "/comparison/agree"),
+        u(&queued, "/comparison/compared"),
+        "{queued}"
+    );
+    assert_eq!(u(&queued, "/audit/admitted"), 12, "{queued}");
+    // The fifth queued request waits 5 emission intervals of 50 ms before nginx answers.
+    let slowest = u(&queued, "/latency/max_us");
+    assert!(
+        (230_000..=400_000).contains(&slowest),
+        "the slowest answer took {slowest} µs"
+    );
+    let at_once = nginx("/nodelay", "queue-nodelay", &args);
+    assert!(u(&at_once, "/latency/max_us") < 100_000, "{at_once}");
+}
+
+#[test]
+#[ignore = "needs nginx on loopback: cargo xtask test starts it"]
+fn nginx_retry_storm_matches_the_model_within_jitter() {
+    let r = nginx(
+        "/nodelay",
+        "retry",
+        &with(&[
+            "--traffic",
+            "retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms",
+            "--duration",
+            "5s",
+            "--model",
+            "leaky-bucket:burst=5,mode=meter",
+        ]),
+    );
+    matches_model(&r);
+    // The retries were sent in reaction to real rejections: more requests than first tries.
+    assert!(u(&r, "/sent") > u(&r, "/offered"), "{r}");
+}
+
+const STORM: [&str; 6] = [
+    "--traffic",
+    "retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms",
+    "--duration",
+    "6s",
+    "--limit",
+    "20",
+];
+
+#[test]
+#[ignore = "needs redis-server on loopback: cargo xtask test starts it"]
+fn redis_record_rejects_locks_the_retrying_client_out() {
+    let mut args = STORM.to_vec();
+    args.extend(["--window", "1s"]);
+    let recorded = redis("sorted-set-record-rejects", &args);
+    let kept = redis("sorted-set", &args);
+    for r in [&recorded, &kept] {
+        matches_model(r);
+    }
+    // Locked out, as the study counts it: served under half its requests.
+    let (locked, free) = (
+        f(&recorded, "/audit/served_share"),
+        f(&kept, "/audit/served_share"),
+    );
+    assert!(locked < 0.5, "record-rejects served {locked}");
+    assert!(free >= 0.5, "sorted-set served {free}");
+    // The recipe that records rejects admits nothing after the spike while the storm lasts.
+    let trace = recorded.pointer("/trace").expect("trace");
+    let sent = trace["sent_us"].as_array().expect("times");
+    let outcome = trace["outcome"].as_str().expect("outcomes").as_bytes();
+    let late_admits = sent
+        .iter()
+        .zip(outcome)
+        .filter(|(t, &o)| t.as_u64().unwrap_or(0) > 2_500_000 && o == b'A')
+        .count();
+    assert_eq!(late_admits, 0, "admitted after the spike: {late_admits}");
+    // The literal rule disagrees with a lockout: every reject there had room.
+    assert!(u(&recorded, "/audit/wrong_rejects") > 100);
+    assert_eq!(u(&kept, "/audit/wrong_rejects"), 0);
+}
+
+#[test]
+#[ignore = "needs redis-server on loopback: cargo xtask test starts it"]
+fn redis_gcra_and_fixed_window_are_their_models() {
+    for (script, extra) in [("gcra", &["--burst", "5"][..]), ("fixed-window", &[][..])] {
+        // Two bursts of L, 10 ms either side of a boundary.
+        let mut args = with(&["--traffic", "boundary-burst:before=10ms,after=10ms"]);
+        args.extend_from_slice(extra);
+        let r = redis(script, &args);
+        all_answered(&r);
+        assert_eq!(
+            u(&r, "/comparison/agree"),
+            u(&r, "/comparison/compared"),
+            "{script}: {r}"
+        );
+        let busiest = u(&r, "/audit/busiest");
+        match script {
+            // The boundary burst doubles a fixed window: 2L in a trailing window.
+            "fixed-window" => assert_eq!(busiest, 40, "{r}"),
+            // GCRA with burst 5: 5 at once, and 20 ms later not one more interval (50 ms).
+            _ => assert_eq!(busiest, 5, "{r}"),
+        }
+    }
+}
