@@ -364,6 +364,9 @@ function start(bindings) {
   } else {
     startSections(Lab);
     whenNear($('recall'), () => loadPanels().then((m) => m.startQuiz()));
+    let real = null;
+    whenNear($('real'), async () => { real = (await loadPanels()).startReal(); });
+    window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => real?.redraw());
     let runStudy = null;
     whenNear($('study'), () => loadPanels());
     $('run-study').addEventListener('click', async () => {

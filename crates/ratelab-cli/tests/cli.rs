@@ -817,3 +817,27 @@ fn probe_dry_run_sends_nothing_and_refused_connections_are_errors() {
     assert_eq!(v["audit"]["admitted"], 0, "{v}");
     assert_eq!(v["audit"]["rejected"], 0, "{v}");
 }
+
+/// The recorded reports the page ships (www/probes/, from `cargo xtask probe-record`) are
+/// whole, carry the command that recorded them, and their verdicts recompute from the trace.
+#[test]
+fn the_shipped_probe_reports_are_whole_and_their_verdicts_recompute() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../www/probes");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).expect("www/probes") {
+        let path = entry.expect("entry").path();
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let report: ratelab::probe::ProbeReport =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(report.check(), Ok(()), "{}", path.display());
+        let command = report.command.clone().expect("a command");
+        assert!(command.starts_with("ratelab probe "), "{command}");
+        let c = report.comparison.clone().expect("a model");
+        let spec = ratelab::LimiterSpec::parse(&c.model).expect("the model parses");
+        let again = report.with_model(&spec).expect("recomputes");
+        assert_eq!(again.comparison.as_ref(), Some(&c), "{}", path.display());
+        assert_eq!(again.trace.model, report.trace.model, "{}", path.display());
+        n += 1;
+    }
+    assert_eq!(n, 6);
+}

@@ -545,3 +545,195 @@ extern "C" {
 pub fn extra_panic_hook() {
     std::panic::set_hook(Box::new(|info| ratelab_panicked(&info.to_string())));
 }
+
+// Real limiters: reports that `ratelab probe` recorded, shipped with the page or loaded by
+// the reader, shown beside a model's decisions on the same send times.
+
+/// The largest probe report the page reads (a report of the most requests a probe sends is
+/// about 20 MB).
+pub const MAX_PROBE_REPORT_BYTES: usize = 64 << 20;
+
+/// A probe report, checked, and compared with a model.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct ProbeView {
+    report: ratelab::probe::ProbeReport,
+}
+
+/// What the page shows of a probe report.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProbeSummary<'a> {
+    target: &'a str,
+    traffic: &'a str,
+    limit: u64,
+    window_text: String,
+    command: Option<&'a str>,
+    sent: u64,
+    offered: u64,
+    admitted: u64,
+    rejected: u64,
+    other: u64,
+    errors: u64,
+    timeouts: u64,
+    served: Option<f64>,
+    busiest: u64,
+    wrong_admits: u64,
+    wrong_rejects: u64,
+    lateness_p99_ms: f64,
+    model: Option<&'a str>,
+    model_admitted: Option<u64>,
+    model_served: Option<f64>,
+    model_busiest: Option<u64>,
+    model_wrong_admits: Option<u64>,
+    model_wrong_rejects: Option<u64>,
+    agreement: Option<f64>,
+    agree: Option<u64>,
+    compared: Option<u64>,
+    real_only: Option<u64>,
+    model_only: Option<u64>,
+}
+
+#[wasm_bindgen]
+impl ProbeView {
+    /// Reads the JSON of `ratelab probe --format json`; `name` names the file in messages.
+    #[wasm_bindgen(constructor)]
+    pub fn new(json: &str, name: &str) -> Result<ProbeView, JsValue> {
+        probe_view(json, name).map_err(js_error)
+    }
+
+    /// The numbers the page shows.
+    pub fn summary(&self) -> Result<JsValue, JsValue> {
+        let r = &self.report;
+        let c = r.comparison.as_ref();
+        let s = ProbeSummary {
+            target: &r.target,
+            traffic: &r.traffic,
+            limit: r.limit,
+            window_text: ratelab::time::format_duration(r.window_us),
+            command: r.command.as_deref(),
+            sent: r.sent,
+            offered: r.offered,
+            admitted: r.audit.admitted,
+            rejected: r.audit.rejected,
+            other: r.other,
+            errors: r.errors,
+            timeouts: r.timeouts,
+            served: r.audit.served_share,
+            busiest: r.audit.busiest,
+            wrong_admits: r.audit.wrong_admits,
+            wrong_rejects: r.audit.wrong_rejects,
+            lateness_p99_ms: r.lateness.p99_us as f64 / 1000.0,
+            model: c.map(|c| c.model.as_str()),
+            model_admitted: c.map(|c| c.audit.admitted),
+            model_served: c.and_then(|c| c.audit.served_share),
+            model_busiest: c.map(|c| c.audit.busiest),
+            model_wrong_admits: c.map(|c| c.audit.wrong_admits),
+            model_wrong_rejects: c.map(|c| c.audit.wrong_rejects),
+            agreement: c.and_then(|c| c.agreement),
+            agree: c.map(|c| c.agree),
+            compared: c.map(|c| c.compared),
+            real_only: c.map(|c| c.real_only),
+            model_only: c.map(|c| c.model_only),
+        };
+        serde_wasm_bindgen::to_value(&s).map_err(js_error)
+    }
+
+    /// The same report compared with the limiter `spec` (e.g. `leaky-bucket:burst=5`).
+    #[wasm_bindgen(js_name = withModel)]
+    pub fn with_model(&self, spec: &str) -> Result<ProbeView, JsValue> {
+        let spec = ratelab::LimiterSpec::parse(spec.trim()).map_err(js_error)?;
+        Ok(ProbeView {
+            report: self.report.with_model(&spec).map_err(js_error)?,
+        })
+    }
+
+    /// Draws the report's figure on the canvas `canvas_id`.
+    #[wasm_bindgen(js_name = drawPlot)]
+    pub fn draw_plot(&self, canvas_id: &str, dark: bool) -> Result<(), JsValue> {
+        probe_plot(&self.report)
+            .draw(&canvas(canvas_id)?.into_drawing_area(), theme(dark))
+            .map_err(js_error)
+    }
+
+    /// The figure as `{svg, csv}`.
+    #[wasm_bindgen(js_name = exportPlot)]
+    pub fn export_plot(&self, width: u32, height: u32, dark: bool) -> Result<JsValue, JsValue> {
+        exported(&probe_plot(&self.report), width, height, dark)
+    }
+}
+
+fn probe_view(json: &str, name: &str) -> Result<ProbeView, String> {
+    let what = format!("The file '{name}'");
+    if json.len() > MAX_PROBE_REPORT_BYTES {
+        return Err(format!(
+            "{what} is {} MB: a probe report is at most {} MB",
+            json.len() >> 20,
+            MAX_PROBE_REPORT_BYTES >> 20
+        ));
+    }
+    if json.trim().is_empty() {
+        return Err(format!(
+            "{what} is empty: expected the JSON that `ratelab probe --format json` writes"
+        ));
+    }
+    let report: ratelab::probe::ProbeReport = serde_json::from_str(json).map_err(|e| {
+        format!("{what} is not a probe report ({e}): expected the JSON that `ratelab probe --format json` writes")
+    })?;
+    report.check().map_err(|e| format!("{what}: {e}"))?;
+    Ok(ProbeView { report })
+}
+
+/// Requests sent, admitted by the real limiter and admitted by the model, counted over time.
+fn probe_plot(r: &ratelab::probe::ProbeReport) -> Plot {
+    let t = &r.trace;
+    let n = t.sent_us.len();
+    // At most about 2,000 points a line: every k-th request, and the last.
+    let step = n.div_ceil(2000).max(1);
+    let model: Vec<char> = t.model.as_deref().unwrap_or("").chars().collect();
+    let (mut sent, mut real, mut modelled) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut s, mut a, mut m) = (0.0, 0.0, 0.0);
+    for (i, (&us, c)) in t.sent_us.iter().zip(t.outcome.chars()).enumerate() {
+        s += 1.0;
+        a += f64::from(u8::from(c == 'A'));
+        m += f64::from(u8::from(model.get(i) == Some(&'A')));
+        if i % step == 0 || i + 1 == n {
+            let x = us as f64 / 1e6;
+            sent.push((x, s));
+            real.push((x, a));
+            modelled.push((x, m));
+        }
+    }
+    let mut series = vec![
+        Series {
+            name: "sent".into(),
+            points: sent,
+            color: charts::SKY,
+            markers: false,
+        },
+        Series {
+            name: "admitted by the real limiter".into(),
+            points: real,
+            color: charts::BLUE,
+            markers: false,
+        },
+    ];
+    if let Some(c) = &r.comparison {
+        series.push(Series {
+            name: format!("admitted by the model, {}", c.model),
+            // Marked, so that it shows where it lies on the real line.
+            markers: modelled.len() <= 400,
+            points: modelled,
+            color: charts::PURPLE,
+        });
+    }
+    Plot::Xy {
+        title: format!("{}: requests so far", r.target),
+        x_label: "seconds from the start of the probe".into(),
+        y_label: "requests".into(),
+        series,
+        references: Vec::new(),
+        y_range: None,
+        x_range: None,
+    }
+}

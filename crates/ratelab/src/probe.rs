@@ -195,6 +195,129 @@ impl Plan {
     }
 }
 
+impl ProbeReport {
+    /// The scenario a report was recorded with, holding `model` as its one limiter (the
+    /// traffic is not needed again: the report's trace is what was sent).
+    pub fn scenario(&self, model: &crate::LimiterSpec) -> Scenario {
+        Scenario {
+            limiters: vec![model.clone()],
+            limit: self.limit,
+            window: self.window_us,
+            duration: self.duration_us.max(1),
+            ..Scenario::default()
+        }
+    }
+
+    /// The same report compared with another model, from its trace alone: how a reader asks
+    /// "does my gateway behave like this limiter?" of a report they recorded.
+    pub fn with_model(&self, model: &crate::LimiterSpec) -> Result<ProbeReport, Error> {
+        let scenario = self.scenario(model);
+        let limiter = scenario.build_limiter(model, 0)?;
+        let records: Vec<Record> = self
+            .trace
+            .sent_us
+            .iter()
+            .zip(self.trace.outcome.chars())
+            .map(|(&sent, c)| Record {
+                due: sent,
+                sent,
+                attempt: 1,
+                outcome: Outcome::from_letter(c).unwrap_or(Outcome::Other),
+                latency: 0,
+            })
+            .collect();
+        let (comparison, letters) =
+            compare(&scenario, &records, self.offered, &model.text, limiter);
+        let mut out = self.clone();
+        out.comparison = Some(comparison);
+        out.trace.model = Some(letters);
+        Ok(out)
+    }
+
+    /// Checks that a report read from a file is whole and consistent, so that what the page
+    /// shows of it is what was recorded: a trace of one time and letter a request sent, in
+    /// order, whose letters add up to the counts, within the simulator's ranges.
+    pub fn check(&self) -> Result<(), Error> {
+        let bad = |problem: String| Error::BadFile {
+            problem,
+            accepted: "a report written by `ratelab probe --format json`".into(),
+        };
+        let (lo, hi) = crate::sim::LIMIT_RANGE;
+        if !(lo..=hi).contains(&self.limit) {
+            return Err(bad(format!(
+                "has a limit of {}, outside {lo} to {hi}",
+                self.limit
+            )));
+        }
+        let (lo, hi) = crate::sim::WINDOW_RANGE;
+        if !(lo..=hi).contains(&self.window_us) {
+            return Err(bad(format!(
+                "has a window of {} µs, outside 1ms to 24h",
+                self.window_us
+            )));
+        }
+        if self.sent > MAX_REQUESTS {
+            return Err(bad(format!(
+                "has {} requests, more than a probe sends ({MAX_REQUESTS})",
+                self.sent
+            )));
+        }
+        let n = self.trace.sent_us.len() as u64;
+        let letters = self.trace.outcome.chars().count() as u64;
+        if n != self.sent || letters != self.sent {
+            return Err(bad(format!(
+                "says {} requests were sent but its trace has {n} times and {letters} outcomes",
+                self.sent
+            )));
+        }
+        if self.offered > self.sent {
+            return Err(bad(format!(
+                "has more first tries ({}) than requests ({})",
+                self.offered, self.sent
+            )));
+        }
+        if let Some(i) = self.trace.sent_us.windows(2).position(|w| w[0] > w[1]) {
+            return Err(bad(format!(
+                "has its trace out of order at request {}",
+                i + 2
+            )));
+        }
+        if let Some(c) = self
+            .trace
+            .outcome
+            .chars()
+            .find(|&c| Outcome::from_letter(c).is_none())
+        {
+            return Err(bad(format!(
+                "has an outcome letter {c:?} in its trace (accepted: A, R, O, E, T)"
+            )));
+        }
+        let count = |c: char| self.trace.outcome.chars().filter(|&x| x == c).count() as u64;
+        for (what, letter, said) in [
+            ("admitted", 'A', self.audit.admitted),
+            ("rejected", 'R', self.audit.rejected),
+            ("other", 'O', self.other),
+            ("errors", 'E', self.errors),
+            ("timeouts", 'T', self.timeouts),
+        ] {
+            if count(letter) != said {
+                return Err(bad(format!(
+                    "says {said} {what} but its trace has {}",
+                    count(letter)
+                )));
+            }
+        }
+        if let Some(m) = &self.trace.model {
+            if m.chars().count() as u64 != n || m.chars().any(|c| !"AR-".contains(c)) {
+                return Err(bad(
+                    "has a model trace that is not one A, R or - a request".into()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Refuses, from the expected number of requests alone, traffic far beyond [`MAX_REQUESTS`]:
 /// a check cheap enough to make before anything else.
 pub fn check_size(scenario: &Scenario) -> Result<(), Error> {
@@ -426,70 +549,13 @@ impl ProbeReport {
         let offered = records.iter().filter(|r| r.attempt == 1).count() as u64;
         let real_audit = audit(scenario, &decided, offered);
         let count = |o: Outcome| records.iter().filter(|r| r.outcome == o).count() as u64;
-        let mut model_letters = None;
-        let comparison = model.map(|(spec, mut limiter)| {
-            // Requests sent at the same µs are one group: which of them the real limiter saw
-            // first is unknown, so a group is compared by how many each admitted, and the
-            // model's admits are matched with the real ones first.
-            let mut letters = vec!['-'; records.len()];
-            let mut model_decisions = Vec::with_capacity(decided.len());
-            let (mut agree, mut real_only, mut model_only) = (0, 0, 0);
-            let mut i = 0;
-            while i < records.len() {
-                let t = records[i].sent;
-                let mut end = i;
-                while end < records.len() && records[end].sent == t {
-                    end += 1;
-                }
-                let group: Vec<usize> = (i..end)
-                    .filter(|&k| {
-                        matches!(records[k].outcome, Outcome::Admitted | Outcome::Rejected)
-                    })
-                    .collect();
-                let model_admits = group
-                    .iter()
-                    .filter(|_| limiter.decide(t).admitted())
-                    .count() as u64;
-                let real_admits = group
-                    .iter()
-                    .filter(|&&k| records[k].outcome == Outcome::Admitted)
-                    .count() as u64;
-                let n = group.len() as u64;
-                agree += n - model_admits.abs_diff(real_admits);
-                real_only += real_admits.saturating_sub(model_admits);
-                model_only += model_admits.saturating_sub(real_admits);
-                // Real admits first, then real rejects: the model's admits go to the front.
-                let mut ordered: Vec<usize> = group
-                    .iter()
-                    .copied()
-                    .filter(|&k| records[k].outcome == Outcome::Admitted)
-                    .collect();
-                ordered.extend(
-                    group
-                        .iter()
-                        .copied()
-                        .filter(|&k| records[k].outcome == Outcome::Rejected),
-                );
-                for (rank, &k) in ordered.iter().enumerate() {
-                    let m = (rank as u64) < model_admits;
-                    letters[k] = if m { 'A' } else { 'R' };
-                    model_decisions.push((t, m));
-                }
-                i = end;
+        let (comparison, model_letters) = match model {
+            Some((spec, limiter)) => {
+                let (c, letters) = compare(scenario, &records, offered, spec, limiter);
+                (Some(c), Some(letters))
             }
-            let letters: String = letters.into_iter().collect();
-            model_letters = Some(letters);
-            let compared = decided.len() as u64;
-            ModelComparison {
-                model: spec.to_owned(),
-                audit: audit(scenario, &model_decisions, offered),
-                agree,
-                compared,
-                agreement: (compared > 0).then(|| agree as f64 / compared as f64),
-                real_only,
-                model_only,
-            }
-        });
+            None => (None, None),
+        };
         let trace = TraceData {
             sent_us: records.iter().map(|r| r.sent).collect(),
             outcome: records.iter().map(|r| r.outcome.letter()).collect(),
@@ -520,6 +586,66 @@ impl ProbeReport {
             trace,
         }
     }
+}
+
+/// Decides the real limiter's decided requests with `limiter` and compares. Requests sent at
+/// the same µs are one group: which of them the real limiter saw first is unknown, so a group
+/// is compared by how many each admitted, and the model's admits are matched with the real
+/// ones first. Returns the comparison and the model's letters (`-` for unanswered requests).
+fn compare(
+    scenario: &Scenario,
+    records: &[Record],
+    offered: u64,
+    spec: &str,
+    mut limiter: Limiter,
+) -> (ModelComparison, String) {
+    let mut letters = vec!['-'; records.len()];
+    let mut model_decisions = Vec::new();
+    let (mut agree, mut real_only, mut model_only) = (0, 0, 0);
+    let mut i = 0;
+    while i < records.len() {
+        let t = records[i].sent;
+        let mut end = i;
+        while end < records.len() && records[end].sent == t {
+            end += 1;
+        }
+        let group: Vec<usize> = (i..end)
+            .filter(|&k| matches!(records[k].outcome, Outcome::Admitted | Outcome::Rejected))
+            .collect();
+        let model_admits = group
+            .iter()
+            .filter(|_| limiter.decide(t).admitted())
+            .count() as u64;
+        let real_admits = group
+            .iter()
+            .filter(|&&k| records[k].outcome == Outcome::Admitted)
+            .count() as u64;
+        agree += group.len() as u64 - model_admits.abs_diff(real_admits);
+        real_only += real_admits.saturating_sub(model_admits);
+        model_only += model_admits.saturating_sub(real_admits);
+        // Real admits first, then real rejects: the model's admits go to the front.
+        let (mut ordered, rejects): (Vec<usize>, Vec<usize>) = group
+            .iter()
+            .partition(|&&k| records[k].outcome == Outcome::Admitted);
+        ordered.extend(rejects);
+        for (rank, &k) in ordered.iter().enumerate() {
+            let m = (rank as u64) < model_admits;
+            letters[k] = if m { 'A' } else { 'R' };
+            model_decisions.push((t, m));
+        }
+        i = end;
+    }
+    let compared = model_decisions.len() as u64;
+    let comparison = ModelComparison {
+        model: spec.to_owned(),
+        audit: audit(scenario, &model_decisions, offered),
+        agree,
+        compared,
+        agreement: (compared > 0).then(|| agree as f64 / compared as f64),
+        real_only,
+        model_only,
+    };
+    (comparison, letters.into_iter().collect())
 }
 
 fn audit(scenario: &Scenario, decided: &[(Micros, bool)], offered: u64) -> Audit {
@@ -692,6 +818,51 @@ mod tests {
         let c = report(&s, &records, true).comparison.expect("compared");
         assert_eq!((c.real_only, c.model_only), (1, 0));
         assert_eq!(c.agree + 1, c.compared);
+    }
+
+    #[test]
+    fn a_checked_report_can_be_compared_again_and_a_tampered_one_is_refused() {
+        let s = scenario(
+            "retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms",
+            "sliding-log:record-rejects=true",
+        );
+        let r = report(&s, &answered_by_model(&s), true);
+        assert_eq!(r.check(), Ok(()));
+        // Compared again with the same model, from the trace alone: the same verdict.
+        let again = r.with_model(&s.limiters[0]).expect("model");
+        assert_eq!(again.comparison, r.comparison);
+        assert_eq!(again.trace.model, r.trace.model);
+        // Another model disagrees on the lockout.
+        let other = r
+            .with_model(&LimiterSpec::parse("sliding-log").expect("spec"))
+            .expect("model");
+        let c = other.comparison.expect("compared");
+        assert!(c.model_only > 50, "{c:?}");
+        let mut bad = Vec::new();
+        let mut t = r.clone();
+        t.trace.sent_us.pop();
+        bad.push((t, "trace has"));
+        let mut t = r.clone();
+        t.trace.outcome = t.trace.outcome.replacen('A', "X", 1);
+        bad.push((t, "letter 'X'"));
+        let mut t = r.clone();
+        t.trace.sent_us.swap(0, 5);
+        t.trace.sent_us[0] = u64::MAX / 2;
+        bad.push((t, "out of order"));
+        let mut t = r.clone();
+        t.audit.admitted += 1;
+        bad.push((t, "admitted"));
+        let mut t = r.clone();
+        t.limit = 0;
+        bad.push((t, "limit of 0"));
+        let mut t = r.clone();
+        t.offered = t.sent + 1;
+        bad.push((t, "first tries"));
+        for (t, wanted) in bad {
+            let e = t.check().expect_err(wanted).to_string();
+            assert!(e.contains(wanted), "{wanted}: {e}");
+            assert!(e.contains("ratelab probe --format json"), "{e}");
+        }
     }
 
     #[test]
