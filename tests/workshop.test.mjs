@@ -49,7 +49,7 @@ test('the presenter view shows one section at a time, in large type, with next a
   const visible = () => page.evaluate(() => [document.getElementById('lab'), ...document.querySelectorAll('.essay > section')]
     .filter((el) => getComputedStyle(el).display !== 'none').map((el) => el.id));
   assert.deepEqual(await visible(), ['lab']);
-  assert.match(await text(page, 'slide-status'), /^1 of 11: The lab/);
+  assert.match(await text(page, 'slide-status'), /^1 of 12: The lab/);
   assert.ok(await page.evaluate(() => parseFloat(getComputedStyle(document.body).fontSize)) >= baseFont * 1.3, 'large type');
   assert.equal(await page.isDisabled('[data-testid=slide-prev]'), true);
   await page.click('[data-testid=slide-next]');
@@ -62,12 +62,12 @@ test('the presenter view shows one section at a time, in large type, with next a
   await page.waitForSelector('#plot-ceiling[data-drawn=true]', { timeout: 20000 });
   await page.keyboard.press('ArrowLeft');
   assert.deepEqual(await visible(), ['boundary']);
-  assert.match(await text(page, 'slide-status'), /^3 of 11: 2\. The boundary burst/);
+  assert.match(await text(page, 'slide-status'), /^3 of 12: 2\. The boundary burst/);
   // "Set that up for me" sets the lab and goes to its slide.
   await page.click('#boundary [data-goto]');
   assert.deepEqual(await visible(), ['lab']);
   await page.keyboard.press('Escape');
-  assert.equal((await visible()).length, 11, 'every section is back');
+  assert.equal((await visible()).length, 12, 'every section is back');
   assert.equal(await page.isVisible('[data-testid=slide-next]'), false);
   assert.deepEqual(problems, []);
 });

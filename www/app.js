@@ -581,16 +581,35 @@ function startSections(Lab) {
   ];
   for (const def of defs) {
     const s = { ...def, lab: def.custom ? new Lab() : null, shown: false };
-    s.draw = async () => {
+    // The section figures live in the on-demand module: computed in the section worker, drawn
+    // here. While one is computing, further changes (a dragged slider) wait, and only the
+    // latest is computed next.
+    let busy = null;
+    let again = false;
+    const drawOnce = async () => {
       try {
-        // The section figures live in the on-demand module, loaded when the first one is seen.
-        const data = s.custom ? s.custom(s.lab) : (await loadExtra()).section(s.name, s.params(), s.canvas, dark());
-        if (s.table) fillTable($(s.table), data.table);
-        if (s.canvas) addExport($(s.canvas), s.name, () => fromView(`section:${s.name}`, s.params(), 0));
+        if (s.custom) {
+          s.custom(s.lab);
+        } else {
+          const params = s.params();
+          const [data, extra] = await Promise.all([sectionData(s.name, params), loadExtra()]);
+          if (s.canvas) extra.drawSection(s.name, data, params, s.canvas, dark());
+          if (s.table) fillTable($(s.table), data.table);
+          if (s.canvas) addExport($(s.canvas), s.name, () => fromView(`section:${s.name}`, s.params(), 0));
+        }
         $(s.el).dataset.drawn = 'true';
+        delete $(s.el).dataset.error;
       } catch (e) {
         $(s.el).dataset.error = String(e.message ?? e);
       }
+    };
+    s.draw = () => {
+      if (busy) { again = true; return busy; }
+      busy = (async () => {
+        do { again = false; await drawOnce(); } while (again);
+        busy = null;
+      })();
+      return busy;
     };
     sections.push(s);
   }
@@ -610,6 +629,27 @@ function startSections(Lab) {
 
 function redrawSections() {
   for (const s of sections) if (s.shown) s.draw();
+}
+
+/** The section worker, started on first use; `sectionData` asks it for one section's data. */
+let sectionWorker = null;
+const pending = new Map();
+let sectionSeq = 0;
+function sectionData(name, params) {
+  if (!sectionWorker) {
+    sectionWorker = new Worker('section-worker.js');
+    sectionWorker.onmessage = ({ data: msg }) => {
+      if (msg.type === 'panic') { window.ratelabPanicked(msg.message); return; }
+      const p = pending.get(msg.seq);
+      pending.delete(msg.seq);
+      if (msg.type === 'section') p?.resolve(msg.data); else p?.reject(new Error(msg.message));
+    };
+  }
+  const seq = ++sectionSeq;
+  return new Promise((resolve, reject) => {
+    pending.set(seq, { resolve, reject });
+    sectionWorker.postMessage({ seq, name, params });
+  });
 }
 
 /** Loads the on-demand module (a classic script defining `wasm_bindgen`) once, on first use:

@@ -217,6 +217,30 @@ pub fn section(
     serde_wasm_bindgen::to_value(&data).map_err(js_error)
 }
 
+/// Computes a section's data only (with any table), for the section worker: the page's
+/// thread then draws it with [`draw_section`], which is cheap.
+#[wasm_bindgen(js_name = sectionData)]
+pub fn section_data_js(name: &str, params: JsValue) -> Result<JsValue, JsValue> {
+    let p: SectionParams = serde_wasm_bindgen::from_value(params).map_err(js_error)?;
+    serde_wasm_bindgen::to_value(&section_data(name, &p)?).map_err(js_error)
+}
+
+/// Draws a section's figure from data [`section_data_js`] computed, on `canvas_id`.
+#[wasm_bindgen(js_name = drawSection)]
+pub fn draw_section(
+    name: &str,
+    data: JsValue,
+    params: JsValue,
+    canvas_id: &str,
+    dark: bool,
+) -> Result<(), JsValue> {
+    let p: SectionParams = serde_wasm_bindgen::from_value(params).map_err(js_error)?;
+    let data: SectionData = serde_wasm_bindgen::from_value(data).map_err(js_error)?;
+    section_plot(name, &data, &p)
+        .draw(&canvas(canvas_id)?.into_drawing_area(), theme(dark))
+        .map_err(js_error)
+}
+
 /// Parameters a section figure may take.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default, rename_all = "camelCase")]
