@@ -286,7 +286,15 @@ fn parse(args: &[String]) -> Result<Probe, String> {
     };
     let (mut admit_given, mut reject_given) = (false, false);
     let mut headers = Vec::new();
-    for (flag, value) in flags(&args, &KNOWN[..15], &["--header"])? {
+    // The two flags without a value are taken out above; an unknown flag's message names them.
+    let pairs = flags(&args, &KNOWN[..15], &["--header"]).map_err(|m| {
+        if m.starts_with("unknown flag") {
+            format!("{m}, --allow-remote, --dry-run")
+        } else {
+            m
+        }
+    })?;
+    for (flag, value) in pairs {
         match flag {
             "--target" => target = Some(value),
             "--redis" => redis = Some(value),

@@ -671,7 +671,11 @@ fn probe_refuses_remote_hosts_overlapping_statuses_and_oversized_traffic() {
         "--window",
         "1s",
     ];
-    let cases: [(&[&str], &[&str]); 12] = [
+    let cases: [(&[&str], &[&str]); 13] = [
+        (
+            &["--target", "http://127.0.0.1/", "--bogus", "1"],
+            &["'--bogus'", "--allow-remote, --dry-run"],
+        ),
         (
             &["--target", "http://10.1.2.3/api"],
             &["10.1.2.3", "not a loopback address", "--allow-remote"],
