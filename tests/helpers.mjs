@@ -24,7 +24,9 @@ before(async () => {
   origin = `http://127.0.0.1:${server.address().port}`;
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      // window.gc, so a test can collect its own garbage before it times the page's work.
+      '--js-flags=--expose-gc'],
   });
 });
 

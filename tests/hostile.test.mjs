@@ -144,6 +144,8 @@ test('no main-thread task reaches 50 ms while a file is imported or the study ru
   });
   await page.locator('#your-traffic').scrollIntoViewIfNeeded();
   await page.waitForTimeout(500);
+  // The lines the test built are its own garbage: collected now, not while the page is timed.
+  await page.evaluate(() => window.gc());
   await watchFrames(page);
   await page.evaluate(() => {
     const drop = new Event('drop', { cancelable: true });
@@ -161,10 +163,13 @@ test('no main-thread task reaches 50 ms while a file is imported or the study ru
   await page.waitForSelector('#fig-real[data-ready=true]', { timeout: 20000 });
   await page.locator('#study').scrollIntoViewIfNeeded();
   await page.waitForTimeout(500);
+  await page.evaluate(() => { window.bigFile = null; window.gc(); });
   await watchFrames(page);
   await page.click('[data-testid=run-study]');
   await page.waitForSelector('[data-testid=study-done]', { state: 'attached', timeout: 120000 });
   const studyFrame = await longestFrame(page);
+  const [renderMs, reproMs] = await page.evaluate(() => window.__ratelab.finishMs);
+  t.diagnostic(`the study's last steps: figures and tables ${renderMs.toFixed(1)} ms, reproduction report ${reproMs.toFixed(1)} ms`);
   t.diagnostic(`longest main-thread task: import ${importFrame.toFixed(1)} ms, study ${studyFrame.toFixed(1)} ms`);
   assert.ok(importFrame < 50, `longest main-thread task during the import: ${importFrame.toFixed(1)} ms`);
   assert.ok(studyFrame < 50, `longest main-thread task during the study: ${studyFrame.toFixed(1)} ms`);
