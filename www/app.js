@@ -362,7 +362,7 @@ function start(bindings) {
     $('open-full').href = shareUrl(readControls(), false);
     $('open-full').hidden = false;
   } else {
-    startSections(Lab);
+    startSections();
     whenNear($('recall'), () => loadPanels().then((m) => m.startQuiz()));
     let real = null;
     whenNear($('real'), async () => { real = (await loadPanels()).startReal(); });
@@ -559,17 +559,34 @@ function drawMultiples(lab, rows, boxId, prefix, height, controls) {
   lab.drawCompare(rows.map((_, i) => `${prefix}-${i}`), dark());
 }
 
-/** Section 1: every algorithm on one page-load client, as small multiples and a table. */
-function drawRules(lab) {
+/** Section 1: every algorithm on one page-load client, as small multiples and a table,
+ * computed in the section worker and drawn here. */
+async function drawRules() {
   const controls = { algorithm: 'sliding-log', capacity: 100, limit: 100, windowS: 60, traffic: 'page-loads', load: 0.8, seed: 3, minutes: 10, attack: 'none', recordRejects: false, leakyMode: 'meter' };
-  const rows = lab.compare(controls);
-  drawMultiples(lab, rows, 'rules-multiples', 'rules', 180, controls);
+  const [{ rows, plots }, extra] = await Promise.all([sectionData('compare', controls), loadExtra()]);
+  const box = $('rules-multiples');
+  if (box.children.length !== rows.length) {
+    box.replaceChildren(...rows.map((row, i) => {
+      const fig = document.createElement('figure');
+      const c = document.createElement('canvas');
+      c.id = `rules-${i}`;
+      c.width = 420;
+      c.height = 180;
+      c.setAttribute('role', 'img');
+      c.setAttribute('aria-label', `${row.limiter}: admitted in the trailing window over time`);
+      const caption = document.createElement('figcaption');
+      caption.textContent = row.limiter;
+      fig.append(c, caption);
+      return fig;
+    }));
+    rows.forEach((row, i) => addExport($(`rules-${i}`), `rules-${i}`, () => fromView('compare', controls, i)));
+  }
+  plots.forEach((plot, i) => extra.drawWindow(`rules-${i}`, plot, dark()));
   const rowsText = rows.map((r) => [r.limiter, pct(r.servedShare), String(r.worstWindow), r.bound == null ? '–' : String(r.bound)]);
   fillTable($('rules-table'), [['Algorithm', 'Served', 'Busiest window', 'Worst case in theory'], ...rowsText]);
-  return { table: [] };
 }
 
-function startSections(Lab) {
+function startSections() {
   const defs = [
     { el: 'fig-rules', custom: drawRules },
     { el: 'fig-boundary', name: 'boundary-table', canvas: '', params: () => ({ limit: 60 }), table: 'boundary-table' },
@@ -580,7 +597,7 @@ function startSections(Lab) {
     { el: 'plot-split', name: 'split', canvas: 'plot-split', params: () => ({ seed: 1 }) },
   ];
   for (const def of defs) {
-    const s = { ...def, lab: def.custom ? new Lab() : null, shown: false };
+    const s = { ...def, shown: false };
     // The section figures live in the on-demand module: computed in the section worker, drawn
     // here. While one is computing, further changes (a dragged slider) wait, and only the
     // latest is computed next.
@@ -589,7 +606,7 @@ function startSections(Lab) {
     const drawOnce = async () => {
       try {
         if (s.custom) {
-          s.custom(s.lab);
+          await s.custom();
         } else {
           const params = s.params();
           const [data, extra] = await Promise.all([sectionData(s.name, params), loadExtra()]);

@@ -11,7 +11,8 @@ onmessage = async (event) => {
   const { seq, name, params } = event.data;
   try {
     await load();
-    postMessage({ type: 'section', seq, data: wasm_bindgen.sectionData(name, params) });
+    const data = name === 'compare' ? wasm_bindgen.compareData(params) : wasm_bindgen.sectionData(name, params);
+    postMessage({ type: 'section', seq, data });
   } catch (e) {
     postMessage({ type: 'error', seq, message: String(e?.message ?? e) });
   }

@@ -8,7 +8,9 @@
 //! millisecond resolution and is read once per event-loop turn) on a request that reaches it a
 //! little after the probe stamped it. The model decides on the stamps. A decision can therefore
 //! differ only for a request that came within a few milliseconds of the moment the limiter
-//! freed a place, so for these traces the tests allow: at least 95% of decisions the same as
+//! freed a place (requests due at one instant, a burst, are compared by how many got through:
+//! they leave over a millisecond or so on separate connections and nginx takes them in any
+//! order), so for these traces the tests allow: at least 95% of decisions the same as
 //! the model's, the busiest window within 2 of the model's, and the served share within 3
 //! percentage points. Where the traffic has no request near such a moment (a boundary burst:
 //! bursts at two instants, 1 s apart) they ask for exact agreement.
@@ -155,13 +157,15 @@ fn nginx_flood_matches_the_leaky_bucket_within_jitter() {
         let r = nginx(
             path,
             "flood",
-            &with(&["--traffic", "flood:every=7ms,for=3s", "--model", model]),
+            &with(&["--traffic", "flood:every=9ms,for=3s", "--model", model]),
         );
         matches_model(&r);
-        // A flood of 1 per 7 ms for 3 s: about 20 a second get through, plus the burst. A
-        // request is admitted only on a 7 ms tick, so each admission may wait up to 7 ms.
+        // A flood of 1 per 9 ms for 3 s: about 20 a second get through, plus the burst. A
+        // request is admitted only on a 9 ms tick, so each admission may wait up to 9 ms.
+        // (Not 7 ms: 7 × 7 = 49 ms is within nginx's 1 ms clock of the 50 ms interval, and
+        // there every admission without a burst to spare would be a coin toss.)
         let admitted = u(&r, "/audit/admitted") as f64;
-        let lo = 3.0 * admitted_per_s * (50.0 / 57.0) - 1.0;
+        let lo = 3.0 * admitted_per_s * (50.0 / 59.0) - 1.0;
         let hi = 3.0 * admitted_per_s + 7.0;
         assert!(
             (lo..=hi).contains(&admitted),

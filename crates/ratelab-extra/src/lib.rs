@@ -761,3 +761,69 @@ fn probe_plot(r: &ratelab::probe::ProbeReport) -> Plot {
         x_range: None,
     }
 }
+
+// Section 1's small multiples, computed in the section worker like the other section figures.
+
+/// A trailing-window chart as plain data, to cross from the worker to the page.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WindowData {
+    times_s: Vec<f64>,
+    counts: Vec<f64>,
+    limit: f64,
+    bound: Option<f64>,
+    x_max: f64,
+}
+
+/// Every algorithm on the arrivals of `controls`: `{rows, plots}`, the compare table's rows
+/// and each one's trailing-window chart as data for [`draw_window`].
+#[wasm_bindgen(js_name = compareData)]
+pub fn compare_data(controls: JsValue) -> Result<JsValue, JsValue> {
+    let controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
+    let compared = page::compare(&controls).map_err(js_error)?;
+    let mut rows = Vec::with_capacity(compared.len());
+    let mut plots = Vec::with_capacity(compared.len());
+    for (row, plot) in compared {
+        let Plot::Window {
+            times_s,
+            counts,
+            limit,
+            bound,
+            x_max,
+        } = plot
+        else {
+            return Err(js_error(
+                "a compare plot that is not a trailing-window chart",
+            ));
+        };
+        rows.push(row);
+        plots.push(WindowData {
+            times_s,
+            counts,
+            limit,
+            bound,
+            x_max,
+        });
+    }
+    #[derive(serde::Serialize)]
+    struct Out {
+        rows: Vec<page::CompareRow>,
+        plots: Vec<WindowData>,
+    }
+    serde_wasm_bindgen::to_value(&Out { rows, plots }).map_err(js_error)
+}
+
+/// Draws one chart of [`compare_data`] on the canvas `canvas_id`.
+#[wasm_bindgen(js_name = drawWindow)]
+pub fn draw_window(canvas_id: &str, data: JsValue, dark: bool) -> Result<(), JsValue> {
+    let d: WindowData = serde_wasm_bindgen::from_value(data).map_err(js_error)?;
+    Plot::Window {
+        times_s: d.times_s,
+        counts: d.counts,
+        limit: d.limit,
+        bound: d.bound,
+        x_max: d.x_max,
+    }
+    .draw(&canvas(canvas_id)?.into_drawing_area(), theme(dark))
+    .map_err(js_error)
+}

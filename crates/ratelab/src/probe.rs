@@ -218,8 +218,9 @@ impl ProbeReport {
             .sent_us
             .iter()
             .zip(self.trace.outcome.chars())
-            .map(|(&sent, c)| Record {
-                due: sent,
+            .enumerate()
+            .map(|(i, (&sent, c))| Record {
+                due: self.trace.due_us.get(i).copied().unwrap_or(sent),
                 sent,
                 attempt: 1,
                 outcome: Outcome::from_letter(c).unwrap_or(Outcome::Other),
@@ -306,6 +307,12 @@ impl ProbeReport {
                     count(letter)
                 )));
             }
+        }
+        if !self.trace.due_us.is_empty() && self.trace.due_us.len() as u64 != n {
+            return Err(bad(format!(
+                "has {} due times for {n} requests in its trace",
+                self.trace.due_us.len()
+            )));
         }
         if let Some(m) = &self.trace.model {
             if m.chars().count() as u64 != n || m.chars().any(|c| !"AR-".contains(c)) {
@@ -470,6 +477,10 @@ pub struct ModelComparison {
 pub struct TraceData {
     /// When each request was sent, µs from the start, in order.
     pub sent_us: Vec<Micros>,
+    /// When the plan made each due (empty in a report that does not give it: then the send
+    /// times stand in).
+    #[serde(default)]
+    pub due_us: Vec<Micros>,
     /// The real outcome of each, one [`Outcome::letter`] each.
     pub outcome: String,
     /// The model's decision on each request it was compared on (`A` or `R`), `-` elsewhere.
@@ -558,6 +569,7 @@ impl ProbeReport {
         };
         let trace = TraceData {
             sent_us: records.iter().map(|r| r.sent).collect(),
+            due_us: records.iter().map(|r| r.due).collect(),
             outcome: records.iter().map(|r| r.outcome.letter()).collect(),
             model: model_letters,
         };
@@ -588,10 +600,11 @@ impl ProbeReport {
     }
 }
 
-/// Decides the real limiter's decided requests with `limiter` and compares. Requests sent at
-/// the same µs are one group: which of them the real limiter saw first is unknown, so a group
-/// is compared by how many each admitted, and the model's admits are matched with the real
-/// ones first. Returns the comparison and the model's letters (`-` for unanswered requests).
+/// Decides the real limiter's decided requests with `limiter` and compares. Requests the plan
+/// made due at the same µs (a burst) are one group: the sender puts them on the wire one after
+/// another over a millisecond or so, on separate connections, and which of them the real
+/// limiter saw first is not known, so a group is compared by how many each admitted, and the
+/// model's admits are matched with the real ones first. Returns the comparison and the model's letters (`-` for unanswered requests).
 fn compare(
     scenario: &Scenario,
     records: &[Record],
@@ -602,20 +615,28 @@ fn compare(
     let mut letters = vec!['-'; records.len()];
     let mut model_decisions = Vec::new();
     let (mut agree, mut real_only, mut model_only) = (0, 0, 0);
+    let mut order: Vec<usize> = (0..records.len())
+        .filter(|&k| matches!(records[k].outcome, Outcome::Admitted | Outcome::Rejected))
+        .collect();
+    order.sort_by_key(|&k| (records[k].due, records[k].sent));
+    // The model decides each request at its send time, never earlier than the one before.
+    let mut last = 0;
     let mut i = 0;
-    while i < records.len() {
-        let t = records[i].sent;
+    while i < order.len() {
+        let due = records[order[i]].due;
         let mut end = i;
-        while end < records.len() && records[end].sent == t {
+        while end < order.len() && records[order[end]].due == due {
             end += 1;
         }
-        let group: Vec<usize> = (i..end)
-            .filter(|&k| matches!(records[k].outcome, Outcome::Admitted | Outcome::Rejected))
-            .collect();
-        let model_admits = group
-            .iter()
-            .filter(|_| limiter.decide(t).admitted())
-            .count() as u64;
+        let group = &order[i..end];
+        let mut model_admits = 0u64;
+        for &k in group {
+            let t = records[k].sent.max(last);
+            last = t;
+            let m = limiter.decide(t).admitted();
+            model_decisions.push((t, m));
+            model_admits += u64::from(m);
+        }
         let real_admits = group
             .iter()
             .filter(|&&k| records[k].outcome == Outcome::Admitted)
@@ -629,9 +650,11 @@ fn compare(
             .partition(|&&k| records[k].outcome == Outcome::Admitted);
         ordered.extend(rejects);
         for (rank, &k) in ordered.iter().enumerate() {
-            let m = (rank as u64) < model_admits;
-            letters[k] = if m { 'A' } else { 'R' };
-            model_decisions.push((t, m));
+            letters[k] = if (rank as u64) < model_admits {
+                'A'
+            } else {
+                'R'
+            };
         }
         i = end;
     }
@@ -804,6 +827,38 @@ mod tests {
             .outcome
             .chars()
             .all(|c| Outcome::from_letter(c).is_some_and(|o| o.letter() == c)));
+    }
+
+    #[test]
+    fn a_burst_is_compared_by_how_many_got_through_whatever_order_it_arrived_in() {
+        let s = scenario("boundary-burst:before=10ms,after=10ms", "sliding-log");
+        let mut records = answered_by_model(&s);
+        // Each burst is sent over 20 µs, one request a µs.
+        for (i, r) in records.iter_mut().enumerate() {
+            r.sent += i as u64 % 20;
+        }
+        let first: Vec<Outcome> = records[..20].iter().map(|r| r.outcome).collect();
+        assert!(first.iter().all(|&o| o == Outcome::Admitted));
+        // The second burst is all rejected by the model; say the real one admitted its last
+        // two and rejected two of the first burst's first sends instead.
+        records[0].outcome = Outcome::Rejected;
+        records[1].outcome = Outcome::Rejected;
+        records[38].outcome = Outcome::Admitted;
+        records[39].outcome = Outcome::Admitted;
+        let c = report(&s, &records, true).comparison.expect("compared");
+        // Each burst is one group: 18 of 20 and 2 of 20 admitted against the model's 20 and 0.
+        assert_eq!((c.real_only, c.model_only, c.agree), (2, 2, 36));
+        // Within a group, which requests got through does not matter, only how many.
+        records[0].outcome = Outcome::Admitted;
+        records[7].outcome = Outcome::Rejected;
+        records[20].outcome = Outcome::Admitted;
+        records[38].outcome = Outcome::Rejected;
+        let again = report(&s, &records, true).comparison.expect("compared");
+        assert_eq!((again.real_only, again.model_only), (2, 2));
+        // And a report read back compares the same, by its due times.
+        let r = report(&s, &records, true);
+        let back = r.with_model(&s.limiters[0]).expect("model");
+        assert_eq!(back.comparison, r.comparison);
     }
 
     #[test]

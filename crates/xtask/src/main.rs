@@ -504,7 +504,7 @@ const PROBES: [(&str, &str, &str); 6] = [
     (
         "nginx-nodelay-flood",
         "/nodelay",
-        "--traffic flood:every=7ms --limit 20 --window 1s --model leaky-bucket:burst=5,mode=meter",
+        "--traffic flood:every=9ms --limit 20 --window 1s --model leaky-bucket:burst=5,mode=meter",
     ),
     (
         "nginx-delay-boundary-burst",
