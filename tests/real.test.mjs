@@ -94,7 +94,9 @@ test('a report the reader recorded with ratelab probe loads and compares in the 
   t.after(() => server.close());
   const target = `http://127.0.0.1:${server.address().port}/api`;
   const { stdout } = await promisify(execFile)(cli, ['probe', '--target', target, '--traffic', 'flood:every=20ms,for=2s',
-    '--limit', '5', '--window', '1s', '--model', 'sliding-log', '--format', 'json']);
+    '--limit', '5', '--window', '1s', '--model', 'sliding-log', '--seed', '18446744073709551615', '--format', 'json']);
+  // The largest seed: above 2^53, so the browser's JSON parser rounds it; the report still loads.
+  assert.match(stdout, /"seed": 18446744073709551615,/);
   const report = JSON.parse(stdout);
   assert.equal(report.errors + report.timeouts + report.other, 0, stdout);
   assert.ok(report.audit.rejected > 0, 'the small limiter rejected some');
@@ -136,7 +138,7 @@ test('bad report files are named with what is accepted, and the section keeps an
     await page.evaluate(() => { document.getElementById('real-error').hidden = true; });
     await page.setInputFiles('[data-testid=real-file]', { name, mimeType: 'application/json', buffer: Buffer.from(body) });
     await page.waitForSelector('[data-testid=real-error]:not([hidden])');
-    assert.match(await text(page, 'real-error'), wanted, name);
+    assert.match(await text(page, 'real-error'), wanted, `${name}: ${await text(page, 'real-error')}`);
     assert.equal(await page.locator('#real-error b').count(), 0, 'shown as text');
   }
   // Still answering: a recorded run loads after the bad files.

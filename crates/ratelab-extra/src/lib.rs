@@ -701,9 +701,21 @@ fn probe_view(json: &str, name: &str) -> Result<ProbeView, String> {
             "{what} is empty: expected the JSON that `ratelab probe --format json` writes"
         ));
     }
-    let report: ratelab::probe::ProbeReport = serde_json::from_str(json).map_err(|e| {
+    // The browser's own JSON parser: serde_json would add about 60 KB to this module.
+    let not_a_report = |e: String| {
         format!("{what} is not a probe report ({e}): expected the JSON that `ratelab probe --format json` writes")
+    };
+    let value = js_sys::JSON::parse(json).map_err(|e| {
+        not_a_report(
+            e.dyn_ref::<js_sys::Error>()
+                .map_or_else(|| "not JSON".into(), |e| String::from(e.message())),
+        )
     })?;
+    let report: ratelab::probe::ProbeReport =
+        serde_wasm_bindgen::from_value(value).map_err(|e| {
+            let e = e.to_string();
+            not_a_report(e.strip_prefix("Error: ").unwrap_or(&e).to_owned())
+        })?;
     report.check().map_err(|e| format!("{what}: {e}"))?;
     Ok(ProbeView { report })
 }

@@ -500,7 +500,9 @@ pub struct ProbeReport {
     pub window_us: Micros,
     /// The scenario's duration, in µs.
     pub duration_us: Micros,
-    /// The seed of the arrivals.
+    /// The seed of the arrivals. Read leniently: a reader whose JSON parser keeps numbers as
+    /// doubles (a browser's) may hand a seed above 2^53 over rounded.
+    #[serde(deserialize_with = "lenient_u64")]
     pub seed: u64,
     /// The command that produced the report, if the sender gives it.
     pub command: Option<String>,
@@ -524,6 +526,31 @@ pub struct ProbeReport {
     pub comparison: Option<ModelComparison>,
     /// Every request.
     pub trace: TraceData,
+}
+
+fn lenient_u64<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    struct V;
+    impl serde::de::Visitor<'_> for V {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a whole number from 0 to 2^64 − 1")
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::custom("a seed below 0"))
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<u64, E> {
+            if v.fract() == 0.0 && (0.0..=u64::MAX as f64).contains(&v) {
+                // Saturating: 2^64 − 1 arrives as 2^64.
+                Ok(v as u64)
+            } else {
+                Err(E::custom(format!("a seed of {v}")))
+            }
+        }
+    }
+    d.deserialize_any(V)
 }
 
 /// Who and what a report is about: the parts of a report the records do not hold.
