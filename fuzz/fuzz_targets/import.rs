@@ -10,29 +10,8 @@
 
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
-use ratelab::import::{self, Field, Filter, Format, ImportOptions, Imported, Importer};
+use ratelab::import::{self, Filter, Format, ImportOptions, Imported, Importer, FIELDS, FORMATS};
 use ratelab::Error;
-
-const FORMATS: [Format; 5] = [
-    Format::Auto,
-    Format::Seconds,
-    Format::Millis,
-    Format::Iso8601,
-    Format::AccessLog,
-];
-
-const FIELDS: [Field; 10] = [
-    Field::Host,
-    Field::Ident,
-    Field::User,
-    Field::Method,
-    Field::Path,
-    Field::Request,
-    Field::Status,
-    Field::Bytes,
-    Field::Referer,
-    Field::UserAgent,
-];
 
 struct Case {
     options: ImportOptions,

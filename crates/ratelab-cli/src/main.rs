@@ -66,9 +66,22 @@ fn main() -> ExitCode {
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
+pub(crate) enum Format {
     Json,
     Table,
+}
+
+impl Format {
+    /// `--format json|table`.
+    pub(crate) fn parse(value: &str) -> Result<Format, String> {
+        match value {
+            "json" => Ok(Format::Json),
+            "table" => Ok(Format::Table),
+            _ => Err(format!(
+                "invalid --format '{value}': expected json or table"
+            )),
+        }
+    }
 }
 
 fn run(args: &[String]) -> Result<String, String> {
@@ -134,17 +147,7 @@ fn parse_simulate(args: &[String]) -> Result<(Scenario, Format), String> {
                 scenario.runs = parse_count("--runs", &value, 1, 100_000).map_err(e)? as u32
             }
             "--seed" => scenario.seed = parse_count("--seed", &value, 0, u64::MAX).map_err(e)?,
-            _ => {
-                format = match value.as_str() {
-                    "json" => Format::Json,
-                    "table" => Format::Table,
-                    _ => {
-                        return Err(format!(
-                            "invalid --format '{value}': expected json or table"
-                        ))
-                    }
-                }
-            }
+            _ => format = Format::parse(&value)?,
         }
     }
     if scenario.limiters.is_empty() {

@@ -8,7 +8,7 @@
 //! includes any wait for the runtime. Requests never wait for each other: every one is its own
 //! task, so a slow answer delays nothing but itself.
 
-use crate::flags;
+use crate::{flags, Format};
 use ratelab::probe::{Outcome, Plan, ProbeMeta, ProbeReport, Record};
 use ratelab::sim::Scenario;
 use ratelab::spec::{parse_count, LimiterSpec, TrafficSpec};
@@ -41,13 +41,6 @@ pub const SCRIPTS: [(&str, &str, &str); 4] = [
 ];
 
 const SCRIPT_NAMES: &str = "sorted-set, sorted-set-record-rejects, gcra, fixed-window";
-
-/// Output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
-    Json,
-    Table,
-}
 
 /// Which HTTP statuses mean what.
 #[derive(Debug, Clone)]
@@ -319,17 +312,7 @@ fn parse(args: &[String]) -> Result<Probe, String> {
             }
             "--seed" => scenario.seed = parse_count("--seed", &value, 0, u64::MAX).map_err(e)?,
             "--model" => model = Some(LimiterSpec::parse(&value).map_err(e)?),
-            "--format" => {
-                format = match value.as_str() {
-                    "json" => Format::Json,
-                    "table" => Format::Table,
-                    _ => {
-                        return Err(format!(
-                            "invalid --format '{value}': expected json or table"
-                        ))
-                    }
-                }
-            }
+            "--format" => format = Format::parse(&value)?,
             "--admit" => {
                 admit_given = true;
                 statuses.admit = parse_statuses("--admit", &value)?
@@ -483,11 +466,6 @@ fn check_host(given: &str, url: &reqwest::Url, allow_remote: bool) -> Result<(),
     Ok(())
 }
 
-/// What one request's task reports back.
-struct Answer {
-    record: Record,
-}
-
 /// The client every request's task shares.
 enum Client {
     Http {
@@ -629,7 +607,7 @@ fn send(probe: &Probe, mut plan: Plan) -> Result<Vec<Record>, String> {
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let client = Arc::new(build_client(probe, &rt)?);
-    let (tx, rx) = mpsc::channel::<Answer>();
+    let (tx, rx) = mpsc::channel::<Record>();
     let timeout = probe.timeout;
     // Start a little ahead, so the first sends are not late for the set-up.
     let start = Instant::now() + Duration::from_millis(20);
@@ -639,23 +617,20 @@ fn send(probe: &Probe, mut plan: Plan) -> Result<Vec<Record>, String> {
     let mut outstanding = 0u64;
     let mut seq = 0u64;
     let gap = plan.retry_gap();
-    let mut take = |answer: Answer,
-                    plan: &mut Plan,
-                    waiting: &mut BTreeMap<Micros, u32>,
-                    outstanding: &mut u64| {
-        let r = answer.record;
-        *outstanding -= 1;
-        if let Some(n) = waiting.get_mut(&r.due) {
-            *n -= 1;
-            if *n == 0 {
-                waiting.remove(&r.due);
+    let mut take =
+        |r: Record, plan: &mut Plan, waiting: &mut BTreeMap<Micros, u32>, outstanding: &mut u64| {
+            *outstanding -= 1;
+            if let Some(n) = waiting.get_mut(&r.due) {
+                *n -= 1;
+                if *n == 0 {
+                    waiting.remove(&r.due);
+                }
             }
-        }
-        if r.outcome == Outcome::Rejected {
-            plan.rejected(r.due, r.attempt);
-        }
-        records.push(r);
-    };
+            if r.outcome == Outcome::Rejected {
+                plan.rejected(r.due, r.attempt);
+            }
+            records.push(r);
+        };
     loop {
         while let Ok(a) = rx.try_recv() {
             take(a, &mut plan, &mut waiting, &mut outstanding);
@@ -706,14 +681,12 @@ fn send(probe: &Probe, mut plan: Plan) -> Result<Vec<Record>, String> {
                 Err(_) => Outcome::Timeout,
             };
             let latency = began.elapsed().as_micros() as Micros;
-            let _ = tx.send(Answer {
-                record: Record {
-                    due,
-                    sent,
-                    attempt,
-                    outcome,
-                    latency,
-                },
+            let _ = tx.send(Record {
+                due,
+                sent,
+                attempt,
+                outcome,
+                latency,
             });
         });
     }

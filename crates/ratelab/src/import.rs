@@ -85,7 +85,8 @@ pub enum Format {
     AccessLog,
 }
 
-const FORMATS: [Format; 5] = [
+/// Every format a file can be read as.
+pub const FORMATS: [Format; 5] = [
     Format::Auto,
     Format::Seconds,
     Format::Millis,
@@ -151,7 +152,8 @@ pub enum Field {
     UserAgent,
 }
 
-const FIELDS: [Field; 10] = [
+/// Every access-log field.
+pub const FIELDS: [Field; 10] = [
     Field::Host,
     Field::Ident,
     Field::User,

@@ -81,6 +81,7 @@ impl Plan {
                 "a duration up to 1h",
             ));
         }
+        check_size(scenario)?;
         let closed = RetryClient::new(scenario, 0);
         let mut first: Vec<Micros> = Vec::new();
         let tries = match &scenario.traffic {
@@ -96,7 +97,6 @@ impl Plan {
             }
             _ => 1,
         };
-        check_size(scenario)?;
         for t in scenario.arrivals(0) {
             first.push(t);
             if first.len() as u64 > MAX_REQUESTS {
