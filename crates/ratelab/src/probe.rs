@@ -365,6 +365,17 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The order of outcomes at one instant in a trace: admissions first.
+    fn rank(self) -> u8 {
+        match self {
+            Outcome::Admitted => 0,
+            Outcome::Rejected => 1,
+            Outcome::Timeout => 2,
+            Outcome::Error => 3,
+            Outcome::Other => 4,
+        }
+    }
+
     /// One letter a decision, for the compact trace in a report.
     pub fn letter(self) -> char {
         match self {
@@ -575,7 +586,10 @@ impl ProbeReport {
     ) -> ProbeReport {
         let scenario = meta.scenario;
         let mut records = records.to_vec();
-        records.sort_by_key(|r| (r.sent, r.due));
+        // In send order; at one µs, admissions before rejections (a limiter admits until it is
+        // full), then the rest, so that neither the audit nor the trace depends on the order
+        // the answers came in.
+        records.sort_by_key(|r| (r.sent, r.due, r.outcome.rank()));
         let decided: Vec<(Micros, bool)> = records
             .iter()
             .filter_map(|r| match r.outcome {
@@ -640,7 +654,7 @@ fn compare(
     mut limiter: Limiter,
 ) -> (ModelComparison, String) {
     let mut letters = vec!['-'; records.len()];
-    let mut model_decisions = Vec::new();
+    let mut model_decisions = 0u64;
     let (mut agree, mut real_only, mut model_only) = (0, 0, 0);
     let mut order: Vec<usize> = (0..records.len())
         .filter(|&k| matches!(records[k].outcome, Outcome::Admitted | Outcome::Rejected))
@@ -661,7 +675,7 @@ fn compare(
             let t = records[k].sent.max(last);
             last = t;
             let m = limiter.decide(t).admitted();
-            model_decisions.push((t, m));
+            model_decisions += 1;
             model_admits += u64::from(m);
         }
         let real_admits = group
@@ -685,10 +699,21 @@ fn compare(
         }
         i = end;
     }
-    let compared = model_decisions.len() as u64;
+    let compared = model_decisions;
+    // The model's audit uses the real audit's times and, inside each group, the real
+    // limiter's assignment of admissions (the letters above): the order in which a burst's
+    // requests reached the real limiter is not known, so which of them the model admitted is
+    // not either. Where both admitted as many of each group, the two audits are equal, however
+    // the burst was spread on the wire.
+    let mut audited: Vec<usize> = (0..records.len()).filter(|&k| letters[k] != '-').collect();
+    audited.sort_by_key(|&k| (records[k].sent, records[k].due, letters[k] != 'A'));
+    let model_audited: Vec<(Micros, bool)> = audited
+        .iter()
+        .map(|&k| (records[k].sent, letters[k] == 'A'))
+        .collect();
     let comparison = ModelComparison {
         model: spec.to_owned(),
-        audit: audit(scenario, &model_decisions, offered),
+        audit: audit(scenario, &model_audited, offered),
         agree,
         compared,
         agreement: (compared > 0).then(|| agree as f64 / compared as f64),
@@ -844,11 +869,13 @@ mod tests {
         // only 18 admissions, the unanswered two having never reached it).
         assert_eq!((c.compared, c.real_only, c.model_only), (38, 0, 2));
         assert_eq!(c.agree, 36);
-        // Sorted by send time whatever order the answers came in.
+        // Sorted by send time whatever order the answers came in, and at one µs admissions
+        // first: the first burst's 17 admits, then its reject, timeout and error.
         assert!(r.trace.sent_us.windows(2).all(|w| w[0] <= w[1]));
         let model = r.trace.model.expect("letters");
-        assert_eq!(&r.trace.outcome[..4], "RTEA");
-        assert_eq!(&model[..4], "A--A");
+        assert_eq!(&r.trace.outcome[..20], "AAAAAAAAAAAAAAAAARTE");
+        assert_eq!(&model[..20], "AAAAAAAAAAAAAAAAAA--");
+        assert_eq!(again.trace.outcome, r.trace.outcome);
         assert!(r
             .trace
             .outcome
@@ -886,6 +913,53 @@ mod tests {
         let r = report(&s, &records, true);
         let back = r.with_model(&s.limiters[0]).expect("model");
         assert_eq!(back.comparison, r.comparison);
+    }
+
+    #[test]
+    fn a_burst_admitted_in_another_order_is_audited_like_the_model() {
+        // A boundary burst 1 s apart, as the live nginx test sends it: which of the first
+        // burst's admissions are still inside the trailing window of the second depends on
+        // which of the spread-out sends were admitted. The real limiter admitted the last sent
+        // of each burst, the model (deciding in send order) the first: the audits must agree.
+        let s = scenario("boundary-burst", "token-bucket:burst=5");
+        let mut records = answered_by_model(&s);
+        let mut bursts: Vec<Micros> = records.iter().map(|r| r.due).collect();
+        bursts.dedup();
+        assert_eq!(bursts.len(), 2, "two instants");
+        assert_eq!(bursts[1] - bursts[0], SECOND, "one window apart");
+        // Each burst leaves over 1.9 ms, one request every 100 µs.
+        for (i, r) in records.iter_mut().enumerate() {
+            r.sent += (i as u64 % 20) * 100;
+        }
+        // Reverse who got through inside each burst.
+        for burst in records.chunks_mut(20) {
+            let admitted: Vec<Outcome> = burst.iter().map(|r| r.outcome).collect();
+            for (r, o) in burst.iter_mut().zip(admitted.into_iter().rev()) {
+                r.outcome = o;
+            }
+        }
+        let r = report(&s, &records, true);
+        let c = r.comparison.clone().expect("compared");
+        assert_eq!((c.agree, c.compared), (40, 40));
+        // Admitted last in the first burst, the real admissions sit late in it; the model's
+        // audit is on the same assignment, so its busiest window is the same.
+        assert_eq!(c.audit, r.audit);
+        // And that assignment matters: audited in send order the window would differ.
+        let spread: Vec<Record> = answered_by_model(&s)
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut r)| {
+                r.sent += (i as u64 % 20) * 100;
+                r
+            })
+            .collect();
+        let spread = report(&s, &spread, true);
+        assert_eq!(spread.comparison.expect("compared").audit, spread.audit);
+        assert_ne!(
+            (r.audit.busiest, r.audit.busiest_at_us),
+            (spread.audit.busiest, spread.audit.busiest_at_us),
+            "the test must tell the two assignments apart"
+        );
     }
 
     #[test]

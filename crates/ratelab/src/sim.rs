@@ -65,6 +65,10 @@ pub const RUNS_RANGE: (u64, u64) = (1, 100_000);
 pub const MAX_DECISIONS: f64 = 1e10;
 /// The most replayed timestamps.
 pub const MAX_REPLAY: usize = 50_000_000;
+/// The latest time, in µs from a run's start, that any arrival, retry or window end of an
+/// accepted scenario may reach: 2^53 − 1 (about 285 years). Far from 64-bit overflow once a
+/// window or a bucket's capacity is added, and exact as a JavaScript number.
+pub const MAX_TIME: Micros = (1 << 53) - 1;
 
 /// The chunk of arrivals handed to every limiter at a time (small enough that a chunk, its
 /// lags and the prefix counts stay in a core's L1 cache).
@@ -117,6 +121,7 @@ impl Scenario {
             });
         }
         self.validate_traffic()?;
+        self.validate_horizon()?;
         for spec in &self.limiters {
             self.build_limiter(spec, 0)?;
         }
@@ -233,17 +238,61 @@ impl Scenario {
         }
     }
 
-    /// The latest time any arrival of a run can have.
+    /// The latest time any arrival of a run can have. For a scenario that
+    /// [`Scenario::validate`] accepted, this is at most [`MAX_TIME`]; for any other it is
+    /// `Micros::MAX` where the sum would overflow.
     pub fn horizon(&self) -> Micros {
+        self.checked_horizon().unwrap_or(Micros::MAX)
+    }
+
+    /// [`Scenario::horizon`], or `None` where computing it overflows 64 bits.
+    pub fn checked_horizon(&self) -> Option<Micros> {
         match &self.traffic {
-            TrafficSpec::Flood { .. } => 2 * self.window + self.flood_length(),
-            TrafficSpec::BoundaryBurst { after, .. } => self.window + after + 1,
+            TrafficSpec::Flood { .. } => {
+                self.window.checked_mul(2)?.checked_add(self.flood_length())
+            }
+            TrafficSpec::BoundaryBurst { after, .. } => {
+                self.window.checked_add(*after)?.checked_add(1)
+            }
             TrafficSpec::Replay(r) => {
                 let first = r.times.first().copied().unwrap_or(0);
-                r.times.last().copied().unwrap_or(0) - (first - first % self.window) + 1
+                let last = r.times.last().copied().unwrap_or(0);
+                last.checked_sub(first - first % self.window)?
+                    .checked_add(1)
             }
-            TrafficSpec::Retry { tries, every, .. } => self.duration + u64::from(*tries) * every,
-            _ => self.duration,
+            TrafficSpec::Retry { tries, every, .. } => u64::from(tries.saturating_sub(1))
+                .checked_mul(*every)?
+                .checked_add(self.duration),
+            _ => Some(self.duration),
+        }
+    }
+
+    /// Refuses a scenario whose times would reach past [`MAX_TIME`]: a flood's end, a retry's
+    /// last try, a replay's span. Checked before anything runs, so no time is ever computed
+    /// with wrapped arithmetic.
+    fn validate_horizon(&self) -> Result<(), Error> {
+        match self.checked_horizon() {
+            Some(h) if h <= MAX_TIME => Ok(()),
+            _ => {
+                let (what, shown, accepted) = match &self.traffic {
+                    TrafficSpec::Flood { length, .. } => (
+                        "flood: for",
+                        length.map_or_else(String::new, format_duration),
+                        "a flood that ends within 285 years (2^53 µs)",
+                    ),
+                    TrafficSpec::Retry { tries, every, .. } => (
+                        "retry: tries × every",
+                        format!("{tries} × {}", format_duration(*every)),
+                        "retries that end within 285 years (2^53 µs) of the start",
+                    ),
+                    _ => (
+                        "traffic",
+                        self.traffic.name().to_owned(),
+                        "traffic whose times span at most 285 years (2^53 µs)",
+                    ),
+                };
+                Err(Error::invalid(what, &shown, accepted))
+            }
         }
     }
 
