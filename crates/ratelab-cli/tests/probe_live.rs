@@ -78,10 +78,28 @@ fn all_answered(r: &Value) {
     );
 }
 
+/// Prints what a timing tolerance is measured against, one line per probe, for
+/// `cargo xtask probe-soak` to collect (it runs these tests with `--nocapture`).
+fn margin(label: &str, what: &str, value: f64) {
+    eprintln!("margin {label} {what} {value}");
+}
+
 /// The real limiter matches the model within the jitter tolerance above.
-fn matches_model(r: &Value) {
+fn matches_model(label: &str, r: &Value) {
     all_answered(r);
     let agreement = f(r, "/comparison/agreement");
+    margin(label, "agreement", agreement);
+    margin(
+        label,
+        "busiest-diff",
+        u(r, "/audit/busiest").abs_diff(u(r, "/comparison/audit/busiest")) as f64,
+    );
+    margin(
+        label,
+        "served-diff",
+        (f(r, "/audit/served_share") - f(r, "/comparison/audit/served_share")).abs(),
+    );
+    margin(label, "lateness-max-us", u(r, "/lateness/max_us") as f64);
     assert!(agreement >= 0.95, "agreement {agreement}: {r}");
     let (real, model) = (u(r, "/audit/busiest"), u(r, "/comparison/audit/busiest"));
     assert!(
@@ -131,6 +149,8 @@ fn nginx_nodelay_boundary_burst_is_the_leaky_bucket_meter() {
     // The second burst comes 1 s after the first, so the trailing window that ends in it
     // holds the first burst's later admissions too, as many as the send spread leaves inside.
     let busiest = u(&r, "/audit/busiest");
+    margin("nginx-boundary", "busiest", busiest as f64);
+    margin("nginx-boundary", "lateness-max-us", u(&r, "/lateness/max_us") as f64);
     assert!((6..=12).contains(&busiest), "{r}");
     assert_eq!(busiest, u(&r, "/comparison/audit/busiest"), "{r}");
     // A model with another burst disagrees: the test can tell them apart.
@@ -159,7 +179,7 @@ fn nginx_flood_matches_the_leaky_bucket_within_jitter() {
             "flood",
             &with(&["--traffic", "flood:every=9ms,for=3s", "--model", model]),
         );
-        matches_model(&r);
+        matches_model(&format!("flood{path}"), &r);
         // A flood of 1 per 9 ms for 3 s: about 20 a second get through, plus the burst. A
         // request is admitted only on a 9 ms tick, so each admission may wait up to 9 ms.
         // (Not 7 ms: 7 × 7 = 49 ms is within nginx's 1 ms clock of the 50 ms interval, and
@@ -193,6 +213,12 @@ fn nginx_without_nodelay_admits_the_same_but_late() {
     assert_eq!(u(&queued, "/audit/admitted"), 12, "{queued}");
     // The fifth queued request waits 5 emission intervals of 50 ms before nginx answers.
     let slowest = u(&queued, "/latency/max_us");
+    margin("nginx-delay", "slowest-us", slowest as f64);
+    margin(
+        "nginx-delay",
+        "nodelay-slowest-us",
+        u(&nginx("/nodelay", "queue-nodelay-m", &args), "/latency/max_us") as f64,
+    );
     assert!(
         (230_000..=400_000).contains(&slowest),
         "the slowest answer took {slowest} µs"
@@ -216,7 +242,7 @@ fn nginx_retry_storm_matches_the_model_within_jitter() {
             "leaky-bucket:burst=5,mode=meter",
         ]),
     );
-    matches_model(&r);
+    matches_model("nginx-retry", &r);
     // The retries were sent in reaction to real rejections: more requests than first tries.
     assert!(u(&r, "/sent") > u(&r, "/offered"), "{r}");
 }
@@ -237,9 +263,8 @@ fn redis_record_rejects_locks_the_retrying_client_out() {
     args.extend(["--window", "1s"]);
     let recorded = redis("sorted-set-record-rejects", &args);
     let kept = redis("sorted-set", &args);
-    for r in [&recorded, &kept] {
-        matches_model(r);
-    }
+    matches_model("redis-record-rejects", &recorded);
+    matches_model("redis-sorted-set", &kept);
     // Locked out, as the study counts it: served under half its requests.
     let (locked, free) = (
         f(&recorded, "/audit/served_share"),
@@ -247,16 +272,34 @@ fn redis_record_rejects_locks_the_retrying_client_out() {
     );
     assert!(locked < 0.5, "record-rejects served {locked}");
     assert!(free >= 0.5, "sorted-set served {free}");
-    // The recipe that records rejects admits nothing after the spike while the storm lasts.
-    let trace = recorded.pointer("/trace").expect("trace");
-    let sent = trace["sent_us"].as_array().expect("times");
-    let outcome = trace["outcome"].as_str().expect("outcomes").as_bytes();
-    let late_admits = sent
-        .iter()
-        .zip(outcome)
-        .filter(|(t, &o)| t.as_u64().unwrap_or(0) > 2_500_000 && o == b'A')
-        .count();
-    assert_eq!(late_admits, 0, "admitted after the spike: {late_admits}");
+    // After the spike the log that records rejects stays full while the storm lasts: sent on
+    // time, the simulator's trace of this scenario (seed 1) never has fewer than 41 entries in
+    // the trailing second after 2.5 s, 21 more than the limit, so nothing is admitted there
+    // (the core test `the_retry_storm_keeps_a_log_that_records_rejects_full` holds that).
+    // Redis decides on the probe's own send stamps, so what it admitted after the spike is
+    // what the model admits on those same stamps: equal, whatever the sender's timing was. Only
+    // a sender stalled for most of a second could thin the log below the limit, and then the
+    // model admits too; the lateness is printed for that case.
+    let late = |letters: &str| {
+        let trace = recorded.pointer("/trace").expect("trace");
+        let sent = trace["sent_us"].as_array().expect("times");
+        sent.iter()
+            .zip(letters.as_bytes())
+            .filter(|(t, &o)| t.as_u64().unwrap_or(0) > 2_500_000 && o == b'A')
+            .count()
+    };
+    let real_late = late(recorded["trace"]["outcome"].as_str().expect("outcomes"));
+    let model_late = late(recorded["trace"]["model"].as_str().expect("model letters"));
+    let lateness = u(&recorded, "/lateness/max_us");
+    margin("redis-record-rejects", "late-admits", real_late as f64);
+    assert_eq!(
+        real_late, model_late,
+        "admitted after the spike: {real_late} by Redis, {model_late} by the model on the same send times (send lateness at most {lateness} µs)"
+    );
+    assert_eq!(
+        real_late, 0,
+        "admitted after the spike: {real_late}, by the model too: the sender was late by up to {lateness} µs"
+    );
     // The literal rule disagrees with a lockout: every reject there had room.
     assert!(u(&recorded, "/audit/wrong_rejects") > 100);
     assert_eq!(u(&kept, "/audit/wrong_rejects"), 0);

@@ -963,6 +963,39 @@ mod tests {
     }
 
     #[test]
+    fn the_retry_storm_keeps_a_log_that_records_rejects_full() {
+        // The live Redis test's scenario: after the spike, every try of the steady stream is
+        // rejected and retried, so the log (rejects included) holds far more than L = 20.
+        let s = scenario(
+            "retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms",
+            "sliding-log:record-rejects=true",
+        );
+        let s = Scenario {
+            duration: 6 * SECOND,
+            ..s
+        };
+        let (_, tr) = trace(&s, 0, 0).expect("trace");
+        // The fewest entries in the log just before a try after 2.5 s, counted directly.
+        let fewest = tr
+            .times
+            .iter()
+            .enumerate()
+            .filter(|&(_, &t)| t > 2_500_000)
+            .map(|(i, &t)| tr.times[..i].iter().filter(|&&u| u + SECOND > t).count())
+            .min()
+            .expect("tries after the spike");
+        // The margin the live test relies on: 21 entries above the limit.
+        assert_eq!(fewest, 41);
+        let late = tr
+            .times
+            .iter()
+            .zip(&tr.admitted)
+            .filter(|&(&t, &a)| t > 2_500_000 && a)
+            .count();
+        assert_eq!(late, 0);
+    }
+
+    #[test]
     fn with_distinct_times_each_flip_is_one_disagreement() {
         let s = scenario("steady:load=1.5", "sliding-log");
         let mut records = answered_by_model(&s);
