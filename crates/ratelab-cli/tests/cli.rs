@@ -597,9 +597,14 @@ fn the_study_writes_its_tables_plots_and_reproduction_report() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("# Reproduction of"), "{out}");
+    // Off a terminal: the summary lines, and no progress bar redrawn in place.
     assert!(
         err.contains("jobs") && err.contains("study done"),
-        "progress on stderr: {err}"
+        "summary on stderr: {err}"
+    );
+    assert!(
+        !err.contains('\r') && !err.contains("[#"),
+        "a bar off a terminal: {err:?}"
     );
     for file in [
         "honest.csv",
@@ -844,4 +849,421 @@ fn the_shipped_probe_reports_are_whole_and_their_verdicts_recompute() {
         n += 1;
     }
     assert_eq!(n, 6);
+}
+
+/// Runs ratelab with `args` given as raw bytes (for arguments that are not UTF-8).
+fn ratelab_os(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Asserts the usage-error contract: status 2, nothing on stdout, one `ratelab: ` line on
+/// stderr that is terminal-safe (no raw control character) and bounded.
+fn assert_one_safe_line(what: &str, (code, out, err): &(i32, String, String)) {
+    assert_eq!(*code, 2, "{what}: {err}");
+    assert!(out.is_empty(), "{what} printed {out}");
+    assert!(err.starts_with("ratelab: "), "{what}: {err:?}");
+    assert!(err.ends_with('\n'), "{what}: {err:?}");
+    assert_eq!(err.lines().count(), 1, "{what}: {err:?}");
+    let line = err.trim_end_matches('\n');
+    assert!(
+        !line.chars().any(char::is_control),
+        "{what}: a raw control character reaches the terminal: {err:?}"
+    );
+    assert!(line.len() < 1_200, "{what}: {} bytes", line.len());
+    assert!(!err.contains("panicked"), "{what}: {err}");
+}
+
+#[test]
+fn version_help_and_completions() {
+    let (code, out, _) = ratelab(&["--version"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.trim(), format!("ratelab {}", env!("CARGO_PKG_VERSION")));
+    // Help for a command, both ways, lists every flag with its default and an example.
+    let simulate = [
+        ("--limiter", ""),
+        ("--traffic", ""),
+        ("--limit", "[default: 100]"),
+        ("--window", "[default: 60s]"),
+        ("--minutes", "[default: 60]"),
+        ("--runs", "[default: 1]"),
+        ("--seed", "[default: 1]"),
+        ("--format", "[default: table]"),
+    ];
+    for args in [&["help", "simulate"][..], &["simulate", "--help"]] {
+        let (code, out, err) = ratelab(args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        for (flag, default) in simulate {
+            assert!(out.contains(flag), "{args:?} lacks {flag}: {out}");
+            assert!(out.contains(default), "{args:?} lacks {default}: {out}");
+        }
+        assert!(out.contains("E.g.") && out.contains("Examples:"), "{out}");
+        assert!(
+            out.contains("ratelab simulate --limiter fixed-window"),
+            "{out}"
+        );
+    }
+    let (code, out, _) = ratelab(&["help", "probe"]);
+    assert_eq!(code, 0);
+    for flag in [
+        "--target",
+        "--redis",
+        "--script",
+        "--burst",
+        "--traffic",
+        "--duration",
+        "--model",
+        "--admit",
+        "--reject",
+        "--timeout",
+        "--header",
+        "--allow-remote",
+        "--dry-run",
+        "[default: 2s]",
+        "a peak, not an average",
+        "Ctrl-C",
+        "130",
+    ] {
+        assert!(out.contains(flag), "help probe lacks {flag}: {out}");
+    }
+    for (command, flags) in [
+        (
+            "study",
+            &["--out", "--threads", "--only", "[default: 2000]"][..],
+        ),
+        ("demo", &["--limit", "--window", "[default: 100]"]),
+    ] {
+        let (code, out, _) = ratelab(&["help", command]);
+        assert_eq!(code, 0);
+        for flag in flags {
+            assert!(out.contains(flag), "help {command} lacks {flag}: {out}");
+        }
+    }
+    // The bare command and `help` give the overview with the spec language.
+    for args in [&[][..], &["help"], &["--help"]] {
+        let (code, out, _) = ratelab(args);
+        assert_eq!(code, 0, "{args:?}");
+        for needle in [
+            "simulate",
+            "completions",
+            "sliding-window-counter",
+            "DUR is like",
+        ] {
+            assert!(out.contains(needle), "{args:?} lacks {needle}: {out}");
+        }
+    }
+    for (shell, needle) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef ratelab"),
+        ("fish", "complete -c ratelab"),
+    ] {
+        let (code, out, err) = ratelab(&["completions", shell]);
+        assert_eq!(code, 0, "{shell}: {err}");
+        for n in [needle, "simulate", "limiter", "sorted-set-record-rejects"] {
+            assert!(out.contains(n), "{shell} completions lack {n}");
+        }
+    }
+    let r = ratelab(&["completions", "tcsh"]);
+    assert_one_safe_line("completions tcsh", &r);
+    assert!(r.2.contains("'tcsh'") && r.2.contains("bash"), "{}", r.2);
+    let r = ratelab(&["completions"]);
+    assert_one_safe_line("completions", &r);
+    assert!(r.2.contains("bash, zsh, fish"), "{}", r.2);
+}
+
+#[test]
+fn did_you_mean_for_commands_flags_limiters_and_values() {
+    let cases: [(&[&str], &str); 8] = [
+        (&["simulat"], "did you mean 'simulate'?"),
+        (
+            &["simulate", "--limiter", "gcra", "--trafic", "steady"],
+            "did you mean '--traffic'?",
+        ),
+        (
+            &["simulate", "--limiter", "token-buket", "--traffic", "steady"],
+            "unknown limiter 'token-buket': accepted are fixed-window, sliding-log, sliding-window-counter, token-bucket, gcra, leaky-bucket; did you mean 'token-bucket'?",
+        ),
+        (
+            &["simulate", "--limiter", "gcra:brust=5", "--traffic", "steady"],
+            "did you mean 'burst'?",
+        ),
+        (
+            &["simulate", "--limiter", "gcra", "--traffic", "stedy"],
+            "did you mean 'steady'?",
+        ),
+        (
+            &["simulate", "--limiter", "gcra", "--traffic", "steady", "--format", "jsn"],
+            "did you mean 'json'?",
+        ),
+        (
+            &["probe", "--redis", "redis://127.0.0.1:6379", "--script", "gcar"],
+            "did you mean 'gcra'?",
+        ),
+        (
+            &["simulate", "--limiter", "gcra", "--traffic", "steady", "--limiter", "fixed-windw"],
+            "did you mean 'fixed-window'?",
+        ),
+    ];
+    for (args, wanted) in cases {
+        let r = ratelab(args);
+        assert_one_safe_line(&format!("{args:?}"), &r);
+        assert!(r.2.contains(wanted), "{args:?}: '{}' lacks '{wanted}'", r.2);
+    }
+    // Nothing close: no guess.
+    let r = ratelab(&["simulate", "--limiter", "zebra", "--traffic", "steady"]);
+    assert_one_safe_line("zebra", &r);
+    assert!(!r.2.contains("did you mean"), "{}", r.2);
+}
+
+#[test]
+fn user_text_in_messages_is_escaped_and_cut() {
+    let huge = "x".repeat(100_000);
+    let huge_flag = format!("--{huge}");
+    let huge_url = format!("ftp://{huge}");
+    let cases: [(&[&str], &[&str]); 10] = [
+        // A newline inside a spec name: one line, the newline shown as \n.
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra\nfixed-window",
+                "--traffic",
+                "steady",
+            ],
+            &[r"'gcra\nfixed-window'"],
+        ),
+        // An escape sequence in a flag name.
+        (
+            &["simulate", "--\u{1b}[2Jcolour"],
+            &[r"'--\u{1b}[2Jcolour'"],
+        ),
+        // A 100 KB flag is cut and its length given.
+        (&["simulate", &huge_flag], &["…' (100002 characters)"]),
+        // A 100 KB spec, quoted by the core, is cut too.
+        (
+            &["simulate", "--limiter", &huge, "--traffic", "steady"],
+            &["unknown limiter 'xxxxx", "…'"],
+        ),
+        (
+            &["probe", "--target", &huge_url, "--traffic", "steady"],
+            &["invalid --target 'ftp://xxx", "…' (100006 characters)"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra",
+                "--traffic",
+                "steady",
+                "--window",
+                "1m\r\n\u{9b}31m",
+            ],
+            &[r"'1m\r\n\u{9b}31m'"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra",
+                "--traffic",
+                "replay:file=/nonexistent/a\u{1b}]0;pwned\u{7}b",
+            ],
+            &[
+                r"'/nonexistent/a\u{1b}]0;pwned\u{7}b'",
+                "cannot read replay file",
+            ],
+        ),
+        (
+            &[
+                "probe",
+                "--target",
+                "http://127.0.0.1:9/",
+                "--traffic",
+                "steady",
+                "--admit",
+                "2xx,\u{1b}[5m",
+            ],
+            &[r"'\u{1b}[5m'"],
+        ),
+        (
+            &[
+                "probe",
+                "--target",
+                "http://127.0.0.1:9/",
+                "--traffic",
+                "steady",
+                "--timeout",
+                "1s\t\u{202e}",
+            ],
+            &[r"'1s\t\u{202e}'"],
+        ),
+        (&["simulate", "--format", "json\n"], &[r"'json\n'"]),
+    ];
+    for (args, needles) in cases {
+        let shown: Vec<String> = args.iter().map(|a| a.chars().take(40).collect()).collect();
+        let r = ratelab(args);
+        assert_one_safe_line(&format!("{shown:?}"), &r);
+        for n in needles {
+            assert!(r.2.contains(n), "{shown:?}: {:?} lacks {n:?}", r.2);
+        }
+    }
+    // An argument that is not UTF-8 is refused in one line, not with a panic.
+    use std::os::unix::ffi::OsStrExt;
+    let bad = std::ffi::OsStr::from_bytes(b"gcra\xff\xfe");
+    let r = ratelab_os(&["simulate".as_ref(), "--limiter".as_ref(), bad]);
+    assert_one_safe_line("not UTF-8", &r);
+    assert!(r.2.contains("not valid UTF-8"), "{}", r.2);
+}
+
+#[test]
+fn specs_print_as_they_were_parsed() {
+    let args = [
+        "simulate",
+        "--limiter",
+        "gcra\n",
+        "--limiter",
+        "\ttoken-bucket:burst = 10\t",
+        "--limiter",
+        "sliding-log ",
+        "--traffic",
+        "boundary-burst\n",
+        "--limit",
+        "60",
+    ];
+    let (code, out, err) = ratelab(&args);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    // A title, a header and one row a limiter, each with its nine columns.
+    assert_eq!(lines.len(), 5, "{out}");
+    assert!(!out.contains('\t'), "{out:?}");
+    for (row, name) in lines[2..]
+        .iter()
+        .zip(["gcra", "token-bucket:burst=10", "sliding-log"])
+    {
+        assert!(row.starts_with(&format!("{name} ")), "{row:?}");
+        assert_eq!(row.split_whitespace().count(), 9, "{row:?}");
+    }
+    let mut json_args = args.to_vec();
+    json_args.extend(["--format", "json"]);
+    let (code, out, err) = ratelab(&json_args);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let names: Vec<&str> = v["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["limiter"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["gcra", "token-bucket:burst=10", "sliding-log"]);
+}
+
+#[test]
+fn demo_honours_limit_and_window_and_refuses_other_flags() {
+    let (code, out, err) = ratelab(&["demo", "--limit", "20", "--window", "1s"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("The boundary burst: 20 requests"), "{out}");
+    assert!(out.contains("20 per 1s"), "{out}");
+    let fixed = out
+        .lines()
+        .find(|l| l.starts_with("fixed-window "))
+        .expect("a fixed-window row");
+    // offered, admitted, served, ± SE, busiest: twice the limit through a fixed window.
+    assert_eq!(fixed.split_whitespace().nth(5), Some("40"), "{fixed}");
+    let (code, out, err) = ratelab(&["demo", "--limit", "20", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["scenario"]["limit"], 20);
+    assert_eq!(v["results"].as_array().map(Vec::len), Some(6));
+    for args in [
+        &["demo", "--runs", "3"][..],
+        &["demo", "--traffic", "steady"],
+        &["demo", "--limit", "0"],
+        &["demo", "extra"],
+    ] {
+        let r = ratelab(args);
+        assert_one_safe_line(&format!("{args:?}"), &r);
+    }
+    let r = ratelab(&["demo", "--runs", "3"]);
+    assert!(
+        r.2.contains("'--runs'") && r.2.contains("--limit, --window"),
+        "{}",
+        r.2
+    );
+}
+
+/// What ratelab does when its stdout cannot be written: status 1, one line, no panic.
+fn assert_output_error(what: &str, status: std::process::ExitStatus, err: &str) {
+    assert_eq!(status.code(), Some(1), "{what}: {err}");
+    assert!(!err.contains("panicked"), "{what}: {err}");
+    assert_eq!(err.lines().count(), 1, "{what}: {err}");
+    assert!(
+        err.starts_with("ratelab: cannot write the output"),
+        "{what}: {err}"
+    );
+}
+
+#[test]
+fn a_closed_or_full_stdout_ends_with_one_line_and_status_1() {
+    use std::os::fd::OwnedFd;
+    use std::process::Stdio;
+    // `ratelab demo | head -1` where head has gone: a socket whose other end is closed
+    // refuses every write (EPIPE) from the first byte, whatever the timing.
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair().expect("a socket pair");
+    drop(ours);
+    let out = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+        .arg("demo")
+        .stdout(Stdio::from(OwnedFd::from(theirs)))
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_output_error("demo, closed", out.status, &err);
+    assert!(err.contains("broken pipe"), "{err}");
+    // A real pipe whose reader is dropped unread: the output is larger than a pipe holds
+    // (64 KiB), so the writer blocks until the reader is gone and then gets EPIPE.
+    let mut args = vec![
+        "simulate",
+        "--traffic",
+        "boundary-burst",
+        "--format",
+        "json",
+    ];
+    for _ in 0..300 {
+        args.extend(["--limiter", "fixed-window"]);
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("waits");
+    assert_output_error(
+        "simulate, pipe closed",
+        out.status,
+        &String::from_utf8_lossy(&out.stderr),
+    );
+    // A full disk.
+    for args in [
+        &["demo"][..],
+        &["help", "simulate"],
+        &["completions", "bash"],
+    ] {
+        let full = std::fs::File::create("/dev/full").expect("/dev/full");
+        let out = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+            .args(args)
+            .stdout(Stdio::from(full))
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_output_error(&format!("{args:?} > /dev/full"), out.status, &err);
+        assert!(err.contains("No space left on device"), "{err}");
+    }
 }
