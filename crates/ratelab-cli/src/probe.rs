@@ -774,6 +774,12 @@ fn send(
         }
     }
     progress.done();
+    if heard.outstanding > 0 {
+        text::note(&format!(
+            "ratelab probe: {} request(s) got no answer in time and are left out of the report",
+            heard.outstanding
+        ));
+    }
     Ok(heard.records)
 }
 

@@ -1267,3 +1267,369 @@ fn a_closed_or_full_stdout_ends_with_one_line_and_status_1() {
         assert!(err.contains("No space left on device"), "{err}");
     }
 }
+
+/// The probe's caps hold for every traffic, and what it would put on the wire is checked
+/// before anything is sent, `--dry-run` included.
+#[test]
+fn probe_caps_timeouts_and_headers_are_checked_before_sending() {
+    let probe = |extra: &[&str]| {
+        let mut args = vec!["probe", "--target", "http://127.0.0.1:9/", "--dry-run"];
+        if !extra.contains(&"--limit") {
+            args.extend(["--limit", "20", "--window", "1s"]);
+        }
+        args.extend_from_slice(extra);
+        ratelab(&args)
+    };
+    let refused: [(&[&str], &[&str]); 10] = [
+        // Ten requests at 59 minutes with two retries an hour apart: the last at 179min.
+        (
+            &[
+                "--traffic",
+                "retry:rate=1/1min,spike=10,at=59min,tries=3,every=1h",
+                "--duration",
+                "1h",
+            ],
+            &[
+                "last retry could be due at 179min",
+                "at most 1h, retries included",
+            ],
+        ),
+        // 8,000 requests within 200 ms, half an hour into an hour of silence.
+        (
+            &[
+                "--traffic",
+                "boundary-burst:before=100ms,after=100ms",
+                "--limit",
+                "4000",
+                "--window",
+                "30min",
+                "--duration",
+                "1h",
+            ],
+            &["8000 requests in one second", "not an average"],
+        ),
+        // 4,000 at once and their retries a millisecond later.
+        (
+            &[
+                "--traffic",
+                "retry:rate=1/1min,spike=4000,at=30min,tries=2,every=1ms",
+                "--duration",
+                "1h",
+            ],
+            &["in one second", "retries included"],
+        ),
+        (
+            &["--traffic", "steady", "--timeout", "0s"],
+            &["--timeout '0s'", "1ms to 60s"],
+        ),
+        (
+            &["--traffic", "steady", "--timeout", "500us"],
+            &["--timeout '500us'", "1ms to 60s"],
+        ),
+        (
+            &["--traffic", "steady", "--timeout", "61s"],
+            &["1ms to 60s"],
+        ),
+        (
+            &["--traffic", "steady", "--header", "X-A:b\r\nX-Evil:1"],
+            &[r"'X-A:b\r\nX-Evil:1'", "CR or LF"],
+        ),
+        // A trailing newline was trimmed away before, and the header sent.
+        (
+            &["--traffic", "steady", "--header", "X-A:b\n"],
+            &["CR or LF"],
+        ),
+        (
+            &["--traffic", "steady", "--header", "X-A:\r"],
+            &["CR or LF"],
+        ),
+        (
+            &["--traffic", "steady", "--header", "X-A:\u{1b}[2J"],
+            &[r"'X-A:\u{1b}[2J'", "control characters"],
+        ),
+    ];
+    for (extra, needles) in refused {
+        let r = probe(extra);
+        assert_one_safe_line(&format!("{extra:?}"), &r);
+        for n in needles {
+            assert!(r.2.contains(n), "{extra:?}: {:?} lacks {n:?}", r.2);
+        }
+    }
+    // Within the caps: the limits themselves, and retries that stay within the hour.
+    for extra in [
+        &["--traffic", "steady", "--timeout", "1ms"][..],
+        &["--traffic", "steady", "--timeout", "60s"],
+        &["--traffic", "steady", "--header", "X-A: b\tc "],
+        &[
+            "--traffic",
+            "boundary-burst:before=600ms,after=600ms",
+            "--limit",
+            "4000",
+            "--window",
+            "30min",
+            "--duration",
+            "1h",
+        ],
+        &[
+            "--traffic",
+            "retry:rate=1/1min,spike=4000,at=30min,tries=2,every=2s",
+            "--duration",
+            "1h",
+        ],
+    ] {
+        let (code, out, err) = probe(extra);
+        assert_eq!(code, 0, "{extra:?}: {err}");
+        assert!(out.is_empty());
+        assert!(err.contains("would send"), "{extra:?}: {err}");
+    }
+    let (_, _, err) = probe(&[
+        "--traffic",
+        "retry:rate=1/1min,spike=4000,at=30min,tries=2,every=2s",
+        "--duration",
+        "1h",
+    ]);
+    assert!(err.contains("up to 8"), "the most with retries: {err}");
+    assert!(err.contains("the last due by"), "{err}");
+}
+
+/// A loopback HTTP server that accepts connections and never answers: every request
+/// stays in flight until the probe's timeout.
+fn silent_server() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let port = listener.local_addr().expect("address").port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            held.push(conn);
+        }
+    });
+    port
+}
+
+/// Starts `ratelab ARGS`, waits until its stderr has a line containing `ready`, waits
+/// `after` more, sends it SIGINT, and returns the exit code, stdout, stderr and how long it
+/// took to end after the signal.
+fn interrupt(
+    args: &[&str],
+    ready: &'static str,
+    after: std::time::Duration,
+) -> (i32, String, String, std::time::Duration) {
+    use std::io::{BufRead, Read};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let stderr = child.stderr.take().expect("stderr");
+    let (seen_tx, seen_rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut all = String::new();
+        for line in std::io::BufReader::new(stderr).lines() {
+            let line = line.unwrap_or_default();
+            if line.contains(ready) {
+                let _ = seen_tx.send(());
+            }
+            all += &line;
+            all.push('\n');
+        }
+        all
+    });
+    seen_rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the probe started sending");
+    std::thread::sleep(after);
+    let signalled = Instant::now();
+    let status = Command::new("sh")
+        .args(["-c", &format!("kill -INT {}", child.id())])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut out)
+        .expect("stdout");
+    let code = child.wait().expect("waits").code().unwrap_or(-1);
+    let took = signalled.elapsed();
+    let err = reader.join().expect("stderr");
+    (code, out, err, took)
+}
+
+/// Ctrl-C stops a probe: sending stops, the answers in flight are awaited up to the
+/// timeout, and the report of what was sent comes out marked partial, with status 130.
+///
+/// Timing: the flood sends every 50 ms from 100 ms (one window) for 30 s, and nothing
+/// answers, so each request times out after 500 ms. SIGINT comes 1.5 s after the probe says
+/// it is sending: about 28 requests are sent, about 10 of them still in flight. The
+/// margins: at least 20 in the report (without awaiting the ones in flight there would be
+/// about 18; 400 ms of slack for a slow start or a late signal), and the probe ends within
+/// 3.5 s of the signal (the 500 ms timeout and 3 s of slack), far from the 30 s it would
+/// run. Run 20 times in a row with the other core busy (`yes > /dev/null`): all passed.
+#[test]
+fn ctrl_c_stops_a_probe_with_a_partial_report_and_status_130() {
+    use std::time::Duration;
+    let port = silent_server();
+    let target = format!("http://127.0.0.1:{port}/");
+    for format in ["json", "table"] {
+        let (code, out, err, took) = interrupt(
+            &[
+                "probe",
+                "--target",
+                &target,
+                "--traffic",
+                "flood:every=50ms,for=30s",
+                "--limit",
+                "2",
+                "--window",
+                "100ms",
+                "--duration",
+                "30s",
+                "--timeout",
+                "500ms",
+                "--format",
+                format,
+            ],
+            "ratelab probe: sending",
+            Duration::from_millis(1_500),
+        );
+        assert_eq!(code, 130, "{format}: {err}");
+        assert!(took < Duration::from_millis(3_500), "{format}: {took:?}");
+        assert!(err.contains("Ctrl-C"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        // Off a terminal, no progress bar.
+        assert!(!err.contains('\r') && !err.contains("answered"), "{err:?}");
+        if format == "json" {
+            let v: Value = serde_json::from_str(&out).expect("a JSON report");
+            assert_eq!(v["partial"], Value::Bool(true), "{v}");
+            let sent = v["sent"].as_u64().expect("sent");
+            assert!((20..600).contains(&sent), "{sent} sent: {err}");
+            assert_eq!(v["timeouts"], sent, "every request timed out: {v}");
+            let report: ratelab::probe::ProbeReport = serde_json::from_value(v).expect("a report");
+            assert_eq!(report.check(), Ok(()));
+        } else {
+            assert!(
+                out.starts_with("PARTIAL: stopped by Ctrl-C after "),
+                "{out}"
+            );
+            assert!(out.contains("probe of http://127.0.0.1:"), "{out}");
+        }
+    }
+}
+
+/// A whole probe's report says it is whole; the recorded reports, written before the field
+/// existed, read as whole.
+#[test]
+fn a_whole_probe_is_not_partial_and_old_reports_read_as_whole() {
+    let (code, out, err) = ratelab(&[
+        "probe",
+        "--target",
+        "http://127.0.0.1:9/",
+        "--traffic",
+        "flood:every=20ms,for=60ms",
+        "--limit",
+        "20",
+        "--window",
+        "1s",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["partial"], Value::Bool(false));
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../www/probes");
+    for entry in std::fs::read_dir(&dir).expect("www/probes") {
+        let path = entry.expect("entry").path();
+        let text = std::fs::read_to_string(&path).expect("readable");
+        assert!(!text.contains("\"partial\""), "{}", path.display());
+        let report: ratelab::probe::ProbeReport = serde_json::from_str(&text).expect("reads");
+        assert!(!report.partial, "{}", path.display());
+    }
+}
+
+#[test]
+fn study_out_is_created_and_checked_before_any_work() {
+    let dir = Scratch::new("study-out");
+    let file = dir.0.join("a-file");
+    std::fs::write(&file, b"not a directory").expect("write");
+    let below_file = file.join("sub");
+    let cases = [
+        (
+            "/proc/nope/x".to_owned(),
+            "cannot create --out directory '/proc/nope/x'",
+        ),
+        (file.display().to_string(), "--out directory"),
+        (
+            below_file.display().to_string(),
+            "cannot create --out directory",
+        ),
+        (
+            "/proc/self".to_owned(),
+            "cannot write in --out directory '/proc/self'",
+        ),
+    ];
+    for (out, needle) in cases {
+        let started = std::time::Instant::now();
+        let r = ratelab(&["study", "--runs", "2", "--minutes", "10", "--out", &out]);
+        assert_one_safe_line(&out, &r);
+        assert!(r.2.contains(needle), "{out}: {}", r.2);
+        // Refused before the first job: no summary of jobs run, and at once.
+        assert!(!r.2.contains("jobs"), "{out}: {}", r.2);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    }
+    // A fresh directory is made, and holds only the study's files afterwards.
+    let fresh = dir.0.join("new/deeper");
+    let (code, _, err) = ratelab(&[
+        "study",
+        "--runs",
+        "2",
+        "--minutes",
+        "10",
+        "--only",
+        "honest",
+        "--out",
+        fresh.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let names: Vec<String> = std::fs::read_dir(&fresh)
+        .expect("made")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| !n.starts_with(".ratelab")),
+        "{names:?}"
+    );
+    assert!(names.contains(&"REPRODUCTION.md".to_owned()), "{names:?}");
+}
+
+/// Runs `command` on a pseudo-terminal (util-linux `script`) and returns what it showed.
+fn on_a_terminal(command: &str) -> String {
+    let out = Command::new("script")
+        .args(["-qefc", command, "/dev/null"])
+        .output()
+        .expect("script (util-linux) runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Progress bars draw on a terminal (and only there: the tests above check pipes get none).
+#[test]
+fn progress_bars_show_on_a_terminal() {
+    let bin = env!("CARGO_BIN_EXE_ratelab");
+    let shown = on_a_terminal(&format!(
+        "{bin} study --runs 2 --minutes 10 --format json > /dev/null"
+    ));
+    assert!(shown.contains(" jobs, "), "{shown:?}");
+    assert!(shown.contains("elapsed"), "{shown:?}");
+    assert!(shown.contains("study done"), "{shown:?}");
+    // A probe of 1.5 s against a closed port: the bar shows what was sent and answered.
+    let shown = on_a_terminal(&format!(
+        "{bin} probe --target http://127.0.0.1:9/ --traffic flood:every=50ms,for=1500ms --limit 20 --window 1s --format json > /dev/null"
+    ));
+    for needle in ["sent ", "answered ", "admitted 0", "elapsed", "left"] {
+        assert!(shown.contains(needle), "{needle}: {shown:?}");
+    }
+}
