@@ -1406,13 +1406,13 @@ fn silent_server() -> u16 {
     port
 }
 
-/// Starts `ratelab ARGS`, waits until its stderr has a line containing `ready`, waits
-/// `after` more, sends it SIGINT, and returns the exit code, stdout, stderr and how long it
-/// took to end after the signal.
+/// Starts `ratelab ARGS`, waits until its stderr has a line containing `ready`, then for
+/// each of `pauses` waits that long and sends it SIGINT; returns the exit code, stdout,
+/// stderr and how long it took to end after the last signal.
 fn interrupt(
     args: &[&str],
     ready: &'static str,
-    after: std::time::Duration,
+    pauses: &[std::time::Duration],
 ) -> (i32, String, String, std::time::Duration) {
     use std::io::{BufRead, Read};
     use std::process::Stdio;
@@ -1440,13 +1440,16 @@ fn interrupt(
     seen_rx
         .recv_timeout(Duration::from_secs(30))
         .expect("the probe started sending");
-    std::thread::sleep(after);
-    let signalled = Instant::now();
-    let status = Command::new("sh")
-        .args(["-c", &format!("kill -INT {}", child.id())])
-        .status()
-        .expect("kill");
-    assert!(status.success());
+    let mut signalled = Instant::now();
+    for &pause in pauses {
+        std::thread::sleep(pause);
+        signalled = Instant::now();
+        let status = Command::new("sh")
+            .args(["-c", &format!("kill -INT {}", child.id())])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+    }
     let mut out = String::new();
     child
         .stdout
@@ -1495,7 +1498,7 @@ fn ctrl_c_stops_a_probe_with_a_partial_report_and_status_130() {
                 format,
             ],
             "ratelab probe: sending",
-            Duration::from_millis(1_500),
+            &[Duration::from_millis(1_500)],
         );
         assert_eq!(code, 130, "{format}: {err}");
         assert!(took < Duration::from_millis(3_500), "{format}: {took:?}");
@@ -1519,6 +1522,42 @@ fn ctrl_c_stops_a_probe_with_a_partial_report_and_status_130() {
             assert!(out.contains("probe of http://127.0.0.1:"), "{out}");
         }
     }
+}
+
+/// A second Ctrl-C quits at once, without waiting for the answers in flight and without a
+/// report. Timing: with a 10 s timeout the first Ctrl-C would wait up to 10 s; the second,
+/// 300 ms later, must end the probe within 3 s (the margin) with status 130 and nothing on
+/// stdout. Run 20 times in a row with the other core busy: all passed.
+#[test]
+fn a_second_ctrl_c_quits_at_once_without_a_report() {
+    use std::time::Duration;
+    let port = silent_server();
+    let target = format!("http://127.0.0.1:{port}/");
+    let (code, out, err, took) = interrupt(
+        &[
+            "probe",
+            "--target",
+            &target,
+            "--traffic",
+            "flood:every=50ms,for=30s",
+            "--limit",
+            "2",
+            "--window",
+            "100ms",
+            "--duration",
+            "30s",
+            "--timeout",
+            "10s",
+            "--format",
+            "json",
+        ],
+        "ratelab probe: sending",
+        &[Duration::from_millis(700), Duration::from_millis(300)],
+    );
+    assert_eq!(code, 130, "{err}");
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("stopped without a report"), "{err}");
 }
 
 /// A whole probe's report says it is whole; the recorded reports, written before the field
