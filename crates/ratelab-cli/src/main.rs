@@ -5,151 +5,190 @@
 //! reads replay files (the core reads no files), runs the runs on every core, and prints.
 //! Every bad flag, spec or file ends with exit status 2 and one line naming the problem.
 
+mod args;
 mod probe;
 mod study;
+mod text;
 
+pub(crate) use args::Format;
+use args::{Cli, Cmd, DemoArgs, SimulateArgs};
+use clap::{CommandFactory, Parser};
 use ratelab::import::{ImportOptions, Imported, Importer};
 use ratelab::sim::{simulate_run, Report, RunStats, Scenario};
 use ratelab::spec::{parse_count, LimiterSpec, Replay, TrafficSpec};
 use ratelab::time::{format_duration, parse_duration, MINUTE};
 use ratelab::Error;
-use std::io::Read;
+use std::ffi::OsString;
+use std::io::{Read, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
+use text::{quote, ClapOutcome};
 
-const USAGE: &str = "\
-ratelab: what each rate limiter really lets through
+/// What a command prints on stdout, and the status it ends with.
+#[derive(Debug)]
+pub(crate) struct Done {
+    text: String,
+    status: u8,
+}
 
-Usage:
-  ratelab simulate --limiter SPEC [--limiter SPEC ...] --traffic SPEC
-                   [--limit N] [--window DUR] [--minutes M] [--runs R] [--seed S]
-                   [--format json|table]
-  ratelab study    [--runs 20] [--minutes 2000] [--seed S] [--out DIR] [--format json|markdown]
-                   every experiment of the essay's study, with REPRODUCTION.md
-  ratelab probe    --target URL | --redis URL --script NAME [--burst B]
-                   --traffic SPEC [--limit N] [--window DUR] [--duration DUR] [--seed S]
-                   [--model SPEC] [--admit 2xx] [--reject 429,503] [--timeout 2s]
-                   [--header NAME:VALUE ...] [--allow-remote] [--dry-run] [--format json|table]
-                   sends the traffic in real time to a live limiter and audits its answers;
-                   loopback only unless --allow-remote. Scripts: sorted-set,
-                   sorted-set-record-rejects, gcra, fixed-window
-  ratelab demo     the boundary burst against every limiter, as a table
-  ratelab help
+impl Done {
+    fn ok(text: String) -> Self {
+        Done { text, status: 0 }
+    }
+}
 
-A SPEC is name[:key=value,...].
-  Limiters: fixed-window, sliding-log, sliding-window-counter, token-bucket, gcra,
-            leaky-bucket. Keys: burst=B, rate=N/DUR, record-rejects=true, servers=K,
-            mode=meter|queue (leaky-bucket).
-  Traffic:  steady, small-bursts, page-loads, big-bursts, on-off (load=X);
-            flood (start=DUR|worst, every=DUR, for=DUR); boundary-burst (before=DUR,
-            after=DUR); retry (rate=N/DUR, spike=S, at=DUR, tries=M, every=DUR);
-            replay (file=PATH, format=auto|seconds|ms|iso|access-log, client=IP,
-            field=NAME:VALUE): one timestamp per line (epoch seconds or ms, ISO 8601)
-            or an nginx/Apache access log, filtered on the client or another field.
-  DUR is like 60s, 1min, 250ms.
-Defaults: --limit 100 --window 60s --minutes 60 --runs 1 --seed 1 --format table.
-";
+/// The status of a usage error: a bad flag, spec or file.
+const USAGE_ERROR: u8 = 2;
+/// The status when the output cannot be written (a closed pipe, a full disk).
+const OUTPUT_ERROR: u8 = 1;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
-        Ok(out) => {
-            print!("{out}");
-            ExitCode::SUCCESS
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let done = match parse(&args) {
+        Ok(cli) => run(cli, &args),
+        Err(ClapOutcome::Print(help)) => Ok(Done::ok(help)),
+        Err(ClapOutcome::Usage(message)) => Err(message),
+    };
+    match done {
+        Ok(done) => {
+            if let Err(e) = write_out(&done.text) {
+                let why = if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    "it was closed before the end (broken pipe)".to_owned()
+                } else {
+                    e.to_string()
+                };
+                text::note(&format!("ratelab: cannot write the output: {why}"));
+                return ExitCode::from(OUTPUT_ERROR);
+            }
+            ExitCode::from(done.status)
         }
         Err(message) => {
-            eprintln!("ratelab: {message}");
-            ExitCode::from(2)
+            text::note(&text::one_line(&format!("ratelab: {message}")));
+            ExitCode::from(USAGE_ERROR)
         }
     }
 }
 
-/// Output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Format {
-    Json,
-    Table,
+/// Writes everything to stdout, flushed, reporting any failure instead of panicking.
+fn write_out(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
 }
 
-impl Format {
-    /// `--format json|table`.
-    pub(crate) fn parse(value: &str) -> Result<Format, String> {
-        match value {
-            "json" => Ok(Format::Json),
-            "table" => Ok(Format::Table),
-            _ => Err(format!(
-                "invalid --format '{value}': expected json or table"
-            )),
-        }
+/// Parses the command line; help, the version and usage errors come back as what to show.
+fn parse(args: &[OsString]) -> Result<Cli, ClapOutcome> {
+    if args.len() <= 1 {
+        // Bare `ratelab`: the overview, as `ratelab --help`.
+        return Err(ClapOutcome::Print(
+            Cli::command().render_long_help().to_string(),
+        ));
     }
+    Cli::try_parse_from(args).map_err(|err| {
+        // The command the user meant, for the flags a message lists.
+        let top = Cli::command();
+        let name = args.get(1).and_then(|a| a.to_str()).unwrap_or_default();
+        let (command, flags) = match top.find_subcommand(name) {
+            Some(sub) => (format!("ratelab {name}"), long_flags(sub)),
+            None => ("ratelab".to_owned(), long_flags(&top)),
+        };
+        text::clap_error(&err, &command, &flags)
+    })
 }
 
-fn run(args: &[String]) -> Result<String, String> {
-    match args.first().map(String::as_str) {
-        None | Some("help" | "--help" | "-h") => Ok(USAGE.to_owned()),
-        Some("simulate") => {
-            let (scenario, format) = parse_simulate(&args[1..])?;
+/// The long flags of a command, in the order its help lists them.
+fn long_flags(cmd: &clap::Command) -> Vec<String> {
+    let mut flags: Vec<String> = cmd
+        .get_arguments()
+        .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+        .filter(|f| f != "--help" && f != "--version")
+        .collect();
+    flags.push("--help".into());
+    flags
+}
+
+fn run(cli: Cli, args: &[OsString]) -> Result<Done, String> {
+    match cli.command {
+        Cmd::Simulate(a) => {
+            let (scenario, format) = parse_simulate(&a)?;
             let report = run_scenario(&scenario)?;
-            Ok(render(&scenario, &report, format))
+            Ok(Done::ok(render(&scenario, &report, format)))
         }
-        Some("study") => study::main(&args[1..]),
-        Some("probe") => probe::main(&args[1..]),
-        Some("demo") => {
-            let flags: Vec<String> = ratelab::LimiterKind::ALL
+        Cmd::Study(a) => study::main(&a).map(Done::ok),
+        Cmd::Probe(a) => {
+            // The command as given, for the report (after `ratelab probe`).
+            let given: Vec<String> = args
                 .iter()
-                .flat_map(|k| ["--limiter".to_owned(), k.name().to_owned()])
-                .chain(["--traffic".into(), "boundary-burst".into()])
+                .skip(2)
+                .map(|a| a.to_string_lossy().into_owned())
                 .collect();
-            let (scenario, _) = parse_simulate(&flags)?;
-            let report = run_scenario(&scenario)?;
-            Ok(format!(
-                "The boundary burst: {} requests just before a window boundary and {} just after.\n\n{}",
-                scenario.limit,
-                scenario.limit,
-                render(&scenario, &report, Format::Table)
-            ))
+            probe::main(&a, &given)
         }
-        Some(other) => Err(format!(
-            "unknown command '{other}': accepted are simulate, study, probe, demo, help"
-        )),
+        Cmd::Demo(a) => demo(&a).map(Done::ok),
+        Cmd::Completions(a) => {
+            let mut script = Vec::new();
+            clap_complete::generate(a.shell, &mut Cli::command(), "ratelab", &mut script);
+            Ok(Done::ok(String::from_utf8_lossy(&script).into_owned()))
+        }
     }
+}
+
+/// The boundary burst against every limiter, at the limit and window given.
+fn demo(a: &DemoArgs) -> Result<String, String> {
+    let limit = limit(&a.limit)?;
+    let window = parse_duration("--window", &a.window).map_err(|e| text::core(&e))?;
+    // The bursts come half a second either side of the boundary (the traffic's default),
+    // or a tenth of a shorter window, so both are always within one window.
+    let gap = (window / 10).clamp(1, 500 * ratelab::time::MS);
+    let scenario = Scenario {
+        limiters: ratelab::LimiterKind::ALL
+            .iter()
+            .map(|k| LimiterSpec::of(*k))
+            .collect(),
+        traffic: TrafficSpec::BoundaryBurst {
+            before: gap,
+            after: gap,
+        },
+        limit,
+        window,
+        ..Scenario::default()
+    };
+    scenario.validate().map_err(|e| text::core(&e))?;
+    let report = run_scenario(&scenario)?;
+    Ok(match a.format {
+        Format::Json => render(&scenario, &report, Format::Json),
+        Format::Table => format!(
+            "The boundary burst: {} requests just before a window boundary and {} just after.\n\n{}",
+            scenario.limit,
+            scenario.limit,
+            render(&scenario, &report, Format::Table)
+        ),
+    })
+}
+
+/// `--limit`, as simulate, probe and demo take it.
+pub(crate) fn limit(text: &str) -> Result<u64, String> {
+    parse_count("--limit", text, 1, 1_000_000).map_err(|e| text::core(&e))
 }
 
 /// Turns `simulate` flags into a validated scenario.
-fn parse_simulate(args: &[String]) -> Result<(Scenario, Format), String> {
+fn parse_simulate(a: &SimulateArgs) -> Result<(Scenario, Format), String> {
+    let e = |err: Error| text::core(&err);
     let mut scenario = Scenario::default();
-    let mut traffic: Option<TrafficSpec> = None;
-    let mut format = Format::Table;
-    let mut minutes = 60;
-    let known = [
-        "--limiter",
-        "--traffic",
-        "--limit",
-        "--window",
-        "--minutes",
-        "--runs",
-        "--seed",
-        "--format",
-    ];
-    for (flag, value) in flags(args, &known, &["--limiter"])? {
-        let e = |err: Error| err.to_string();
-        match flag {
-            "--limiter" => scenario
-                .limiters
-                .push(LimiterSpec::parse(&value).map_err(e)?),
-            "--traffic" => traffic = Some(TrafficSpec::parse(&value).map_err(e)?),
-            "--limit" => {
-                scenario.limit = parse_count("--limit", &value, 1, 1_000_000).map_err(e)?
-            }
-            "--window" => scenario.window = parse_duration("--window", &value).map_err(e)?,
-            "--minutes" => minutes = parse_count("--minutes", &value, 1, 100_000).map_err(e)?,
-            "--runs" => {
-                scenario.runs = parse_count("--runs", &value, 1, 100_000).map_err(e)? as u32
-            }
-            "--seed" => scenario.seed = parse_count("--seed", &value, 0, u64::MAX).map_err(e)?,
-            _ => format = Format::parse(&value)?,
-        }
+    for spec in &a.limiter {
+        scenario.limiters.push(LimiterSpec::parse(spec).map_err(e)?);
     }
+    let traffic = a
+        .traffic
+        .as_deref()
+        .map(TrafficSpec::parse)
+        .transpose()
+        .map_err(e)?;
+    scenario.limit = limit(&a.limit)?;
+    scenario.window = parse_duration("--window", &a.window).map_err(e)?;
+    let minutes = parse_count("--minutes", &a.minutes, 1, 100_000).map_err(e)?;
+    scenario.runs = parse_count("--runs", &a.runs, 1, 100_000).map_err(e)? as u32;
+    scenario.seed = parse_count("--seed", &a.seed, 0, u64::MAX).map_err(e)?;
     if scenario.limiters.is_empty() {
         return Err(
             "simulate needs at least one --limiter SPEC, e.g. --limiter sliding-log".into(),
@@ -162,43 +201,8 @@ fn parse_simulate(args: &[String]) -> Result<(Scenario, Format), String> {
     }
     scenario.traffic = traffic;
     scenario.duration = minutes * MINUTE;
-    scenario.validate().map_err(|e| e.to_string())?;
-    Ok((scenario, format))
-}
-
-/// Splits `--flag value` and `--flag=value` arguments into pairs, in order. Only `known` flags
-/// are accepted, each once unless it is in `repeatable`.
-pub(crate) fn flags(
-    args: &[String],
-    known: &[&'static str],
-    repeatable: &[&str],
-) -> Result<Vec<(&'static str, String)>, String> {
-    let mut out: Vec<(&'static str, String)> = Vec::new();
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        let (name, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_owned())),
-            _ => (arg.as_str(), None),
-        };
-        let Some(&flag) = known.iter().find(|&&k| k == name) else {
-            return Err(format!(
-                "unknown flag '{arg}': accepted are {}",
-                known.join(", ")
-            ));
-        };
-        let value = match inline {
-            Some(v) => v,
-            None => rest
-                .next()
-                .cloned()
-                .ok_or_else(|| format!("{flag} needs a value"))?,
-        };
-        if !repeatable.contains(&flag) && out.iter().any(|(f, _)| *f == flag) {
-            return Err(format!("{flag} given twice: give it once"));
-        }
-        out.push((flag, value));
-    }
-    Ok(out)
+    scenario.validate().map_err(e)?;
+    Ok((scenario, a.format))
 }
 
 /// How much of a replay file is read at a time.
@@ -209,8 +213,8 @@ const REPLAY_CHUNK: usize = 1 << 20;
 /// all is an error.
 pub(crate) fn read_replay(replay: &Replay) -> Result<Arc<[u64]>, String> {
     let path = &replay.file;
-    let cannot_read = |e: std::io::Error| format!("cannot read replay file '{path}': {e}");
-    let refused = |e: Error| format!("replay file '{path}': {e}");
+    let cannot_read = |e: std::io::Error| format!("cannot read replay file {}: {e}", quote(path));
+    let refused = |e: Error| format!("replay file {}: {}", quote(path), text::core(&e));
     let mut file = std::fs::File::open(path).map_err(cannot_read)?;
     let mut importer = Importer::new(ImportOptions {
         format: replay.format,
@@ -228,7 +232,7 @@ pub(crate) fn read_replay(replay: &Replay) -> Result<Arc<[u64]>, String> {
     }
     let imported = importer.finish().map_err(refused)?;
     if imported.malformed > 0 {
-        eprint!("{}", malformed_warning(path, &imported));
+        text::note(malformed_warning(path, &imported).trim_end());
     }
     Ok(Arc::from(imported.times))
 }
@@ -236,25 +240,19 @@ pub(crate) fn read_replay(replay: &Replay) -> Result<Arc<[u64]>, String> {
 /// The warning for skipped lines: how many, and the first ones with their numbers.
 fn malformed_warning(path: &str, imported: &Imported) -> String {
     let mut out = format!(
-        "ratelab: warning: replay file '{path}' ({}): skipped {} malformed line(s) of {}:\n",
+        "ratelab: warning: replay file {} ({}): skipped {} malformed line(s) of {}:\n",
+        quote(path),
         imported.format.name(),
         imported.malformed,
         imported.lines
     );
     for bad in &imported.first_malformed {
-        let text: String = bad
-            .text
-            .chars()
-            .flat_map(|c| {
-                let escaped: Vec<char> = if c.is_control() {
-                    c.escape_default().collect()
-                } else {
-                    vec![c]
-                };
-                escaped
-            })
-            .collect();
-        out += &format!("  line {}: '{text}': {}\n", bad.line, bad.reason);
+        out += &format!(
+            "  line {}: {}: {}\n",
+            bad.line,
+            quote(&bad.text),
+            bad.reason
+        );
     }
     let more = imported.malformed - imported.first_malformed.len() as u64;
     if more > 0 {
@@ -286,7 +284,7 @@ fn run_scenario(scenario: &Scenario) -> Result<Report, String> {
             .collect::<Vec<_>>()
     });
     for result in finished {
-        let (r, stats) = result.map_err(|e| e.to_string())?;
+        let (r, stats) = result.map_err(|e| text::core(&e))?;
         runs[r as usize] = Some(stats);
     }
     let runs: Vec<Vec<RunStats>> = runs
@@ -299,8 +297,12 @@ fn run_scenario(scenario: &Scenario) -> Result<Report, String> {
 fn render(scenario: &Scenario, report: &Report, format: Format) -> String {
     match format {
         Format::Json => {
+            let mut results = report.results.clone();
+            for r in &mut results {
+                r.limiter = parsed_spec(&r.limiter);
+            }
             let value = serde_json::json!({
-                "results": report.results,
+                "results": results,
                 "scenario": {
                     "traffic": scenario.traffic.name(),
                     "limit": scenario.limit,
@@ -315,6 +317,25 @@ fn render(scenario: &Scenario, report: &Report, format: Format) -> String {
             s
         }
         Format::Table => table(scenario, report),
+    }
+}
+
+/// A spec as it was parsed: the spaces the parser skips (around the spec, its keys and its
+/// values, a trailing newline or tab) left out, so it prints on one line as it was read.
+pub(crate) fn parsed_spec(spec: &str) -> String {
+    let spec = spec.trim();
+    match spec.split_once(':') {
+        None => spec.to_owned(),
+        Some((name, keys)) => {
+            let keys: Vec<String> = keys
+                .split(',')
+                .map(|pair| match pair.split_once('=') {
+                    Some((k, v)) => format!("{}={}", k.trim(), v.trim()),
+                    None => pair.trim().to_owned(),
+                })
+                .collect();
+            format!("{name}:{}", keys.join(","))
+        }
     }
 }
 
@@ -336,7 +357,7 @@ fn table(scenario: &Scenario, report: &Report) -> String {
         .iter()
         .map(|r| {
             [
-                r.limiter.clone(),
+                text::escaped(&parsed_spec(&r.limiter)),
                 r.offered.to_string(),
                 r.admitted.to_string(),
                 pct(r.served_share),

@@ -8,14 +8,19 @@
 //! includes any wait for the runtime. Requests never wait for each other: every one is its own
 //! task, so a slow answer delays nothing but itself.
 
-use crate::{flags, Format};
+use crate::args::ProbeArgs;
+use crate::text::{self, quote};
+use crate::{Done, Format};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ratelab::probe::{Outcome, Plan, ProbeMeta, ProbeReport, Record};
 use ratelab::sim::Scenario;
 use ratelab::spec::{parse_count, LimiterSpec, TrafficSpec};
-use ratelab::time::{format_duration, parse_duration, Micros, SECOND};
+use ratelab::time::{format_duration, parse_duration, Micros, MS, SECOND};
 use ratelab::Error;
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
 use std::net::{IpAddr, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -40,7 +45,13 @@ pub const SCRIPTS: [(&str, &str, &str); 4] = [
     ),
 ];
 
-const SCRIPT_NAMES: &str = "sorted-set, sorted-set-record-rejects, gcra, fixed-window";
+/// The names `--script` accepts.
+pub(crate) const SCRIPT_NAMES: [&str; 4] = [
+    "sorted-set",
+    "sorted-set-record-rejects",
+    "gcra",
+    "fixed-window",
+];
 
 /// Which HTTP statuses mean what.
 #[derive(Debug, Clone)]
@@ -65,7 +76,11 @@ impl Statuses {
 /// Parses `2xx`, `429`, `500-599` lists, comma-separated.
 fn parse_statuses(flag: &str, text: &str) -> Result<Vec<(u16, u16)>, String> {
     let bad = |part: &str| {
-        format!("invalid {flag} '{part}' in '{text}': expected HTTP statuses from 100 to 599, like 2xx, 429 or 500-504, separated by commas")
+        format!(
+            "invalid {flag} {} in {}: expected HTTP statuses from 100 to 599, like 2xx, 429 or 500-504, separated by commas",
+            quote(part),
+            quote(text)
+        )
     };
     let code = |s: &str| -> Option<u16> {
         let v: u16 = s.parse().ok()?;
@@ -132,35 +147,20 @@ struct Probe {
     dry_run: bool,
 }
 
-const KNOWN: [&str; 17] = [
-    "--target",
-    "--redis",
-    "--script",
-    "--burst",
-    "--traffic",
-    "--limit",
-    "--window",
-    "--duration",
-    "--seed",
-    "--model",
-    "--format",
-    "--admit",
-    "--reject",
-    "--timeout",
-    "--header",
-    "--allow-remote",
-    "--dry-run",
-];
-
 /// The longest accepted `--timeout`.
 const MAX_TIMEOUT: Micros = 60 * SECOND;
+/// The shortest accepted `--timeout`.
+const MIN_TIMEOUT: Micros = MS;
+/// The status of a probe stopped by Ctrl-C, as a shell reports a command ended by SIGINT.
+const INTERRUPTED: u8 = 130;
 
-pub(crate) fn main(args: &[String]) -> Result<String, String> {
+pub(crate) fn main(args: &ProbeArgs, given: &[String]) -> Result<Done, String> {
     let probe = parse(args)?;
-    let plan = Plan::new(&probe.scenario).map_err(|e| e.to_string())?;
+    let plan = Plan::new(&probe.scenario).map_err(|e| text::core(&e))?;
     let command = format!(
         "ratelab probe {}",
-        args.iter()
+        given
+            .iter()
             .map(|a| shell_word(a))
             .collect::<Vec<_>>()
             .join(" ")
@@ -173,7 +173,7 @@ pub(crate) fn main(args: &[String]) -> Result<String, String> {
         ),
         Target::Redis { .. } => "admitted: the script returns 1; rejected: 0".into(),
     };
-    eprintln!(
+    let line = format!(
         "ratelab probe: {} {} to {}, {} per {}; {what}; timeout {}",
         if probe.dry_run {
             "would send"
@@ -187,20 +187,31 @@ pub(crate) fn main(args: &[String]) -> Result<String, String> {
         format_duration(probe.timeout.as_micros() as u64),
     );
     if probe.dry_run {
-        return Ok(String::new());
+        text::note(&line);
+        return Ok(Done::ok(String::new()));
     }
-    let records = send(&probe, plan)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    // Ctrl-C is caught from here on (before the line that says sending starts).
+    let stop = catch_ctrl_c(&rt)?;
+    text::note(&line);
+    let records = send(&probe, plan, &rt, &stop)?;
+    rt.shutdown_timeout(Duration::from_millis(100));
+    let partial = stop.load(Ordering::SeqCst);
     let model = match &probe.model {
         Some(spec) => Some((
             spec.text.as_str(),
             probe
                 .scenario
                 .build_limiter(spec, 0)
-                .map_err(|e| e.to_string())?,
+                .map_err(|e| text::core(&e))?,
         )),
         None => None,
     };
-    let report = ProbeReport::new(
+    let mut report = ProbeReport::new(
         ProbeMeta {
             target: probe.target.describe(),
             scenario: &probe.scenario,
@@ -209,14 +220,58 @@ pub(crate) fn main(args: &[String]) -> Result<String, String> {
         &records,
         model,
     );
-    Ok(match probe.format {
+    report.partial = partial;
+    if let Some(c) = &mut report.comparison {
+        c.model = crate::parsed_spec(&c.model);
+    }
+    let out = match probe.format {
         Format::Json => {
             let mut s = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
             s.push('\n');
             s
         }
         Format::Table => table(&report),
+    };
+    Ok(Done {
+        text: out,
+        status: if partial { INTERRUPTED } else { 0 },
     })
+}
+
+/// Sets the returned flag on Ctrl-C (SIGINT); a second Ctrl-C ends the program at once.
+/// The handler is in place when this returns.
+fn catch_ctrl_c(rt: &tokio::runtime::Runtime) -> Result<Arc<AtomicBool>, String> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let _entered = rt.enter();
+        let mut sigint =
+            signal(SignalKind::interrupt()).map_err(|e| format!("cannot catch Ctrl-C: {e}"))?;
+        rt.spawn(async move {
+            if sigint.recv().await.is_some() {
+                flag.store(true, Ordering::SeqCst);
+                text::note("ratelab probe: Ctrl-C: sending stopped; waiting for the answers in flight (Ctrl-C again to quit without a report)");
+            }
+            if sigint.recv().await.is_some() {
+                text::note("ratelab probe: stopped without a report");
+                std::process::exit(i32::from(INTERRUPTED));
+            }
+        });
+    }
+    #[cfg(not(unix))]
+    rt.spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            flag.store(true, Ordering::SeqCst);
+            text::note("ratelab probe: Ctrl-C: sending stopped; waiting for the answers in flight (Ctrl-C again to quit without a report)");
+        }
+        if tokio::signal::ctrl_c().await.is_ok() {
+            text::note("ratelab probe: stopped without a report");
+            std::process::exit(i32::from(INTERRUPTED));
+        }
+    });
+    Ok(stop)
 }
 
 fn shell_word(a: &str) -> String {
@@ -246,104 +301,95 @@ fn show_statuses(ranges: &[(u16, u16)]) -> String {
         .join(",")
 }
 
-fn parse(args: &[String]) -> Result<Probe, String> {
-    // Flags without a value.
-    let mut allow_remote = false;
-    let mut dry_run = false;
-    let args: Vec<String> = args
-        .iter()
-        .filter(|a| match a.as_str() {
-            "--allow-remote" => {
-                allow_remote = true;
-                false
-            }
-            "--dry-run" => {
-                dry_run = true;
-                false
-            }
-            _ => true,
+/// Checks a `--header NAME:VALUE`: a token for a name, and a value with no CR, LF or other
+/// control character that HTTP refuses (a tab is fine), so nothing can be smuggled into
+/// the request.
+fn parse_header(given: &str) -> Result<(String, String), String> {
+    let bad = |why: &str| format!("invalid --header {}: {why}", quote(given));
+    let (name, value) = given
+        .split_once(':')
+        .filter(|(n, _)| {
+            !n.is_empty()
+                && n.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         })
-        .cloned()
-        .collect();
-    let e = |err: Error| err.to_string();
+        .ok_or_else(|| bad("expected NAME:VALUE, like X-Client:probe-1"))?;
+    if value.contains(['\r', '\n']) {
+        return Err(bad(
+            "a header value cannot hold a CR or LF (it would end the header)",
+        ));
+    }
+    let value = value.trim();
+    reqwest::header::HeaderName::from_bytes(name.as_bytes())
+        .map_err(|e| bad(&format!("the name is not a header name ({e})")))?;
+    reqwest::header::HeaderValue::from_str(value).map_err(|_| {
+        bad("a header value holds visible ASCII, spaces and tabs, not control characters")
+    })?;
+    Ok((name.to_owned(), value.to_owned()))
+}
+
+fn parse(args: &ProbeArgs) -> Result<Probe, String> {
+    let e = |err: Error| text::core(&err);
     let mut scenario = Scenario {
-        duration: 10 * SECOND,
+        limit: crate::limit(&args.limit)?,
+        window: parse_duration("--window", &args.window).map_err(e)?,
+        duration: parse_duration("--duration", &args.duration).map_err(e)?,
+        seed: parse_count("--seed", &args.seed, 0, u64::MAX).map_err(e)?,
         ..Scenario::default()
     };
-    let mut traffic = None;
-    let (mut target, mut redis, mut script, mut burst) = (None, None, None, None);
-    let (mut model, mut format, mut timeout) = (None, Format::Table, 2 * SECOND);
+    if scenario.duration > ratelab::probe::MAX_DURATION {
+        return Err(format!(
+            "invalid --duration {}: expected a duration up to 1h",
+            quote(&args.duration)
+        ));
+    }
+    let timeout = parse_duration("--timeout", &args.timeout).map_err(e)?;
+    if !(MIN_TIMEOUT..=MAX_TIMEOUT).contains(&timeout) {
+        return Err(format!(
+            "invalid --timeout {}: expected a duration from 1ms to 60s",
+            quote(&args.timeout)
+        ));
+    }
+    let script = args
+        .script
+        .as_deref()
+        .map(|name| {
+            SCRIPTS.iter().find(|s| s.0 == name).ok_or_else(|| {
+                format!(
+                    "unknown --script {}: accepted are {}",
+                    quote(name),
+                    SCRIPT_NAMES.join(", ")
+                )
+            })
+        })
+        .transpose()?;
+    let burst = args
+        .burst
+        .as_deref()
+        .map(|b| parse_count("--burst", b, 1, 1_000_000))
+        .transpose()
+        .map_err(e)?;
+    let mut model = args
+        .model
+        .as_deref()
+        .map(LimiterSpec::parse)
+        .transpose()
+        .map_err(e)?;
     let mut statuses = Statuses {
         admit: vec![(200, 299)],
         reject: vec![(429, 429), (503, 503)],
     };
-    let (mut admit_given, mut reject_given) = (false, false);
-    let mut headers = Vec::new();
-    // The two flags without a value are taken out above; an unknown flag's message names them.
-    let pairs = flags(&args, &KNOWN[..15], &["--header"]).map_err(|m| {
-        if m.starts_with("unknown flag") {
-            format!("{m}, --allow-remote, --dry-run")
-        } else {
-            m
-        }
-    })?;
-    for (flag, value) in pairs {
-        match flag {
-            "--target" => target = Some(value),
-            "--redis" => redis = Some(value),
-            "--script" => {
-                script = Some(SCRIPTS.iter().find(|s| s.0 == value).ok_or_else(|| {
-                    format!("unknown --script '{value}': accepted are {SCRIPT_NAMES}")
-                })?)
-            }
-            "--burst" => burst = Some(parse_count("--burst", &value, 1, 1_000_000).map_err(e)?),
-            "--traffic" => traffic = Some(TrafficSpec::parse(&value).map_err(e)?),
-            "--limit" => {
-                scenario.limit = parse_count("--limit", &value, 1, 1_000_000).map_err(e)?
-            }
-            "--window" => scenario.window = parse_duration("--window", &value).map_err(e)?,
-            "--duration" => {
-                scenario.duration = parse_duration("--duration", &value).map_err(e)?;
-                if scenario.duration > ratelab::probe::MAX_DURATION {
-                    return Err(format!(
-                        "invalid --duration '{value}': expected a duration up to 1h"
-                    ));
-                }
-            }
-            "--seed" => scenario.seed = parse_count("--seed", &value, 0, u64::MAX).map_err(e)?,
-            "--model" => model = Some(LimiterSpec::parse(&value).map_err(e)?),
-            "--format" => format = Format::parse(&value)?,
-            "--admit" => {
-                admit_given = true;
-                statuses.admit = parse_statuses("--admit", &value)?
-            }
-            "--reject" => {
-                reject_given = true;
-                statuses.reject = parse_statuses("--reject", &value)?
-            }
-            "--timeout" => {
-                timeout = parse_duration("--timeout", &value).map_err(e)?;
-                if timeout > MAX_TIMEOUT {
-                    return Err(format!(
-                        "invalid --timeout '{value}': expected a duration from 1ms to 60s"
-                    ));
-                }
-            }
-            _ => {
-                let (name, v) = value
-                    .split_once(':')
-                    .filter(|(n, _)| {
-                        !n.is_empty()
-                            && n.bytes()
-                                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-                    })
-                    .ok_or_else(|| {
-                        format!("invalid --header '{value}': expected NAME:VALUE, like X-Client:probe-1")
-                    })?;
-                headers.push((name.to_owned(), v.trim().to_owned()));
-            }
-        }
+    if let Some(admit) = &args.admit {
+        statuses.admit = parse_statuses("--admit", admit)?;
     }
+    if let Some(reject) = &args.reject {
+        statuses.reject = parse_statuses("--reject", reject)?;
+    }
+    let headers = args
+        .header
+        .iter()
+        .map(|h| parse_header(h))
+        .collect::<Result<Vec<_>, _>>()?;
     for (a, b) in &statuses.admit {
         if statuses.reject.iter().any(|(c, d)| a <= d && c <= b) {
             return Err(format!(
@@ -353,14 +399,20 @@ fn parse(args: &[String]) -> Result<Probe, String> {
             ));
         }
     }
-    let mut traffic = traffic.ok_or(
-        "probe needs --traffic SPEC, e.g. --traffic boundary-burst or --traffic flood:every=10ms",
-    )?;
+    let mut traffic = args
+        .traffic
+        .as_deref()
+        .map(TrafficSpec::parse)
+        .transpose()
+        .map_err(e)?
+        .ok_or(
+            "probe needs --traffic SPEC, e.g. --traffic boundary-burst or --traffic flood:every=10ms",
+        )?;
     if let TrafficSpec::Replay(replay) = &mut traffic {
         replay.times = crate::read_replay(replay)?;
     }
     scenario.traffic = traffic;
-    let target = match (target, redis) {
+    let target = match (&args.target, &args.redis) {
         (Some(_), Some(_)) => return Err("give --target URL or --redis URL, not both".into()),
         (None, None) => {
             return Err(
@@ -371,15 +423,19 @@ fn parse(args: &[String]) -> Result<Probe, String> {
             if script.is_some() || burst.is_some() {
                 return Err("--script and --burst go with --redis, not --target".into());
             }
-            let parsed = reqwest::Url::parse(&url).map_err(|err| {
-                format!("invalid --target '{url}': {err}; expected a URL like http://127.0.0.1:8080/api")
+            let parsed = reqwest::Url::parse(url).map_err(|err| {
+                format!(
+                    "invalid --target {}: {err}; expected a URL like http://127.0.0.1:8080/api",
+                    quote(url)
+                )
             })?;
             if parsed.scheme() != "http" {
                 return Err(format!(
-                    "invalid --target '{url}': expected an http:// URL (probe speaks plain HTTP)"
+                    "invalid --target {}: expected an http:// URL (probe speaks plain HTTP)",
+                    quote(url)
                 ));
             }
-            check_host(&url, &parsed, allow_remote)?;
+            check_host(url, &parsed, args.allow_remote)?;
             Target::Http {
                 url: parsed,
                 headers,
@@ -387,26 +443,32 @@ fn parse(args: &[String]) -> Result<Probe, String> {
             }
         }
         (None, Some(url)) => {
-            if admit_given || reject_given || !headers.is_empty() {
+            if args.admit.is_some() || args.reject.is_some() || !headers.is_empty() {
                 return Err("--admit, --reject and --header go with --target, not --redis".into());
             }
-            let parsed = reqwest::Url::parse(&url).map_err(|err| {
+            let parsed = reqwest::Url::parse(url).map_err(|err| {
                 format!(
-                    "invalid --redis '{url}': {err}; expected a URL like redis://127.0.0.1:6379"
+                    "invalid --redis {}: {err}; expected a URL like redis://127.0.0.1:6379",
+                    quote(url)
                 )
             })?;
             if parsed.scheme() != "redis" {
-                return Err(format!("invalid --redis '{url}': expected a redis:// URL"));
+                return Err(format!(
+                    "invalid --redis {}: expected a redis:// URL",
+                    quote(url)
+                ));
             }
-            check_host(&url, &parsed, allow_remote)?;
+            check_host(url, &parsed, args.allow_remote)?;
             let &(name, source, _) = script.ok_or(format!(
-                "--redis needs --script NAME: one of {SCRIPT_NAMES}"
+                "--redis needs --script NAME: one of {}",
+                SCRIPT_NAMES.join(", ")
             ))?;
             if burst.is_some() && name != "gcra" {
                 return Err(format!("--burst goes with --script gcra, not {name}"));
             }
             Target::Redis {
-                url,
+                // As parsed: the URL spec drops tabs and newlines, and so does the report.
+                url: parsed.to_string(),
                 script: name,
                 source,
                 burst: burst.unwrap_or(scenario.limit),
@@ -434,9 +496,9 @@ fn parse(args: &[String]) -> Result<Probe, String> {
         scenario,
         target,
         model,
-        timeout: Duration::from_micros(timeout.max(1)),
-        format,
-        dry_run,
+        timeout: Duration::from_micros(timeout),
+        format: args.format,
+        dry_run: args.dry_run,
     })
 }
 
@@ -447,20 +509,22 @@ fn check_host(given: &str, url: &reqwest::Url, allow_remote: bool) -> Result<(),
     }
     let host = url
         .host_str()
-        .ok_or_else(|| format!("'{given}' has no host"))?;
+        .ok_or_else(|| format!("{} has no host", quote(given)))?;
     let host = host.trim_start_matches('[').trim_end_matches(']');
     let port = url.port_or_known_default().unwrap_or(6379);
     let addrs: Vec<IpAddr> = match host.parse::<IpAddr>() {
         Ok(ip) => vec![ip],
         Err(_) => (host, port)
             .to_socket_addrs()
-            .map_err(|err| format!("cannot resolve '{host}' in '{given}': {err}"))?
+            .map_err(|err| format!("cannot resolve {} in {}: {err}", quote(host), quote(given)))?
             .map(|a| a.ip())
             .collect(),
     };
     if addrs.is_empty() || addrs.iter().any(|ip| !ip.is_loopback()) {
         return Err(format!(
-            "'{host}' in '{given}' is not a loopback address: probe sends real traffic, so by default only to 127.0.0.0/8, ::1 or localhost; add --allow-remote to send it to {host}"
+            "{} in {} is not a loopback address: probe sends real traffic, so by default only to 127.0.0.0/8, ::1 or localhost; add --allow-remote to send it to {host}",
+            quote(host),
+            quote(given)
         ));
     }
     Ok(())
@@ -543,9 +607,9 @@ fn build_client(probe: &Probe, rt: &tokio::runtime::Runtime) -> Result<Client, S
             let mut map = reqwest::header::HeaderMap::new();
             for (name, value) in headers {
                 let n = reqwest::header::HeaderName::from_bytes(name.as_bytes())
-                    .map_err(|e| format!("invalid --header name '{name}': {e}"))?;
+                    .map_err(|e| format!("invalid --header name {}: {e}", quote(name)))?;
                 let v = reqwest::header::HeaderValue::from_str(value)
-                    .map_err(|e| format!("invalid --header value '{value}': {e}"))?;
+                    .map_err(|e| format!("invalid --header value {}: {e}", quote(value)))?;
                 map.append(n, v);
             }
             let client = reqwest::Client::builder()
@@ -599,48 +663,43 @@ fn build_client(probe: &Probe, rt: &tokio::runtime::Runtime) -> Result<Client, S
     }
 }
 
-/// Sends the plan in real time and returns a record of every request.
-fn send(probe: &Probe, mut plan: Plan) -> Result<Vec<Record>, String> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let client = Arc::new(build_client(probe, &rt)?);
+/// Sends the plan in real time and returns a record of every request. When `stop` is set
+/// (Ctrl-C), nothing more is sent, and the answers in flight are awaited up to the timeout.
+fn send(
+    probe: &Probe,
+    mut plan: Plan,
+    rt: &tokio::runtime::Runtime,
+    stop: &AtomicBool,
+) -> Result<Vec<Record>, String> {
+    let client = Arc::new(build_client(probe, rt)?);
     let (tx, rx) = mpsc::channel::<Record>();
     let timeout = probe.timeout;
+    let progress = Progress::new(&plan);
     // Start a little ahead, so the first sends are not late for the set-up.
     let start = Instant::now() + Duration::from_millis(20);
-    let mut records = Vec::with_capacity(plan.summary.first_tries as usize);
-    // Tries sent and not yet answered, by due time (a retrying client needs their answers).
-    let mut waiting: BTreeMap<Micros, u32> = BTreeMap::new();
-    let mut outstanding = 0u64;
+    let mut heard = Heard {
+        records: Vec::with_capacity(plan.summary.first_tries as usize),
+        waiting: BTreeMap::new(),
+        outstanding: 0,
+        admitted: 0,
+    };
     let mut seq = 0u64;
     let gap = plan.retry_gap();
-    let mut take =
-        |r: Record, plan: &mut Plan, waiting: &mut BTreeMap<Micros, u32>, outstanding: &mut u64| {
-            *outstanding -= 1;
-            if let Some(n) = waiting.get_mut(&r.due) {
-                *n -= 1;
-                if *n == 0 {
-                    waiting.remove(&r.due);
-                }
-            }
-            if r.outcome == Outcome::Rejected {
-                plan.rejected(r.due, r.attempt);
-            }
-            records.push(r);
-        };
     loop {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        progress.show(start, seq, &heard);
         while let Ok(a) = rx.try_recv() {
-            take(a, &mut plan, &mut waiting, &mut outstanding);
+            heard.take(a, &mut plan);
         }
         let Some(due) = plan.peek() else {
-            if gap.is_some() && outstanding > 0 {
+            if gap.is_some() && heard.outstanding > 0 {
                 // A retrying client may still get rejections that bring retries.
-                match rx.recv_timeout(timeout + Duration::from_secs(1)) {
-                    Ok(a) => take(a, &mut plan, &mut waiting, &mut outstanding),
-                    Err(_) => break,
+                let deadline = Instant::now() + timeout + Duration::from_secs(1);
+                match recv_until(&rx, deadline, stop) {
+                    Ok(a) => heard.take(a, &mut plan),
+                    _ => break,
                 }
                 continue;
             }
@@ -648,28 +707,31 @@ fn send(probe: &Probe, mut plan: Plan) -> Result<Vec<Record>, String> {
         };
         if let Some(gap) = gap {
             // Before sending at `due`, hear every try that could bring a retry due before it.
-            if let Some((&oldest, _)) = waiting.first_key_value() {
+            if let Some((&oldest, _)) = heard.waiting.first_key_value() {
                 if oldest + gap <= due {
                     let deadline = start + Duration::from_micros(oldest) + timeout * 2;
-                    match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                        Ok(a) => take(a, &mut plan, &mut waiting, &mut outstanding),
-                        Err(_) => {
+                    match recv_until(&rx, deadline, stop) {
+                        Ok(a) => heard.take(a, &mut plan),
+                        Err(Wait::Stopped) => break,
+                        Err(Wait::Late) => {
                             // No answer in time: it cannot bring a retry any more.
-                            waiting.remove(&oldest);
+                            heard.waiting.remove(&oldest);
                         }
                     }
                     continue;
                 }
             }
         }
-        wait_until(start + Duration::from_micros(due));
+        if !wait_until(start + Duration::from_micros(due), stop) {
+            break;
+        }
         let Some((due, attempt)) = plan.next() else {
             break;
         };
-        outstanding += 1;
+        heard.outstanding += 1;
         seq += 1;
         if gap.is_some() {
-            *waiting.entry(due).or_default() += 1;
+            *heard.waiting.entry(due).or_default() += 1;
         }
         let (client, tx) = (client.clone(), tx.clone());
         rt.spawn(async move {
@@ -691,27 +753,110 @@ fn send(probe: &Probe, mut plan: Plan) -> Result<Vec<Record>, String> {
         });
     }
     drop(tx);
-    // Every task ends within its timeout.
-    while outstanding > 0 {
-        match rx.recv_timeout(timeout + Duration::from_secs(1)) {
-            Ok(a) => take(a, &mut plan, &mut waiting, &mut outstanding),
-            Err(_) => break,
+    if stop.load(Ordering::SeqCst) {
+        // Stopped: every request in flight ends within its timeout; wait that long, no more.
+        let deadline = Instant::now() + timeout + Duration::from_millis(200);
+        while heard.outstanding > 0 {
+            match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(a) => heard.take(a, &mut plan),
+                Err(_) => break,
+            }
+            progress.show(start, seq, &heard);
+        }
+    } else {
+        // Every task ends within its timeout.
+        while heard.outstanding > 0 {
+            match rx.recv_timeout(timeout + Duration::from_secs(1)) {
+                Ok(a) => heard.take(a, &mut plan),
+                Err(_) => break,
+            }
+            progress.show(start, seq, &heard);
         }
     }
-    rt.shutdown_timeout(Duration::from_millis(100));
-    Ok(records)
+    progress.done();
+    if heard.outstanding > 0 {
+        text::note(&format!(
+            "ratelab probe: {} request(s) got no answer in time and are left out of the report",
+            heard.outstanding
+        ));
+    }
+    Ok(heard.records)
 }
 
-/// Sleeps until about 200 µs before `at`, then spins.
-fn wait_until(at: Instant) {
+/// The answers heard so far, and the tries still waiting for one.
+struct Heard {
+    records: Vec<Record>,
+    /// Tries sent and not yet answered, by due time (a retrying client needs their answers).
+    waiting: BTreeMap<Micros, u32>,
+    outstanding: u64,
+    admitted: u64,
+}
+
+impl Heard {
+    fn take(&mut self, r: Record, plan: &mut Plan) {
+        self.outstanding -= 1;
+        if let Some(n) = self.waiting.get_mut(&r.due) {
+            *n -= 1;
+            if *n == 0 {
+                self.waiting.remove(&r.due);
+            }
+        }
+        match r.outcome {
+            Outcome::Rejected => plan.rejected(r.due, r.attempt),
+            Outcome::Admitted => self.admitted += 1,
+            _ => {}
+        }
+        self.records.push(r);
+    }
+}
+
+/// Why no answer came.
+#[derive(Debug)]
+enum Wait {
+    /// The deadline passed (or no sender is left).
+    Late,
+    /// Ctrl-C.
+    Stopped,
+}
+
+/// Waits for the next answer until `deadline`, looking at `stop` every 50 ms.
+fn recv_until(
+    rx: &mpsc::Receiver<Record>,
+    deadline: Instant,
+    stop: &AtomicBool,
+) -> Result<Record, Wait> {
     loop {
+        if stop.load(Ordering::SeqCst) {
+            return Err(Wait::Stopped);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(Wait::Late);
+        }
+        match rx.recv_timeout(left.min(Duration::from_millis(50))) {
+            Ok(r) => return Ok(r),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Err(Wait::Late),
+        }
+    }
+}
+
+/// Sleeps until about 200 µs before `at`, then spins; returns false, early, if `stop` is set
+/// (looked at every 50 ms at most).
+fn wait_until(at: Instant, stop: &AtomicBool) -> bool {
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
         let now = Instant::now();
         if now >= at {
-            return;
+            return true;
         }
         let left = at - now;
         if left > Duration::from_micros(1_200) {
-            std::thread::sleep(left - Duration::from_micros(1_000));
+            std::thread::sleep(
+                (left - Duration::from_micros(1_000)).min(Duration::from_millis(50)),
+            );
         } else if left > Duration::from_micros(200) {
             std::thread::sleep(left - Duration::from_micros(150));
         } else {
@@ -720,10 +865,89 @@ fn wait_until(at: Instant) {
     }
 }
 
+/// The progress bar on stderr, drawn only when stderr is a terminal: sent, answered and
+/// admitted so far, elapsed and remaining time, redrawn at most ten times a second.
+struct Progress {
+    bar: Option<ProgressBar>,
+    planned: Micros,
+    /// "of 400", or "of up to 640" when retries may come.
+    of: String,
+    last: std::cell::Cell<Option<Instant>>,
+}
+
+impl Progress {
+    fn new(plan: &Plan) -> Self {
+        let planned = plan.summary.last_at.max(1);
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::with_draw_target(
+                Some(planned / 1_000 + 1),
+                ProgressDrawTarget::stderr_with_hz(10),
+            );
+            if let Ok(style) = ProgressStyle::with_template("[{bar:30}] {msg}") {
+                bar.set_style(style.progress_chars("#>-"));
+            }
+            bar
+        });
+        Progress {
+            bar,
+            planned,
+            of: if plan.summary.most > plan.summary.first_tries {
+                format!("of up to {}", plan.summary.most)
+            } else {
+                format!("of {}", plan.summary.most)
+            },
+            last: std::cell::Cell::new(None),
+        }
+    }
+
+    fn show(&self, start: Instant, sent: u64, heard: &Heard) {
+        let Some(bar) = &self.bar else { return };
+        let now = Instant::now();
+        if self
+            .last
+            .get()
+            .is_some_and(|t| now - t < Duration::from_millis(100))
+        {
+            return;
+        }
+        self.last.set(Some(now));
+        let elapsed = now.saturating_duration_since(start).as_micros() as Micros;
+        let left = self.planned.saturating_sub(elapsed);
+        bar.set_position(elapsed.min(self.planned) / 1_000);
+        bar.set_message(format!(
+            "sent {sent} {}, answered {}, admitted {}; {} elapsed, {} left",
+            self.of,
+            heard.records.len(),
+            heard.admitted,
+            clock(elapsed),
+            clock(left)
+        ));
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// µs as `m:ss`.
+fn clock(us: Micros) -> String {
+    let s = us / SECOND;
+    format!("{}:{:02}", s / 60, s % 60)
+}
+
 fn table(r: &ProbeReport) -> String {
     let pct = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{:.2}%", 100.0 * v));
     let ms = |us: Micros| format!("{:.3} ms", us as f64 / 1_000.0);
-    let mut out = format!(
+    let mut out = String::new();
+    if r.partial {
+        out += &format!(
+            "PARTIAL: stopped by Ctrl-C after {} request(s); this report is of what was sent\n",
+            r.sent
+        );
+    }
+    out += &format!(
         "probe of {}: {} per {}, traffic {}, seed {}\n",
         r.target,
         r.limit,
@@ -755,7 +979,7 @@ fn table(r: &ProbeReport) -> String {
     if let Some(c) = &r.comparison {
         out += &format!(
             "model {}: agrees on {} of {} decisions ({}); admitted only by the real limiter {}, only by the model {}; the model serves {}, busiest window {}\n",
-            c.model,
+            text::escaped(&c.model),
             c.agree,
             c.compared,
             pct(c.agreement),

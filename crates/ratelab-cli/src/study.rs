@@ -1,75 +1,52 @@
 //! `ratelab study`: runs every experiment of the essay's study on all cores, with a progress
 //! bar on stderr, and writes its tables (CSV, Markdown), plots (SVG) and REPRODUCTION.md.
 
+use crate::args::{StudyArgs, StudyFormat};
+use crate::text::{self, quote};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use plotters::prelude::*;
 use ratelab::spec::parse_count;
 use ratelab::study::{assemble, plan, run_job, JobResult, StudyConfig, StudyReport};
 use ratelab_charts::{self as charts, Series, Theme, XyChart};
-use std::io::Write;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
 /// Parses `study` flags, runs it, writes the outputs; returns what to print.
-pub fn main(args: &[String]) -> Result<String, String> {
-    let mut config = StudyConfig::FULL;
-    let mut out: Option<PathBuf> = None;
-    let mut json = false;
-    let mut only: Option<String> = None;
-    let mut threads: Option<usize> = None;
-    let known = [
-        "--runs",
-        "--minutes",
-        "--seed",
-        "--out",
-        "--format",
-        "--only",
-        "--threads",
-    ];
-    for (flag, value) in crate::flags(args, &known, &[])? {
-        let e = |err: ratelab::Error| err.to_string();
-        match flag {
-            "--runs" => config.runs = parse_count("--runs", &value, 2, 1_000).map_err(e)? as u32,
-            "--minutes" => {
-                config.minutes = parse_count("--minutes", &value, 10, 100_000).map_err(e)?
-            }
-            "--seed" => config.seed = parse_count("--seed", &value, 0, u64::MAX).map_err(e)?,
-            "--out" => out = Some(PathBuf::from(value)),
-            "--threads" => {
-                threads = Some(parse_count("--threads", &value, 1, 256).map_err(e)? as usize)
-            }
-            "--only" => {
-                if value != "honest" {
-                    return Err(format!("invalid --only '{value}': expected honest (the honest-client table alone, for timing)"));
-                }
-                only = Some(value);
-            }
-            _ => {
-                json = match value.as_str() {
-                    "json" => true,
-                    "markdown" => false,
-                    _ => {
-                        return Err(format!(
-                            "invalid --format '{value}': expected json or markdown"
-                        ))
-                    }
-                }
-            }
-        }
+pub fn main(args: &StudyArgs) -> Result<String, String> {
+    let e = |err: ratelab::Error| text::core(&err);
+    let config = StudyConfig {
+        runs: parse_count("--runs", &args.runs, 2, 1_000).map_err(e)? as u32,
+        minutes: parse_count("--minutes", &args.minutes, 10, 100_000).map_err(e)?,
+        seed: parse_count("--seed", &args.seed, 0, u64::MAX).map_err(e)?,
+    };
+    let threads = args
+        .threads
+        .as_deref()
+        .map(|t| parse_count("--threads", t, 1, 256).map(|n| n as usize))
+        .transpose()
+        .map_err(e)?;
+    let out = args.out.as_deref().map(PathBuf::from);
+    if let Some(dir) = &out {
+        // Before any work: an hour's study must not end in "cannot write".
+        prepare_out(dir)?;
     }
     let started = Instant::now();
-    let report = run(config, only.is_some(), threads)?;
+    let report = run(config, args.only.is_some(), threads)?;
     let seconds = started.elapsed().as_secs_f64();
     if let Some(dir) = &out {
         write_outputs(dir, &report)?;
     }
-    eprintln!(
+    text::note(&format!(
         "ratelab: study done in {seconds:.2} s{}",
-        out.as_ref()
-            .map_or(String::new(), |d| format!("; files in {}", d.display()))
-    );
-    if json {
+        out.as_ref().map_or(String::new(), |d| format!(
+            "; files in {}",
+            text::escaped(&d.display().to_string())
+        ))
+    ));
+    if args.format == StudyFormat::Json {
         return serde_json::to_string_pretty(&report)
             .map(|s| s + "\n")
             .map_err(|e| e.to_string());
@@ -83,14 +60,26 @@ pub fn main(args: &[String]) -> Result<String, String> {
         + &report.reproduction())
 }
 
+/// Creates `--out` and checks that a file can be written in it (and removes that file).
+fn prepare_out(dir: &Path) -> Result<(), String> {
+    let shown = || quote(&dir.display().to_string());
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("cannot create --out directory {}: {e}", shown()))?;
+    let probe = dir.join(format!(".ratelab-write-check-{}", std::process::id()));
+    std::fs::write(&probe, b"ratelab")
+        .map_err(|e| format!("cannot write in --out directory {}: {e}", shown()))?;
+    std::fs::remove_file(&probe)
+        .map_err(|e| format!("cannot remove a file from --out directory {}: {e}", shown()))
+}
+
 /// Runs every job (or only the honest-client table's) on every core; the report does not
-/// depend on the thread count.
+/// depend on the thread count. On a terminal a progress bar shows on stderr.
 pub fn run(
     config: StudyConfig,
     honest_only: bool,
     threads: Option<usize>,
 ) -> Result<StudyReport, String> {
-    let mut jobs = plan(config).map_err(|e| e.to_string())?;
+    let mut jobs = plan(config).map_err(|e| text::core(&e))?;
     if honest_only {
         ratelab::study::keep_honest(&mut jobs);
     }
@@ -98,31 +87,33 @@ pub fn run(
         threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let next = AtomicUsize::new(0);
     let compute_us = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<JobResult, String>>>> = Mutex::new(vec![None; jobs.len()]);
-    let progress = Mutex::new(());
+    let bar = progress_bar(jobs.len() as u64);
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };
                 let t0 = Instant::now();
-                let result = run_job(job).map_err(|e| e.to_string());
+                let result = run_job(job).map_err(|e| text::core(&e));
                 compute_us.fetch_add(t0.elapsed().as_micros() as usize, Ordering::Relaxed);
                 if let Ok(mut all) = results.lock() {
                     all[i] = Some(result);
                 }
-                let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if let Ok(_guard) = progress.lock() {
-                    draw_progress(finished, jobs.len());
+                if let Some(bar) = &bar {
+                    bar.inc(1);
                 }
             });
         }
     });
-    eprintln!(
-        "\nratelab: {:.2} s inside the simulator, summed over jobs",
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    text::note(&format!(
+        "ratelab: {} jobs, {:.2} s inside the simulator, summed over jobs",
+        jobs.len(),
         compute_us.load(Ordering::Relaxed) as f64 / 1e6
-    );
+    ));
     let results = results
         .into_inner()
         .map_err(|_| "a study thread failed".to_owned())?;
@@ -136,36 +127,30 @@ pub fn run(
     Ok(assemble(config, &jobs, &results))
 }
 
-fn draw_progress(done: usize, total: usize) {
-    const WIDTH: usize = 30;
-    let filled = WIDTH * done / total.max(1);
-    let mut err = std::io::stderr();
-    // Redraw in place on a terminal; in a log, print a line per tenth instead.
-    if std::io::IsTerminal::is_terminal(&err) {
-        let _ = write!(
-            err,
-            "\r[{}{}] {done}/{total} jobs",
-            "#".repeat(filled),
-            "-".repeat(WIDTH - filled)
-        );
-    } else if done * 10 / total.max(1) != (done - 1) * 10 / total.max(1) || done == total {
-        let _ = writeln!(
-            err,
-            "[{}{}] {done}/{total} jobs",
-            "#".repeat(filled),
-            "-".repeat(WIDTH - filled)
-        );
+/// A bar of `total` jobs on stderr, only when stderr is a terminal: a log or a pipe gets
+/// the summary lines alone.
+fn progress_bar(total: u64) -> Option<ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
     }
-    let _ = err.flush();
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(10));
+    if let Ok(style) =
+        ProgressStyle::with_template("[{bar:30}] {pos}/{len} jobs, {elapsed} elapsed, {eta} left")
+    {
+        bar.set_style(style.progress_chars("#>-"));
+    }
+    Some(bar)
 }
 
 fn write_outputs(dir: &Path, report: &StudyReport) -> Result<(), String> {
     let write = |name: &str, text: &str| {
-        std::fs::write(dir.join(name), text)
-            .map_err(|e| format!("cannot write {}: {e}", dir.join(name).display()))
+        std::fs::write(dir.join(name), text).map_err(|e| {
+            format!(
+                "cannot write {}: {e}",
+                quote(&dir.join(name).display().to_string())
+            )
+        })
     };
-    std::fs::create_dir_all(dir)
-        .map_err(|e| format!("cannot create --out directory {}: {e}", dir.display()))?;
     let mut markdown = String::new();
     for t in &report.tables {
         write(&format!("{}.csv", t.id), &t.csv())?;

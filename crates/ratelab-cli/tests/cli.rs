@@ -597,9 +597,14 @@ fn the_study_writes_its_tables_plots_and_reproduction_report() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("# Reproduction of"), "{out}");
+    // Off a terminal: the summary lines, and no progress bar redrawn in place.
     assert!(
         err.contains("jobs") && err.contains("study done"),
-        "progress on stderr: {err}"
+        "summary on stderr: {err}"
+    );
+    assert!(
+        !err.contains('\r') && !err.contains("[#"),
+        "a bar off a terminal: {err:?}"
     );
     for file in [
         "honest.csv",
@@ -844,4 +849,826 @@ fn the_shipped_probe_reports_are_whole_and_their_verdicts_recompute() {
         n += 1;
     }
     assert_eq!(n, 6);
+}
+
+/// Runs ratelab with `args` given as raw bytes (for arguments that are not UTF-8).
+fn ratelab_os(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Asserts the usage-error contract: status 2, nothing on stdout, one `ratelab: ` line on
+/// stderr that is terminal-safe (no raw control character) and bounded.
+fn assert_one_safe_line(what: &str, (code, out, err): &(i32, String, String)) {
+    assert_eq!(*code, 2, "{what}: {err}");
+    assert!(out.is_empty(), "{what} printed {out}");
+    assert!(err.starts_with("ratelab: "), "{what}: {err:?}");
+    assert!(err.ends_with('\n'), "{what}: {err:?}");
+    assert_eq!(err.lines().count(), 1, "{what}: {err:?}");
+    let line = err.trim_end_matches('\n');
+    assert!(
+        !line.chars().any(char::is_control),
+        "{what}: a raw control character reaches the terminal: {err:?}"
+    );
+    assert!(line.len() < 1_200, "{what}: {} bytes", line.len());
+    assert!(!err.contains("panicked"), "{what}: {err}");
+}
+
+#[test]
+fn version_help_and_completions() {
+    let (code, out, _) = ratelab(&["--version"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.trim(), format!("ratelab {}", env!("CARGO_PKG_VERSION")));
+    // Help for a command, both ways, lists every flag with its default and an example.
+    let simulate = [
+        ("--limiter", ""),
+        ("--traffic", ""),
+        ("--limit", "[default: 100]"),
+        ("--window", "[default: 60s]"),
+        ("--minutes", "[default: 60]"),
+        ("--runs", "[default: 1]"),
+        ("--seed", "[default: 1]"),
+        ("--format", "[default: table]"),
+    ];
+    for args in [&["help", "simulate"][..], &["simulate", "--help"]] {
+        let (code, out, err) = ratelab(args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        for (flag, default) in simulate {
+            assert!(out.contains(flag), "{args:?} lacks {flag}: {out}");
+            assert!(out.contains(default), "{args:?} lacks {default}: {out}");
+        }
+        assert!(out.contains("E.g.") && out.contains("Examples:"), "{out}");
+        assert!(
+            out.contains("ratelab simulate --limiter fixed-window"),
+            "{out}"
+        );
+    }
+    let (code, out, _) = ratelab(&["help", "probe"]);
+    assert_eq!(code, 0);
+    for flag in [
+        "--target",
+        "--redis",
+        "--script",
+        "--burst",
+        "--traffic",
+        "--duration",
+        "--model",
+        "--admit",
+        "--reject",
+        "--timeout",
+        "--header",
+        "--allow-remote",
+        "--dry-run",
+        "[default: 2s]",
+        "a peak, not an average",
+        "Ctrl-C",
+        "130",
+    ] {
+        assert!(out.contains(flag), "help probe lacks {flag}: {out}");
+    }
+    for (command, flags) in [
+        (
+            "study",
+            &["--out", "--threads", "--only", "[default: 2000]"][..],
+        ),
+        ("demo", &["--limit", "--window", "[default: 100]"]),
+    ] {
+        let (code, out, _) = ratelab(&["help", command]);
+        assert_eq!(code, 0);
+        for flag in flags {
+            assert!(out.contains(flag), "help {command} lacks {flag}: {out}");
+        }
+    }
+    // The bare command and `help` give the overview with the spec language.
+    for args in [&[][..], &["help"], &["--help"]] {
+        let (code, out, _) = ratelab(args);
+        assert_eq!(code, 0, "{args:?}");
+        for needle in [
+            "simulate",
+            "completions",
+            "sliding-window-counter",
+            "DUR is like",
+        ] {
+            assert!(out.contains(needle), "{args:?} lacks {needle}: {out}");
+        }
+    }
+    for (shell, needle) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef ratelab"),
+        ("fish", "complete -c ratelab"),
+    ] {
+        let (code, out, err) = ratelab(&["completions", shell]);
+        assert_eq!(code, 0, "{shell}: {err}");
+        for n in [needle, "simulate", "limiter", "sorted-set-record-rejects"] {
+            assert!(out.contains(n), "{shell} completions lack {n}");
+        }
+    }
+    let r = ratelab(&["completions", "tcsh"]);
+    assert_one_safe_line("completions tcsh", &r);
+    assert!(r.2.contains("'tcsh'") && r.2.contains("bash"), "{}", r.2);
+    let r = ratelab(&["completions"]);
+    assert_one_safe_line("completions", &r);
+    assert!(r.2.contains("bash, zsh, fish"), "{}", r.2);
+}
+
+#[test]
+fn did_you_mean_for_commands_flags_limiters_and_values() {
+    let cases: [(&[&str], &str); 8] = [
+        (&["simulat"], "did you mean 'simulate'?"),
+        (
+            &["simulate", "--limiter", "gcra", "--trafic", "steady"],
+            "did you mean '--traffic'?",
+        ),
+        (
+            &["simulate", "--limiter", "token-buket", "--traffic", "steady"],
+            "unknown limiter 'token-buket': accepted are fixed-window, sliding-log, sliding-window-counter, token-bucket, gcra, leaky-bucket; did you mean 'token-bucket'?",
+        ),
+        (
+            &["simulate", "--limiter", "gcra:brust=5", "--traffic", "steady"],
+            "did you mean 'burst'?",
+        ),
+        (
+            &["simulate", "--limiter", "gcra", "--traffic", "stedy"],
+            "did you mean 'steady'?",
+        ),
+        (
+            &["simulate", "--limiter", "gcra", "--traffic", "steady", "--format", "jsn"],
+            "did you mean 'json'?",
+        ),
+        (
+            &["probe", "--redis", "redis://127.0.0.1:6379", "--script", "gcar"],
+            "did you mean 'gcra'?",
+        ),
+        (
+            &["simulate", "--limiter", "gcra", "--traffic", "steady", "--limiter", "fixed-windw"],
+            "did you mean 'fixed-window'?",
+        ),
+    ];
+    for (args, wanted) in cases {
+        let r = ratelab(args);
+        assert_one_safe_line(&format!("{args:?}"), &r);
+        assert!(r.2.contains(wanted), "{args:?}: '{}' lacks '{wanted}'", r.2);
+    }
+    // Nothing close: no guess.
+    let r = ratelab(&["simulate", "--limiter", "zebra", "--traffic", "steady"]);
+    assert_one_safe_line("zebra", &r);
+    assert!(!r.2.contains("did you mean"), "{}", r.2);
+}
+
+#[test]
+fn user_text_in_messages_is_escaped_and_cut() {
+    let huge = "x".repeat(100_000);
+    let huge_flag = format!("--{huge}");
+    let huge_url = format!("ftp://{huge}");
+    let cases: [(&[&str], &[&str]); 10] = [
+        // A newline inside a spec name: one line, the newline shown as \n.
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra\nfixed-window",
+                "--traffic",
+                "steady",
+            ],
+            &[r"'gcra\nfixed-window'"],
+        ),
+        // An escape sequence in a flag name.
+        (
+            &["simulate", "--\u{1b}[2Jcolour"],
+            &[r"'--\u{1b}[2Jcolour'"],
+        ),
+        // A 100 KB flag is cut and its length given.
+        (&["simulate", &huge_flag], &["…' (100002 characters)"]),
+        // A 100 KB spec, quoted by the core, is cut too.
+        (
+            &["simulate", "--limiter", &huge, "--traffic", "steady"],
+            &["unknown limiter 'xxxxx", "…'"],
+        ),
+        (
+            &["probe", "--target", &huge_url, "--traffic", "steady"],
+            &["invalid --target 'ftp://xxx", "…' (100006 characters)"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra",
+                "--traffic",
+                "steady",
+                "--window",
+                "1m\r\n\u{9b}31m",
+            ],
+            &[r"'1m\r\n\u{9b}31m'"],
+        ),
+        (
+            &[
+                "simulate",
+                "--limiter",
+                "gcra",
+                "--traffic",
+                "replay:file=/nonexistent/a\u{1b}]0;pwned\u{7}b",
+            ],
+            &[
+                r"'/nonexistent/a\u{1b}]0;pwned\u{7}b'",
+                "cannot read replay file",
+            ],
+        ),
+        (
+            &[
+                "probe",
+                "--target",
+                "http://127.0.0.1:9/",
+                "--traffic",
+                "steady",
+                "--admit",
+                "2xx,\u{1b}[5m",
+            ],
+            &[r"'\u{1b}[5m'"],
+        ),
+        (
+            &[
+                "probe",
+                "--target",
+                "http://127.0.0.1:9/",
+                "--traffic",
+                "steady",
+                "--timeout",
+                "1s\t\u{202e}",
+            ],
+            &[r"'1s\t\u{202e}'"],
+        ),
+        (&["simulate", "--format", "json\n"], &[r"'json\n'"]),
+    ];
+    for (args, needles) in cases {
+        let shown: Vec<String> = args.iter().map(|a| a.chars().take(40).collect()).collect();
+        let r = ratelab(args);
+        assert_one_safe_line(&format!("{shown:?}"), &r);
+        for n in needles {
+            assert!(r.2.contains(n), "{shown:?}: {:?} lacks {n:?}", r.2);
+        }
+    }
+    // An argument that is not UTF-8 is refused in one line, not with a panic.
+    use std::os::unix::ffi::OsStrExt;
+    let bad = std::ffi::OsStr::from_bytes(b"gcra\xff\xfe");
+    let r = ratelab_os(&["simulate".as_ref(), "--limiter".as_ref(), bad]);
+    assert_one_safe_line("not UTF-8", &r);
+    assert!(r.2.contains("not valid UTF-8"), "{}", r.2);
+}
+
+#[test]
+fn specs_print_as_they_were_parsed() {
+    let args = [
+        "simulate",
+        "--limiter",
+        "gcra\n",
+        "--limiter",
+        "\ttoken-bucket:burst = 10\t",
+        "--limiter",
+        "sliding-log ",
+        "--traffic",
+        "boundary-burst\n",
+        "--limit",
+        "60",
+    ];
+    let (code, out, err) = ratelab(&args);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    // A title, a header and one row a limiter, each with its nine columns.
+    assert_eq!(lines.len(), 5, "{out}");
+    assert!(!out.contains('\t'), "{out:?}");
+    for (row, name) in lines[2..]
+        .iter()
+        .zip(["gcra", "token-bucket:burst=10", "sliding-log"])
+    {
+        assert!(row.starts_with(&format!("{name} ")), "{row:?}");
+        assert_eq!(row.split_whitespace().count(), 9, "{row:?}");
+    }
+    let mut json_args = args.to_vec();
+    json_args.extend(["--format", "json"]);
+    let (code, out, err) = ratelab(&json_args);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let names: Vec<&str> = v["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["limiter"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["gcra", "token-bucket:burst=10", "sliding-log"]);
+}
+
+#[test]
+fn demo_honours_limit_and_window_and_refuses_other_flags() {
+    let (code, out, err) = ratelab(&["demo", "--limit", "20", "--window", "1s"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("The boundary burst: 20 requests"), "{out}");
+    assert!(out.contains("20 per 1s"), "{out}");
+    let fixed = out
+        .lines()
+        .find(|l| l.starts_with("fixed-window "))
+        .expect("a fixed-window row");
+    // offered, admitted, served, ± SE, busiest: twice the limit through a fixed window.
+    assert_eq!(fixed.split_whitespace().nth(5), Some("40"), "{fixed}");
+    let (code, out, err) = ratelab(&["demo", "--limit", "20", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["scenario"]["limit"], 20);
+    assert_eq!(v["results"].as_array().map(Vec::len), Some(6));
+    for args in [
+        &["demo", "--runs", "3"][..],
+        &["demo", "--traffic", "steady"],
+        &["demo", "--limit", "0"],
+        &["demo", "extra"],
+    ] {
+        let r = ratelab(args);
+        assert_one_safe_line(&format!("{args:?}"), &r);
+    }
+    let r = ratelab(&["demo", "--runs", "3"]);
+    assert!(
+        r.2.contains("'--runs'") && r.2.contains("--limit, --window"),
+        "{}",
+        r.2
+    );
+}
+
+/// What ratelab does when its stdout cannot be written: status 1, one line, no panic.
+fn assert_output_error(what: &str, status: std::process::ExitStatus, err: &str) {
+    assert_eq!(status.code(), Some(1), "{what}: {err}");
+    assert!(!err.contains("panicked"), "{what}: {err}");
+    assert_eq!(err.lines().count(), 1, "{what}: {err}");
+    assert!(
+        err.starts_with("ratelab: cannot write the output"),
+        "{what}: {err}"
+    );
+}
+
+#[test]
+fn a_closed_or_full_stdout_ends_with_one_line_and_status_1() {
+    use std::os::fd::OwnedFd;
+    use std::process::Stdio;
+    // `ratelab demo | head -1` where head has gone: a socket whose other end is closed
+    // refuses every write (EPIPE) from the first byte, whatever the timing.
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair().expect("a socket pair");
+    drop(ours);
+    let out = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+        .arg("demo")
+        .stdout(Stdio::from(OwnedFd::from(theirs)))
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_output_error("demo, closed", out.status, &err);
+    assert!(err.contains("broken pipe"), "{err}");
+    // A real pipe whose reader is dropped unread: the output is larger than a pipe holds
+    // (64 KiB), so the writer blocks until the reader is gone and then gets EPIPE.
+    let mut args = vec![
+        "simulate",
+        "--traffic",
+        "boundary-burst",
+        "--format",
+        "json",
+    ];
+    for _ in 0..300 {
+        args.extend(["--limiter", "fixed-window"]);
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("waits");
+    assert_output_error(
+        "simulate, pipe closed",
+        out.status,
+        &String::from_utf8_lossy(&out.stderr),
+    );
+    // A full disk.
+    for args in [
+        &["demo"][..],
+        &["help", "simulate"],
+        &["completions", "bash"],
+    ] {
+        let full = std::fs::File::create("/dev/full").expect("/dev/full");
+        let out = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+            .args(args)
+            .stdout(Stdio::from(full))
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_output_error(&format!("{args:?} > /dev/full"), out.status, &err);
+        assert!(err.contains("No space left on device"), "{err}");
+    }
+}
+
+/// The probe's caps hold for every traffic, and what it would put on the wire is checked
+/// before anything is sent, `--dry-run` included.
+#[test]
+fn probe_caps_timeouts_and_headers_are_checked_before_sending() {
+    let probe = |extra: &[&str]| {
+        let mut args = vec!["probe", "--target", "http://127.0.0.1:9/", "--dry-run"];
+        if !extra.contains(&"--limit") {
+            args.extend(["--limit", "20", "--window", "1s"]);
+        }
+        args.extend_from_slice(extra);
+        ratelab(&args)
+    };
+    let refused: [(&[&str], &[&str]); 10] = [
+        // Ten requests at 59 minutes with two retries an hour apart: the last at 179min.
+        (
+            &[
+                "--traffic",
+                "retry:rate=1/1min,spike=10,at=59min,tries=3,every=1h",
+                "--duration",
+                "1h",
+            ],
+            &[
+                "last retry could be due at 179min",
+                "at most 1h, retries included",
+            ],
+        ),
+        // 8,000 requests within 200 ms, half an hour into an hour of silence.
+        (
+            &[
+                "--traffic",
+                "boundary-burst:before=100ms,after=100ms",
+                "--limit",
+                "4000",
+                "--window",
+                "30min",
+                "--duration",
+                "1h",
+            ],
+            &["8000 requests in one second", "not an average"],
+        ),
+        // 4,000 at once and their retries a millisecond later.
+        (
+            &[
+                "--traffic",
+                "retry:rate=1/1min,spike=4000,at=30min,tries=2,every=1ms",
+                "--duration",
+                "1h",
+            ],
+            &["in one second", "retries included"],
+        ),
+        (
+            &["--traffic", "steady", "--timeout", "0s"],
+            &["--timeout '0s'", "1ms to 60s"],
+        ),
+        (
+            &["--traffic", "steady", "--timeout", "500us"],
+            &["--timeout '500us'", "1ms to 60s"],
+        ),
+        (
+            &["--traffic", "steady", "--timeout", "61s"],
+            &["1ms to 60s"],
+        ),
+        (
+            &["--traffic", "steady", "--header", "X-A:b\r\nX-Evil:1"],
+            &[r"'X-A:b\r\nX-Evil:1'", "CR or LF"],
+        ),
+        // A trailing newline was trimmed away before, and the header sent.
+        (
+            &["--traffic", "steady", "--header", "X-A:b\n"],
+            &["CR or LF"],
+        ),
+        (
+            &["--traffic", "steady", "--header", "X-A:\r"],
+            &["CR or LF"],
+        ),
+        (
+            &["--traffic", "steady", "--header", "X-A:\u{1b}[2J"],
+            &[r"'X-A:\u{1b}[2J'", "control characters"],
+        ),
+    ];
+    for (extra, needles) in refused {
+        let r = probe(extra);
+        assert_one_safe_line(&format!("{extra:?}"), &r);
+        for n in needles {
+            assert!(r.2.contains(n), "{extra:?}: {:?} lacks {n:?}", r.2);
+        }
+    }
+    // Within the caps: the limits themselves, and retries that stay within the hour.
+    for extra in [
+        &["--traffic", "steady", "--timeout", "1ms"][..],
+        &["--traffic", "steady", "--timeout", "60s"],
+        &["--traffic", "steady", "--header", "X-A: b\tc "],
+        &[
+            "--traffic",
+            "boundary-burst:before=600ms,after=600ms",
+            "--limit",
+            "4000",
+            "--window",
+            "30min",
+            "--duration",
+            "1h",
+        ],
+        &[
+            "--traffic",
+            "retry:rate=1/1min,spike=4000,at=30min,tries=2,every=2s",
+            "--duration",
+            "1h",
+        ],
+    ] {
+        let (code, out, err) = probe(extra);
+        assert_eq!(code, 0, "{extra:?}: {err}");
+        assert!(out.is_empty());
+        assert!(err.contains("would send"), "{extra:?}: {err}");
+    }
+    let (_, _, err) = probe(&[
+        "--traffic",
+        "retry:rate=1/1min,spike=4000,at=30min,tries=2,every=2s",
+        "--duration",
+        "1h",
+    ]);
+    assert!(err.contains("up to 8"), "the most with retries: {err}");
+    assert!(err.contains("the last due by"), "{err}");
+}
+
+/// A loopback HTTP server that accepts connections and never answers: every request
+/// stays in flight until the probe's timeout.
+fn silent_server() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let port = listener.local_addr().expect("address").port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            held.push(conn);
+        }
+    });
+    port
+}
+
+/// Starts `ratelab ARGS`, waits until its stderr has a line containing `ready`, then for
+/// each of `pauses` waits that long and sends it SIGINT; returns the exit code, stdout,
+/// stderr and how long it took to end after the last signal.
+fn interrupt(
+    args: &[&str],
+    ready: &'static str,
+    pauses: &[std::time::Duration],
+) -> (i32, String, String, std::time::Duration) {
+    use std::io::{BufRead, Read};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let stderr = child.stderr.take().expect("stderr");
+    let (seen_tx, seen_rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut all = String::new();
+        for line in std::io::BufReader::new(stderr).lines() {
+            let line = line.unwrap_or_default();
+            if line.contains(ready) {
+                let _ = seen_tx.send(());
+            }
+            all += &line;
+            all.push('\n');
+        }
+        all
+    });
+    seen_rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the probe started sending");
+    let mut signalled = Instant::now();
+    for &pause in pauses {
+        std::thread::sleep(pause);
+        signalled = Instant::now();
+        let status = Command::new("sh")
+            .args(["-c", &format!("kill -INT {}", child.id())])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+    }
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut out)
+        .expect("stdout");
+    let code = child.wait().expect("waits").code().unwrap_or(-1);
+    let took = signalled.elapsed();
+    let err = reader.join().expect("stderr");
+    (code, out, err, took)
+}
+
+/// Ctrl-C stops a probe: sending stops, the answers in flight are awaited up to the
+/// timeout, and the report of what was sent comes out marked partial, with status 130.
+///
+/// Timing: the flood sends every 50 ms from 100 ms (one window) for 30 s, and nothing
+/// answers, so each request times out after 500 ms. SIGINT comes 1.5 s after the probe says
+/// it is sending: about 28 requests are sent, about 10 of them still in flight. The
+/// margins: at least 20 in the report (without awaiting the ones in flight there would be
+/// about 18; 400 ms of slack for a slow start or a late signal), and the probe ends within
+/// 3.5 s of the signal (the 500 ms timeout and 3 s of slack), far from the 30 s it would
+/// run. Run 20 times in a row with the other core busy (`yes > /dev/null`): all passed.
+#[test]
+fn ctrl_c_stops_a_probe_with_a_partial_report_and_status_130() {
+    use std::time::Duration;
+    let port = silent_server();
+    let target = format!("http://127.0.0.1:{port}/");
+    for format in ["json", "table"] {
+        let (code, out, err, took) = interrupt(
+            &[
+                "probe",
+                "--target",
+                &target,
+                "--traffic",
+                "flood:every=50ms,for=30s",
+                "--limit",
+                "2",
+                "--window",
+                "100ms",
+                "--duration",
+                "30s",
+                "--timeout",
+                "500ms",
+                "--format",
+                format,
+            ],
+            "ratelab probe: sending",
+            &[Duration::from_millis(1_500)],
+        );
+        assert_eq!(code, 130, "{format}: {err}");
+        assert!(took < Duration::from_millis(3_500), "{format}: {took:?}");
+        assert!(err.contains("Ctrl-C"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        // Off a terminal, no progress bar.
+        assert!(!err.contains('\r') && !err.contains("answered"), "{err:?}");
+        if format == "json" {
+            let v: Value = serde_json::from_str(&out).expect("a JSON report");
+            assert_eq!(v["partial"], Value::Bool(true), "{v}");
+            let sent = v["sent"].as_u64().expect("sent");
+            assert!((20..600).contains(&sent), "{sent} sent: {err}");
+            assert_eq!(v["timeouts"], sent, "every request timed out: {v}");
+            let report: ratelab::probe::ProbeReport = serde_json::from_value(v).expect("a report");
+            assert_eq!(report.check(), Ok(()));
+        } else {
+            assert!(
+                out.starts_with("PARTIAL: stopped by Ctrl-C after "),
+                "{out}"
+            );
+            assert!(out.contains("probe of http://127.0.0.1:"), "{out}");
+        }
+    }
+}
+
+/// A second Ctrl-C quits at once, without waiting for the answers in flight and without a
+/// report. Timing: with a 10 s timeout the first Ctrl-C would wait up to 10 s; the second,
+/// 300 ms later, must end the probe within 3 s (the margin) with status 130 and nothing on
+/// stdout. Run 20 times in a row with the other core busy: all passed.
+#[test]
+fn a_second_ctrl_c_quits_at_once_without_a_report() {
+    use std::time::Duration;
+    let port = silent_server();
+    let target = format!("http://127.0.0.1:{port}/");
+    let (code, out, err, took) = interrupt(
+        &[
+            "probe",
+            "--target",
+            &target,
+            "--traffic",
+            "flood:every=50ms,for=30s",
+            "--limit",
+            "2",
+            "--window",
+            "100ms",
+            "--duration",
+            "30s",
+            "--timeout",
+            "10s",
+            "--format",
+            "json",
+        ],
+        "ratelab probe: sending",
+        &[Duration::from_millis(700), Duration::from_millis(300)],
+    );
+    assert_eq!(code, 130, "{err}");
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("stopped without a report"), "{err}");
+}
+
+/// A whole probe's report says it is whole; the recorded reports, written before the field
+/// existed, read as whole.
+#[test]
+fn a_whole_probe_is_not_partial_and_old_reports_read_as_whole() {
+    let (code, out, err) = ratelab(&[
+        "probe",
+        "--target",
+        "http://127.0.0.1:9/",
+        "--traffic",
+        "flood:every=20ms,for=60ms",
+        "--limit",
+        "20",
+        "--window",
+        "1s",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["partial"], Value::Bool(false));
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../www/probes");
+    for entry in std::fs::read_dir(&dir).expect("www/probes") {
+        let path = entry.expect("entry").path();
+        let text = std::fs::read_to_string(&path).expect("readable");
+        assert!(!text.contains("\"partial\""), "{}", path.display());
+        let report: ratelab::probe::ProbeReport = serde_json::from_str(&text).expect("reads");
+        assert!(!report.partial, "{}", path.display());
+    }
+}
+
+#[test]
+fn study_out_is_created_and_checked_before_any_work() {
+    let dir = Scratch::new("study-out");
+    let file = dir.0.join("a-file");
+    std::fs::write(&file, b"not a directory").expect("write");
+    let below_file = file.join("sub");
+    let cases = [
+        (
+            "/proc/nope/x".to_owned(),
+            "cannot create --out directory '/proc/nope/x'",
+        ),
+        (file.display().to_string(), "--out directory"),
+        (
+            below_file.display().to_string(),
+            "cannot create --out directory",
+        ),
+        (
+            "/proc/self".to_owned(),
+            "cannot write in --out directory '/proc/self'",
+        ),
+    ];
+    for (out, needle) in cases {
+        let started = std::time::Instant::now();
+        let r = ratelab(&["study", "--runs", "2", "--minutes", "10", "--out", &out]);
+        assert_one_safe_line(&out, &r);
+        assert!(r.2.contains(needle), "{out}: {}", r.2);
+        // Refused before the first job: no summary of jobs run, and at once.
+        assert!(!r.2.contains("jobs"), "{out}: {}", r.2);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    }
+    // A fresh directory is made, and holds only the study's files afterwards.
+    let fresh = dir.0.join("new/deeper");
+    let (code, _, err) = ratelab(&[
+        "study",
+        "--runs",
+        "2",
+        "--minutes",
+        "10",
+        "--only",
+        "honest",
+        "--out",
+        fresh.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let names: Vec<String> = std::fs::read_dir(&fresh)
+        .expect("made")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| !n.starts_with(".ratelab")),
+        "{names:?}"
+    );
+    assert!(names.contains(&"REPRODUCTION.md".to_owned()), "{names:?}");
+}
+
+/// Runs `command` on a pseudo-terminal (util-linux `script`) and returns what it showed.
+fn on_a_terminal(command: &str) -> String {
+    let out = Command::new("script")
+        .args(["-qefc", command, "/dev/null"])
+        .output()
+        .expect("script (util-linux) runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Progress bars draw on a terminal (and only there: the tests above check pipes get none).
+#[test]
+fn progress_bars_show_on_a_terminal() {
+    let bin = env!("CARGO_BIN_EXE_ratelab");
+    let shown = on_a_terminal(&format!(
+        "{bin} study --runs 2 --minutes 10 --format json > /dev/null"
+    ));
+    assert!(shown.contains(" jobs, "), "{shown:?}");
+    assert!(shown.contains("elapsed"), "{shown:?}");
+    assert!(shown.contains("study done"), "{shown:?}");
+    // A probe of 1.5 s against a closed port: the bar shows what was sent and answered.
+    let shown = on_a_terminal(&format!(
+        "{bin} probe --target http://127.0.0.1:9/ --traffic flood:every=50ms,for=1500ms --limit 20 --window 1s --format json > /dev/null"
+    ));
+    for needle in ["sent ", "answered ", "admitted 0", "elapsed", "left"] {
+        assert!(shown.contains(needle), "{needle}: {shown:?}");
+    }
 }

@@ -16,11 +16,13 @@ use serde::{Deserialize, Serialize};
 
 /// The most requests one probe may send, retries included.
 pub const MAX_REQUESTS: u64 = 1_000_000;
-/// The highest average send rate of a probe, in requests per second.
+/// The most requests a probe may send within any one second: a peak, held in every
+/// one-second span of the plan (worst-case retries included), not an average over the run.
 pub const MAX_RATE: u64 = 5_000;
-/// The most requests a probe may send within one millisecond.
+/// The most requests a probe may send within any one millisecond (worst-case retries
+/// included).
 pub const MAX_PER_MS: u64 = 5_000;
-/// The longest probe.
+/// The longest probe: no request, retries included, is due later than this after the start.
 pub const MAX_DURATION: Micros = HOUR;
 
 /// What a probe will send: the scenario's first tries and, for a retrying client, its retries.
@@ -46,9 +48,13 @@ pub struct PlanSummary {
     pub most: u64,
     /// When the last first try is due, in µs from the start.
     pub last_at: Micros,
-    /// The most first tries due within one millisecond.
+    /// The latest a try could be due, if every try before it is rejected: `last_at` plus
+    /// `tries − 1` retry gaps (`last_at` for traffic that does not retry).
+    #[serde(default)]
+    pub last_try_at: Micros,
+    /// The most requests due within any one millisecond, if every retry is sent.
     pub peak_per_ms: u64,
-    /// The most first tries due within one second.
+    /// The most requests due within any one second, if every retry is sent.
     pub peak_per_s: u64,
 }
 
@@ -56,7 +62,11 @@ impl PlanSummary {
     /// One line for the terminal, before anything is sent.
     pub fn describe(&self) -> String {
         let most = if self.most > self.first_tries {
-            format!(", up to {} with retries", self.most)
+            format!(
+                ", up to {} with retries (the last due by {})",
+                self.most,
+                format_duration(self.last_try_at.max(1))
+            )
         } else {
             String::new()
         };
@@ -72,7 +82,10 @@ impl PlanSummary {
 
 impl Plan {
     /// The plan for run 0 of `scenario`, refused before anything is sent when it breaks a cap:
-    /// [`MAX_REQUESTS`], [`MAX_RATE`] on average, [`MAX_PER_MS`], [`MAX_DURATION`].
+    /// [`MAX_REQUESTS`], [`MAX_DURATION`], [`MAX_RATE`] and [`MAX_PER_MS`]. The caps hold for
+    /// the worst case of a retrying client, in which every try but the last is rejected: its
+    /// last retry is due `tries − 1` gaps after its last first try, and the rate caps are
+    /// peaks over every span of one second (one millisecond) of all the tries it could send.
     pub fn new(scenario: &Scenario) -> Result<Plan, Error> {
         if scenario.duration > MAX_DURATION {
             return Err(Error::invalid(
@@ -84,18 +97,22 @@ impl Plan {
         check_size(scenario)?;
         let closed = RetryClient::new(scenario, 0);
         let mut first: Vec<Micros> = Vec::new();
-        let tries = match &scenario.traffic {
+        let (tries, every) = match &scenario.traffic {
             crate::TrafficSpec::Retry {
-                tries, spike, at, ..
+                tries,
+                spike,
+                at,
+                every,
+                ..
             } => {
                 // First tries are the steady stream plus the spike.
                 first.extend(std::iter::repeat_n(
                     *at,
                     (*spike).min(MAX_REQUESTS + 1) as usize,
                 ));
-                u64::from(*tries)
+                (u64::from(*tries), *every)
             }
-            _ => 1,
+            _ => (1, 0),
         };
         for t in scenario.arrivals(0) {
             first.push(t);
@@ -110,39 +127,55 @@ impl Plan {
             return Err(too_many(most));
         }
         let last_at = first.last().copied().unwrap_or(0);
-        if last_at > MAX_DURATION {
-            return Err(Error::invalid(
-                "probe: traffic",
-                &format_duration(last_at),
-                "traffic whose sends end within 1h (a shorter window or duration)",
-            ));
+        let last_try_at = last_at.saturating_add((tries - 1).saturating_mul(every));
+        if last_try_at > MAX_DURATION {
+            let detail = if tries > 1 {
+                format!(
+                    "its last retry could be due at {} (the last new request at {}, then up to {} more tries {} apart); a probe lasts at most 1h, retries included (fewer tries, a shorter gap or an earlier spike)",
+                    format_duration(last_try_at),
+                    format_duration(last_at),
+                    tries - 1,
+                    format_duration(every)
+                )
+            } else {
+                format!(
+                    "its last request is due at {}; a probe lasts at most 1h (a shorter window or duration)",
+                    format_duration(last_at)
+                )
+            };
+            return Err(Error::TooLarge {
+                what: "probe traffic".into(),
+                detail,
+            });
         }
-        let peak = |span: Micros| {
-            let (mut lo, mut best) = (0, 0);
-            for (hi, &t) in first.iter().enumerate() {
-                while first[lo] + span <= t {
-                    lo += 1;
-                }
-                best = best.max(hi + 1 - lo);
-            }
-            best as u64
-        };
+        // Every time is now at most an hour, so the shifted copies cannot overflow.
+        let peaks = Peaks::of(&first, tries, every);
         let summary = PlanSummary {
             first_tries,
             most,
             last_at,
-            peak_per_ms: peak(1_000),
-            peak_per_s: peak(SECOND),
+            last_try_at,
+            peak_per_ms: peaks.per_ms,
+            peak_per_s: peaks.per_s,
         };
-        let seconds = (last_at as f64 / SECOND as f64).max(1.0);
-        if summary.peak_per_ms > MAX_PER_MS || most as f64 / seconds > MAX_RATE as f64 {
+        let retries = if tries > 1 { ", retries included" } else { "" };
+        if summary.peak_per_ms > MAX_PER_MS {
             return Err(Error::TooLarge {
                 what: "probe traffic".into(),
                 detail: format!(
-                    "{} requests in {}, {} in one millisecond; a probe sends at most {MAX_RATE} a second on average and {MAX_PER_MS} in one millisecond",
-                    most,
-                    format_duration(last_at.max(1)),
-                    summary.peak_per_ms
+                    "up to {} requests in one millisecond (at {}{retries}); a probe sends at most {MAX_PER_MS} in one millisecond and {MAX_RATE} in any one second",
+                    summary.peak_per_ms,
+                    format_duration(peaks.per_ms_at.max(1)),
+                ),
+            });
+        }
+        if summary.peak_per_s > MAX_RATE {
+            return Err(Error::TooLarge {
+                what: "probe traffic".into(),
+                detail: format!(
+                    "up to {} requests in one second (the second ending at {}{retries}); a probe sends at most {MAX_RATE} in any one second, a peak and not an average, and {MAX_PER_MS} in one millisecond",
+                    summary.peak_per_s,
+                    format_duration(peaks.per_s_at.max(1)),
                 ),
             });
         }
@@ -322,6 +355,90 @@ impl ProbeReport {
             }
         }
         Ok(())
+    }
+}
+
+/// The busiest millisecond and second of a plan's worst case, and where they end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Peaks {
+    per_ms: u64,
+    per_ms_at: Micros,
+    per_s: u64,
+    per_s_at: Micros,
+}
+
+impl Peaks {
+    /// The peaks of every try a retrying client could send: each first try in `first` (sorted)
+    /// and, if all its tries are rejected, `tries − 1` retries `every` apart. The tries are
+    /// never held all at once: `tries` shifted copies of `first` are merged on the fly, a
+    /// leading merge counting into each span and a trailing one per span counting out, so
+    /// the work is O(n log tries) for n tries and the memory O(tries).
+    fn of(first: &[Micros], tries: u64, every: Micros) -> Peaks {
+        let mut tail_ms = Merged::new(first, tries, every).peekable();
+        let mut tail_s = Merged::new(first, tries, every).peekable();
+        let (mut seen, mut left_ms, mut left_s) = (0u64, 0u64, 0u64);
+        let mut peaks = Peaks {
+            per_ms: 0,
+            per_ms_at: 0,
+            per_s: 0,
+            per_s_at: 0,
+        };
+        for t in Merged::new(first, tries, every) {
+            seen += 1;
+            // A span of length d ending at t holds the tries due in (t − d, t].
+            while tail_ms.next_if(|&u| u + 1_000 <= t).is_some() {
+                left_ms += 1;
+            }
+            while tail_s.next_if(|&u| u + SECOND <= t).is_some() {
+                left_s += 1;
+            }
+            if seen - left_ms > peaks.per_ms {
+                peaks.per_ms = seen - left_ms;
+                peaks.per_ms_at = t;
+            }
+            if seen - left_s > peaks.per_s {
+                peaks.per_s = seen - left_s;
+                peaks.per_s_at = t;
+            }
+        }
+        peaks
+    }
+}
+
+/// `tries` copies of the sorted `first`, the j-th shifted by `j × every`, merged in order.
+struct Merged<'a> {
+    first: &'a [Micros],
+    every: Micros,
+    /// The next time of each copy that has one: (time, copy, index into `first`).
+    heads: std::collections::BinaryHeap<std::cmp::Reverse<(Micros, u64, usize)>>,
+}
+
+impl<'a> Merged<'a> {
+    fn new(first: &'a [Micros], tries: u64, every: Micros) -> Self {
+        let heads = match first.first() {
+            Some(&t) => (0..tries)
+                .map(|j| std::cmp::Reverse((t.saturating_add(j.saturating_mul(every)), j, 0)))
+                .collect(),
+            None => std::collections::BinaryHeap::new(),
+        };
+        Merged {
+            first,
+            every,
+            heads,
+        }
+    }
+}
+
+impl Iterator for Merged<'_> {
+    type Item = Micros;
+
+    fn next(&mut self) -> Option<Micros> {
+        let std::cmp::Reverse((t, j, i)) = self.heads.pop()?;
+        if let Some(&next) = self.first.get(i + 1) {
+            let shifted = next.saturating_add(j.saturating_mul(self.every));
+            self.heads.push(std::cmp::Reverse((shifted, j, i + 1)));
+        }
+        Some(t)
     }
 }
 
@@ -517,6 +634,10 @@ pub struct ProbeReport {
     pub seed: u64,
     /// The command that produced the report, if the sender gives it.
     pub command: Option<String>,
+    /// Whether the probe was stopped before it had sent its whole plan (Ctrl-C): the report
+    /// is then of what was sent. Absent (false) in reports written before it was recorded.
+    #[serde(default)]
+    pub partial: bool,
     /// Requests sent, retries included.
     pub sent: u64,
     /// First tries.
@@ -622,6 +743,7 @@ impl ProbeReport {
             duration_us: scenario.duration,
             seed: scenario.seed,
             command: meta.command,
+            partial: false,
             sent: records.len() as u64,
             offered,
             other: count(Outcome::Other),
@@ -745,7 +867,7 @@ mod tests {
     use super::*;
     use crate::sim::trace;
     use crate::spec::{LimiterSpec, TrafficSpec};
-    use crate::time::MS;
+    use crate::time::{MINUTE, MS};
 
     fn scenario(traffic: &str, limiter: &str) -> Scenario {
         Scenario {
@@ -1089,5 +1211,120 @@ mod tests {
         assert_eq!(p.summary.peak_per_s, 40);
         assert_eq!(p.summary.last_at, SECOND + 10 * MS);
         assert!(p.summary.describe().starts_with("40 request(s)"));
+    }
+
+    #[test]
+    fn the_duration_cap_counts_every_retry_a_client_could_send() {
+        // Ten new requests at 59 minutes, each with up to two retries an hour apart: the last
+        // could be due at 179 minutes, far past the hour (the old cap looked at first tries only).
+        let mut s = scenario(
+            "retry:rate=1/1min,spike=10,at=59min,tries=3,every=1h",
+            "gcra",
+        );
+        s.duration = HOUR;
+        let e = Plan::new(&s)
+            .expect_err("retries past the hour")
+            .to_string();
+        assert!(e.contains("last retry could be due at 179min"), "{e}");
+        assert!(e.contains("at most 1h, retries included"), "{e}");
+        // The same client without retries, and with retries that end within the hour.
+        s.traffic = TrafficSpec::parse("retry:rate=1/1min,spike=10,at=59min,tries=1,every=1h")
+            .expect("traffic");
+        let p = Plan::new(&s).expect("plan");
+        assert_eq!(p.summary.last_try_at, p.summary.last_at);
+        assert!(p.summary.last_at >= 59 * MINUTE);
+        // In a run of 50 minutes, two retries 5 minutes apart end within the hour, and two
+        // 11 minutes apart may not.
+        s.duration = 50 * MINUTE;
+        s.traffic = TrafficSpec::parse("retry:rate=1/1min,spike=10,at=40min,tries=3,every=5min")
+            .expect("traffic");
+        let p = Plan::new(&s).expect("plan");
+        assert_eq!(p.summary.last_try_at, p.summary.last_at + 10 * MINUTE);
+        assert!(p.summary.last_try_at <= HOUR);
+        s.traffic = TrafficSpec::parse("retry:rate=1/1min,spike=10,at=40min,tries=3,every=11min")
+            .expect("traffic");
+        let e = Plan::new(&s).expect_err("past the hour").to_string();
+        assert!(e.contains("then up to 2 more tries 11min apart"), "{e}");
+    }
+
+    #[test]
+    fn the_rate_cap_is_a_peak_in_every_second_not_an_average() {
+        // 8,000 requests within 200 ms, half an hour into the run: 4,000 a millisecond at
+        // most, and on average over the run barely 4 a second (the old cap's measure).
+        let mut s = scenario("boundary-burst:before=100ms,after=100ms", "sliding-log");
+        s.limit = 4_000;
+        s.window = 30 * MINUTE;
+        s.duration = HOUR;
+        let e = Plan::new(&s).expect_err("a peak over the cap").to_string();
+        assert!(e.contains("up to 8000 requests in one second"), "{e}");
+        assert!(e.contains("not an average"), "{e}");
+        // Spread over more than a second, the same bursts pass.
+        s.traffic = TrafficSpec::parse("boundary-burst:before=600ms,after=600ms").expect("t");
+        let p = Plan::new(&s).expect("two bursts 1.2 s apart");
+        assert_eq!(
+            (p.summary.peak_per_s, p.summary.peak_per_ms),
+            (4_000, 4_000)
+        );
+        // Retries count in the worst case: 4,000 new requests at one instant and their
+        // retries 1 ms later are 8,000 within one second, though each millisecond holds 4,000.
+        let mut s = scenario(
+            "retry:rate=1/1min,spike=4000,at=30min,tries=2,every=1ms",
+            "gcra",
+        );
+        s.duration = HOUR;
+        let e = Plan::new(&s)
+            .expect_err("retries within the second")
+            .to_string();
+        assert!(e.contains("requests in one second"), "{e}");
+        assert!(e.contains("retries included"), "{e}");
+        // Retries two seconds later fall in another second.
+        s.traffic = TrafficSpec::parse("retry:rate=1/1min,spike=4000,at=30min,tries=2,every=2s")
+            .expect("traffic");
+        let p = Plan::new(&s).expect("retries in the next seconds");
+        // The spike, and the steady stream's odd request in the same second.
+        assert!(
+            (4_000..4_010).contains(&p.summary.peak_per_s),
+            "{:?}",
+            p.summary
+        );
+        assert_eq!(p.summary.most, 2 * p.summary.first_tries);
+    }
+
+    #[test]
+    fn the_worst_case_peaks_equal_a_recount_of_every_try() {
+        // The merged, shifted copies against a plain sort of all tries and a recount.
+        let first: Vec<Micros> = [0u64, 0, 300, 999, 1_000, 1_001, 2_500, 900_000, 1_000_000]
+            .into_iter()
+            .chain((0..200).map(|i| 1_500_000 + i * 37))
+            .collect();
+        for (tries, every) in [
+            (1, 0),
+            (2, 1),
+            (3, 500),
+            (4, 1_000),
+            (5, 333_333),
+            (7, 2_000_000),
+        ] {
+            let mut all: Vec<Micros> = first
+                .iter()
+                .flat_map(|&t| (0..tries).map(move |j| t + j * every))
+                .collect();
+            all.sort_unstable();
+            let merged: Vec<Micros> = Merged::new(&first, tries, every).collect();
+            assert_eq!(merged, all);
+            let recount = |span: Micros| {
+                all.iter()
+                    .map(|&t| all.iter().filter(|&&u| u <= t && u + span > t).count() as u64)
+                    .max()
+                    .unwrap_or(0)
+            };
+            let p = Peaks::of(&first, tries, every);
+            assert_eq!(
+                (p.per_ms, p.per_s),
+                (recount(1_000), recount(SECOND)),
+                "{tries} {every}"
+            );
+        }
+        assert_eq!(Peaks::of(&[], 3, 10).per_s, 0);
     }
 }

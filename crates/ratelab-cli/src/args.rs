@@ -1,0 +1,320 @@
+//! The command line as clap sees it: every command, flag, default and example, which is
+//! also what `--help`, `ratelab help COMMAND` and the shell completions show.
+//!
+//! Values are kept as the text given and parsed by the core's own parsers, so a bad one gets
+//! the same one-line message as everywhere else; only closed sets (formats, scripts, shells)
+//! are checked by clap, which also completes them.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const SPECS: &str = "\
+A SPEC is name[:key=value,...].
+  Limiters: fixed-window, sliding-log, sliding-window-counter, token-bucket, gcra,
+            leaky-bucket. Keys: burst=B, rate=N/DUR, record-rejects=true, servers=K,
+            mode=meter|queue (leaky-bucket).
+  Traffic:  steady, small-bursts, page-loads, big-bursts, on-off (load=X);
+            flood (start=DUR|worst, every=DUR, for=DUR); boundary-burst (before=DUR,
+            after=DUR); retry (rate=N/DUR, spike=S, at=DUR, tries=M, every=DUR);
+            replay (file=PATH, format=auto|seconds|ms|iso|access-log, client=IP,
+            field=NAME:VALUE): one timestamp per line (epoch seconds or ms, ISO 8601)
+            or an nginx/Apache access log, filtered on the client or another field.
+  DUR is like 60s, 1min, 250ms, 1.5s, 2h.
+
+Examples:
+  ratelab demo
+  ratelab simulate --limiter fixed-window --limiter token-bucket:burst=10 --traffic boundary-burst --limit 60
+  ratelab study --out study
+  ratelab probe --target http://127.0.0.1:8080/api --traffic boundary-burst --limit 20 --window 1s
+  ratelab completions bash > /usr/share/bash-completion/completions/ratelab";
+
+/// ratelab: what each rate limiter really lets through.
+#[derive(Debug, Parser)]
+#[command(
+    name = "ratelab",
+    version,
+    after_help = SPECS,
+    max_term_width = 100,
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub command: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Cmd {
+    /// Runs limiters against the same traffic and audits every decision against "at most L
+    /// in any window W".
+    #[command(after_help = "\
+Examples:
+  ratelab simulate --limiter fixed-window --limiter sliding-log --limiter token-bucket:burst=10 \\
+                   --traffic boundary-burst --limit 60
+  ratelab simulate --limiter gcra --traffic steady:load=0.9 --runs 20 --format json
+  ratelab simulate --limiter sliding-log --traffic replay:file=access.log,client=203.0.113.7
+
+A SPEC is name[:key=value,...]; `ratelab help` lists the names and keys.")]
+    Simulate(SimulateArgs),
+    /// Reruns every experiment of the essay's study, with its tables, plots and
+    /// REPRODUCTION.md.
+    #[command(after_help = "\
+Examples:
+  ratelab study --out study
+  ratelab study --runs 5 --minutes 200 --format json
+  ratelab study --only honest --threads 1")]
+    Study(StudyArgs),
+    /// Sends the traffic in real time to a live limiter (HTTP or a Redis script) and audits
+    /// its answers. Loopback only unless --allow-remote.
+    ///
+    /// Caps, checked before anything is sent, for the worst case in which every retry is
+    /// sent: at most 1,000,000 requests, 5,000 in any one second (a peak, not an average),
+    /// 5,000 in one millisecond, and nothing due after 1h. On a terminal a progress bar shows
+    /// on stderr; Ctrl-C stops sending, waits up to --timeout for answers in flight, prints
+    /// the report of what was sent marked partial and exits with status 130.
+    #[command(after_help = "\
+Examples:
+  ratelab probe --target http://127.0.0.1:8080/api --traffic boundary-burst \\
+                --limit 20 --window 1s --model leaky-bucket:burst=5,mode=meter
+  ratelab probe --redis redis://127.0.0.1:6379 --script sorted-set-record-rejects \\
+                --traffic retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms --limit 20 --window 1s --duration 6s
+  ratelab probe --target http://127.0.0.1:8080/ --traffic flood:every=10ms --dry-run")]
+    Probe(ProbeArgs),
+    /// The boundary burst against every limiter, as a table.
+    #[command(after_help = "\
+Examples:
+  ratelab demo
+  ratelab demo --limit 20 --window 1s")]
+    Demo(DemoArgs),
+    /// Prints a completion script for a shell.
+    #[command(after_help = "\
+Examples:
+  ratelab completions bash > ~/.local/share/bash-completion/completions/ratelab
+  ratelab completions zsh > ~/.zfunc/_ratelab
+  ratelab completions fish > ~/.config/fish/completions/ratelab.fish")]
+    Completions(CompletionsArgs),
+}
+
+/// Output format of `simulate`, `probe` and `demo`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// One JSON document.
+    Json,
+    /// A table for people.
+    Table,
+}
+
+/// Output format of `study`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum StudyFormat {
+    /// The report as one JSON document.
+    Json,
+    /// The tables and REPRODUCTION.md.
+    Markdown,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SimulateArgs {
+    /// A limiter, name[:key=value,...]; once per limiter, at least one. E.g. sliding-log,
+    /// token-bucket:burst=10, leaky-bucket:burst=5,mode=queue
+    #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
+    pub limiter: Vec<String>,
+    /// The traffic (required). E.g. steady:load=0.8, boundary-burst, flood:every=10ms,
+    /// retry:spike=200,tries=5, replay:file=access.log
+    #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
+    pub traffic: Option<String>,
+    /// L, the requests allowed per window: 1 to 1,000,000. E.g. --limit 60
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "100",
+        allow_hyphen_values = true
+    )]
+    pub limit: String,
+    /// W, the window: 1ms to 24h. E.g. --window 1s
+    #[arg(
+        long,
+        value_name = "DUR",
+        default_value = "60s",
+        allow_hyphen_values = true
+    )]
+    pub window: String,
+    /// How long each run lasts, in minutes: 1 to 100,000. E.g. --minutes 600
+    #[arg(
+        long,
+        value_name = "M",
+        default_value = "60",
+        allow_hyphen_values = true
+    )]
+    pub minutes: String,
+    /// Independent runs, averaged with a standard error: 1 to 100,000. E.g. --runs 20
+    #[arg(
+        long,
+        value_name = "R",
+        default_value = "1",
+        allow_hyphen_values = true
+    )]
+    pub runs: String,
+    /// The seed of the arrivals: 0 to 2^64 − 1. E.g. --seed 7
+    #[arg(
+        long,
+        value_name = "S",
+        default_value = "1",
+        allow_hyphen_values = true
+    )]
+    pub seed: String,
+    /// Output: a table, or JSON with one object per limiter. E.g. --format json
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct StudyArgs {
+    /// Runs per experiment: 2 to 1,000. E.g. --runs 5
+    #[arg(
+        long,
+        value_name = "R",
+        default_value = "20",
+        allow_hyphen_values = true
+    )]
+    pub runs: String,
+    /// Minutes per run: 10 to 100,000. E.g. --minutes 200
+    #[arg(
+        long,
+        value_name = "M",
+        default_value = "2000",
+        allow_hyphen_values = true
+    )]
+    pub minutes: String,
+    /// The seed: 0 to 2^64 − 1. E.g. --seed 9
+    #[arg(
+        long,
+        value_name = "S",
+        default_value = "1",
+        allow_hyphen_values = true
+    )]
+    pub seed: String,
+    /// A directory for the CSV, Markdown and SVG files and REPRODUCTION.md; created, and
+    /// checked writable before any work starts. E.g. --out study
+    #[arg(long, value_name = "DIR", allow_hyphen_values = true)]
+    pub out: Option<String>,
+    /// What to print: the tables and REPRODUCTION.md, or the report as JSON.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = StudyFormat::Markdown)]
+    pub format: StudyFormat,
+    /// Only the honest-client table's jobs (for timing). E.g. --only honest
+    #[arg(long, value_name = "PART", value_parser = ["honest"])]
+    pub only: Option<String>,
+    /// Worker threads: 1 to 256 [default: every core]. Results do not depend on it.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub threads: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ProbeArgs {
+    /// An HTTP limiter to send GET requests to. E.g. --target http://127.0.0.1:8080/api
+    #[arg(long, value_name = "URL", allow_hyphen_values = true)]
+    pub target: Option<String>,
+    /// A Redis server to run a limiter script on (with --script). E.g. --redis
+    /// redis://127.0.0.1:6379
+    #[arg(long, value_name = "URL", allow_hyphen_values = true)]
+    pub redis: Option<String>,
+    /// The Redis limiter recipe (with --redis). E.g. --script gcra
+    #[arg(long, value_name = "NAME", value_parser = crate::probe::SCRIPT_NAMES)]
+    pub script: Option<String>,
+    /// The gcra script's burst: 1 to 1,000,000 [default: the limit]. E.g. --burst 5
+    #[arg(long, value_name = "B", allow_hyphen_values = true)]
+    pub burst: Option<String>,
+    /// The traffic (required), as for simulate. E.g. boundary-burst, flood:every=10ms
+    #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
+    pub traffic: Option<String>,
+    /// L, the requests allowed per window: 1 to 1,000,000. E.g. --limit 20
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "100",
+        allow_hyphen_values = true
+    )]
+    pub limit: String,
+    /// W, the window: 1ms to 24h. E.g. --window 1s
+    #[arg(
+        long,
+        value_name = "DUR",
+        default_value = "60s",
+        allow_hyphen_values = true
+    )]
+    pub window: String,
+    /// How long the traffic lasts: up to 1h, retries included. E.g. --duration 6s
+    #[arg(
+        long,
+        value_name = "DUR",
+        default_value = "10s",
+        allow_hyphen_values = true
+    )]
+    pub duration: String,
+    /// The seed of the arrivals: 0 to 2^64 − 1. E.g. --seed 7
+    #[arg(
+        long,
+        value_name = "S",
+        default_value = "1",
+        allow_hyphen_values = true
+    )]
+    pub seed: String,
+    /// A model limiter to decide the same send times and compare [default: none for HTTP,
+    /// the script's own for Redis]. E.g. --model leaky-bucket:burst=5,mode=meter
+    #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
+    pub model: Option<String>,
+    /// Output: a table, or the report as JSON. E.g. --format json
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Table)]
+    pub format: Format,
+    /// HTTP statuses that mean admitted: statuses, classes and ranges [default: 2xx].
+    /// E.g. --admit 200,204
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub admit: Option<String>,
+    /// HTTP statuses that mean rejected [default: 429,503]. E.g. --reject 429,500-504
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub reject: Option<String>,
+    /// How long to wait for an answer: 1ms to 60s. E.g. --timeout 500ms
+    #[arg(
+        long,
+        value_name = "DUR",
+        default_value = "2s",
+        allow_hyphen_values = true
+    )]
+    pub timeout: String,
+    /// A header for every HTTP request; repeatable; no CR or LF. E.g. --header X-Client:probe-1
+    #[arg(long, value_name = "NAME:VALUE", allow_hyphen_values = true)]
+    pub header: Vec<String>,
+    /// Allow a target that is not a loopback address.
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Print what would be sent, check every cap, and send nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DemoArgs {
+    /// L: each burst holds L requests: 1 to 1,000,000. E.g. --limit 20
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "100",
+        allow_hyphen_values = true
+    )]
+    pub limit: String,
+    /// W, the window: 1ms to 24h. E.g. --window 1s
+    #[arg(
+        long,
+        value_name = "DUR",
+        default_value = "60s",
+        allow_hyphen_values = true
+    )]
+    pub window: String,
+    /// Output: a table, or JSON as simulate writes it. E.g. --format json
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, elvish or powershell.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
