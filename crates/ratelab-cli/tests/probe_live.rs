@@ -150,7 +150,11 @@ fn nginx_nodelay_boundary_burst_is_the_leaky_bucket_meter() {
     // holds the first burst's later admissions too, as many as the send spread leaves inside.
     let busiest = u(&r, "/audit/busiest");
     margin("nginx-boundary", "busiest", busiest as f64);
-    margin("nginx-boundary", "lateness-max-us", u(&r, "/lateness/max_us") as f64);
+    margin(
+        "nginx-boundary",
+        "lateness-max-us",
+        u(&r, "/lateness/max_us") as f64,
+    );
     assert!((6..=12).contains(&busiest), "{r}");
     assert_eq!(busiest, u(&r, "/comparison/audit/busiest"), "{r}");
     // A model with another burst disagrees: the test can tell them apart.
@@ -217,7 +221,10 @@ fn nginx_without_nodelay_admits_the_same_but_late() {
     margin(
         "nginx-delay",
         "nodelay-slowest-us",
-        u(&nginx("/nodelay", "queue-nodelay-m", &args), "/latency/max_us") as f64,
+        u(
+            &nginx("/nodelay", "queue-nodelay-m", &args),
+            "/latency/max_us",
+        ) as f64,
     );
     assert!(
         (230_000..=400_000).contains(&slowest),

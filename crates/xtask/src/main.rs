@@ -37,6 +37,10 @@ cargo xtask <command>
   probe-record
            start nginx and redis-server on loopback and record the page's Real limiters
            probe reports into www/probes/
+  probe-soak N
+           start nginx and redis-server on loopback and run the live probe tests N times in
+           a row with one core kept busy by a spin loop; prints `N passed, M failed` and the
+           range of every timing margin the tests print
   fuzz [SECONDS]
            install cargo-fuzz if missing, then run each fuzz target of fuzz/ for SECONDS
            (default 600) in turn, failing on any crash; `cargo xtask fuzz 30` is the short
@@ -53,6 +57,13 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz(args.get(1).map(String::as_str)),
         Some("probe-bench") => setup().and_then(|()| probe_bench()),
         Some("probe-record") => setup().and_then(|()| probe_record()),
+        Some("probe-soak") => match args.get(1).and_then(|n| n.parse::<u32>().ok()) {
+            Some(n) if n > 0 => setup().and_then(|()| probe_soak(n)),
+            _ => Err(format!(
+                "probe-soak needs a number of rounds from 1 up, like `cargo xtask probe-soak 30` (got {:?})",
+                args.get(1).map_or("nothing", String::as_str)
+            )),
+        },
         _ => {
             eprint!("{USAGE}");
             return ExitCode::from(2);
@@ -233,19 +244,7 @@ fn test() -> Result {
         let servers = Servers::start()?;
         run(
             "cargo",
-            &[
-                "test",
-                "-p",
-                "ratelab-cli",
-                "--profile",
-                "ci",
-                "--test",
-                "probe_live",
-                "--",
-                "--ignored",
-                "--test-threads",
-                "1",
-            ],
+            &[&["test"][..], &PROBE_LIVE].concat(),
             &servers.env(),
         )?;
     }
@@ -462,6 +461,108 @@ impl Drop for Servers {
             let _ = child.wait();
         }
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The live probe tests' arguments after `cargo test`, as `test` runs them.
+const PROBE_LIVE: [&str; 11] = [
+    "-p",
+    "ratelab-cli",
+    "--profile",
+    "ci",
+    "--test",
+    "probe_live",
+    "--",
+    "--ignored",
+    "--test-threads",
+    "1",
+    "--nocapture",
+];
+
+/// Runs the live probe tests `rounds` times against one nginx and one redis-server, with a
+/// spin loop keeping one of the machine's cores busy (as a CI machine doing other work
+/// would), and reports how many rounds passed and the range of every margin the tests print
+/// (`margin LABEL WHAT VALUE` lines), so that each tolerance can be checked against what was
+/// measured.
+fn probe_soak(rounds: u32) -> Result {
+    use std::collections::BTreeMap;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    run(
+        "cargo",
+        &[&["test", "--no-run"][..], &PROBE_LIVE[..6]].concat(),
+        &[],
+    )?;
+    let servers = Servers::start()?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let spinner = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut x = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+        })
+    };
+    step(&format!(
+        "the live probe tests, {rounds} rounds, one core kept busy"
+    ));
+    let (mut passed, mut failed) = (0u32, 0u32);
+    let mut margins: BTreeMap<(String, String), (f64, f64)> = BTreeMap::new();
+    let started = Instant::now();
+    for round in 1..=rounds {
+        let out = Command::new("cargo")
+            .arg("test")
+            .args(PROBE_LIVE)
+            .envs(servers.env())
+            .current_dir(root())
+            .output()
+            .map_err(|e| format!("cannot run cargo test: {e}"))?;
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for line in text.lines() {
+            let mut parts = line.split_whitespace();
+            if parts.next() != Some("margin") {
+                continue;
+            }
+            if let (Some(label), Some(what), Some(Ok(v))) = (
+                parts.next(),
+                parts.next(),
+                parts.next().map(str::parse::<f64>),
+            ) {
+                let e = margins
+                    .entry((label.to_owned(), what.to_owned()))
+                    .or_insert((v, v));
+                e.0 = e.0.min(v);
+                e.1 = e.1.max(v);
+            }
+        }
+        if out.status.success() {
+            passed += 1;
+            eprintln!("round {round}: passed");
+        } else {
+            failed += 1;
+            eprintln!("round {round}: FAILED\n{text}");
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let _ = spinner.join();
+    drop(servers);
+    eprintln!(
+        "\n{rounds} rounds in {:.0} s; margins, lowest and highest seen:",
+        started.elapsed().as_secs_f64()
+    );
+    for ((label, what), (lo, hi)) in &margins {
+        eprintln!("  {label:<22} {what:<20} {lo:>12.4} {hi:>12.4}");
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed == 0 {
+        Ok(())
+    } else {
+        Err(format!("{failed} of {rounds} rounds failed"))
     }
 }
 
