@@ -6,14 +6,16 @@
 //!
 //! **Tolerance for timing jitter.** A real limiter decides at its own clock (nginx's has
 //! millisecond resolution and is read once per event-loop turn) on a request that reaches it a
-//! little after the probe stamped it. The model decides on the stamps. A decision can therefore
-//! differ only for a request that came within a few milliseconds of the moment the limiter
-//! freed a place (requests due at one instant, a burst, are compared by how many got through:
-//! they leave over a millisecond or so on separate connections and nginx takes them in any
-//! order), so for these traces the tests allow: at least 95% of decisions the same as
-//! the model's, the busiest window within 2 of the model's, and the served share within 3
-//! percentage points. Where the traffic has no request near such a moment (a boundary burst:
-//! bursts at two instants, 1 s apart) they ask for exact agreement.
+//! little after the probe stamped it; the model decides on the stamps. Every assertion here
+//! is one of three kinds, each with its margin stated where it is made and measured by
+//! `cargo xtask probe-soak 30` (the README has the table):
+//! - exact, where send timing cannot change the answer: counts of a burst (requests due at
+//!   one instant are compared by how many got through, whatever order they reached the
+//!   limiter in, and both audits use the same assignment), and Redis, which decides on the
+//!   probe's own stamps;
+//! - up to the timing of single admissions, where admissions come one emission interval
+//!   apart and a request near the interval's end can go either way ([`matches_model`]);
+//! - latency, against nginx's documented delays, with the margin measured.
 
 use serde_json::Value;
 use std::process::Command;
@@ -84,36 +86,75 @@ fn margin(label: &str, what: &str, value: f64) {
     eprintln!("margin {label} {what} {value}");
 }
 
-/// The real limiter matches the model within the jitter tolerance above.
+/// Admissions in each window-long bin of the trace (by send time), by the real limiter and
+/// by the model: the letters `outcome` and `model` of the report's trace.
+fn admitted_per_window(r: &Value) -> Vec<(u64, u64)> {
+    let window = u(r, "/window_us");
+    let trace = &r["trace"];
+    let sent = trace["sent_us"].as_array().expect("send times");
+    let real = trace["outcome"].as_str().expect("outcomes").as_bytes();
+    let model = trace["model"].as_str().expect("model letters").as_bytes();
+    let mut bins: Vec<(u64, u64)> = Vec::new();
+    for ((t, &a), &m) in sent.iter().zip(real).zip(model) {
+        let bin = (t.as_u64().expect("a time") / window) as usize;
+        if bins.len() <= bin {
+            bins.resize(bin + 1, (0, 0));
+        }
+        bins[bin].0 += u64::from(a == b'A');
+        bins[bin].1 += u64::from(m == b'A');
+    }
+    bins
+}
+
+/// The real limiter is the model up to when single admissions fell.
+///
+/// Decision-for-decision agreement is the wrong measure where admissions come one emission
+/// interval apart (nginx's 50 ms at 20 a second). nginx decides on its own millisecond clock a
+/// moment after the probe stamped the request, so a request stamped within a millisecond or
+/// so of the interval's end can go either way; from there on, the real limiter's admissions
+/// run one tick before or after the model's, and every later pair of decisions differs
+/// though the same number get through. Measured with `cargo xtask probe-soak`: agreement as
+/// low as 0.88 with equal counts, busiest window and served share.
+///
+/// What such a shift cannot change, while the two stay within one emission interval of each
+/// other: the admissions in each window-long bin differ by at most 2 (one can cross each of
+/// the bin's two edges), the busiest window by at most 2 (its two edges likewise), and the
+/// total by at most 2 (the run's two ends). A model with another burst or rate breaks these:
+/// burst 5 puts 5 more in the first bin, 21 a second one more in every bin.
 fn matches_model(label: &str, r: &Value) {
     all_answered(r);
-    let agreement = f(r, "/comparison/agreement");
-    margin(label, "agreement", agreement);
-    margin(
-        label,
-        "busiest-diff",
-        u(r, "/audit/busiest").abs_diff(u(r, "/comparison/audit/busiest")) as f64,
-    );
-    margin(
-        label,
-        "served-diff",
-        (f(r, "/audit/served_share") - f(r, "/comparison/audit/served_share")).abs(),
-    );
+    margin(label, "agreement", f(r, "/comparison/agreement"));
     margin(label, "lateness-max-us", u(r, "/lateness/max_us") as f64);
-    assert!(agreement >= 0.95, "agreement {agreement}: {r}");
+    let bins = admitted_per_window(r);
+    let worst_bin = bins.iter().map(|&(a, m)| a.abs_diff(m)).max().unwrap_or(0);
+    margin(label, "bin-diff", worst_bin as f64);
+    assert!(
+        worst_bin <= 2,
+        "admitted per window, real and model: {bins:?}: {r}"
+    );
     let (real, model) = (u(r, "/audit/busiest"), u(r, "/comparison/audit/busiest"));
+    margin(label, "busiest-diff", real.abs_diff(model) as f64);
     assert!(
         real.abs_diff(model) <= 2,
-        "busiest {real} against the model's {model}"
+        "busiest {real} against the model's {model}: {r}"
     );
-    let (real, model) = (
-        f(r, "/audit/served_share"),
-        f(r, "/comparison/audit/served_share"),
-    );
+    let (real, model) = (u(r, "/audit/admitted"), u(r, "/comparison/audit/admitted"));
+    margin(label, "admitted-diff", real.abs_diff(model) as f64);
     assert!(
-        (real - model).abs() <= 0.03,
-        "served {real} against the model's {model}"
+        real.abs_diff(model) <= 2,
+        "admitted {real} against the model's {model}: {r}"
     );
+}
+
+/// The real limiter decides as the model does, request for request: for the Redis recipes,
+/// which decide on the probe's own send stamp (passed to the script), so send timing cannot
+/// change a decision. Two scripts can still run in an order other than their stamps' on the
+/// multiplexed connection, which can flip a decision taken exactly at the limit: at least 98%
+/// must agree (measured with `cargo xtask probe-soak`: 100% in every run).
+fn decides_as_model(label: &str, r: &Value) {
+    matches_model(label, r);
+    let agreement = f(r, "/comparison/agreement");
+    assert!(agreement >= 0.98, "agreement {agreement}: {r}");
 }
 
 const L20: [&str; 4] = ["--limit", "20", "--window", "1s"];
@@ -215,23 +256,22 @@ fn nginx_without_nodelay_admits_the_same_but_late() {
         "{queued}"
     );
     assert_eq!(u(&queued, "/audit/admitted"), 12, "{queued}");
-    // The fifth queued request waits 5 emission intervals of 50 ms before nginx answers.
+    // The fifth queued request waits 5 emission intervals of 50 ms before nginx answers:
+    // 250 ms by nginx's clock. Margins: 20 ms below (nginx's clock is read once per event-loop
+    // turn and its timer may fire up to a tick early), 150 ms above (a loaded machine answers
+    // late, never early). Measured over the soak: 251-254 ms.
     let slowest = u(&queued, "/latency/max_us");
     margin("nginx-delay", "slowest-us", slowest as f64);
-    margin(
-        "nginx-delay",
-        "nodelay-slowest-us",
-        u(
-            &nginx("/nodelay", "queue-nodelay-m", &args),
-            "/latency/max_us",
-        ) as f64,
-    );
     assert!(
         (230_000..=400_000).contains(&slowest),
         "the slowest answer took {slowest} µs"
     );
+    // With nodelay nothing waits: every answer within 100 ms (one answer on loopback takes
+    // well under a millisecond; measured over the soak: at most 6 ms for the slowest of 40).
     let at_once = nginx("/nodelay", "queue-nodelay", &args);
-    assert!(u(&at_once, "/latency/max_us") < 100_000, "{at_once}");
+    let fastest_slowest = u(&at_once, "/latency/max_us");
+    margin("nginx-delay", "nodelay-slowest-us", fastest_slowest as f64);
+    assert!(fastest_slowest < 100_000, "{at_once}");
 }
 
 #[test]
@@ -270,8 +310,8 @@ fn redis_record_rejects_locks_the_retrying_client_out() {
     args.extend(["--window", "1s"]);
     let recorded = redis("sorted-set-record-rejects", &args);
     let kept = redis("sorted-set", &args);
-    matches_model("redis-record-rejects", &recorded);
-    matches_model("redis-sorted-set", &kept);
+    decides_as_model("redis-record-rejects", &recorded);
+    decides_as_model("redis-sorted-set", &kept);
     // Locked out, as the study counts it: served under half its requests.
     let (locked, free) = (
         f(&recorded, "/audit/served_share"),
