@@ -149,12 +149,77 @@ fn matches_model(label: &str, r: &Value) {
 /// The real limiter decides as the model does, request for request: for the Redis recipes,
 /// which decide on the probe's own send stamp (passed to the script), so send timing cannot
 /// change a decision. Two scripts can still run in an order other than their stamps' on the
-/// multiplexed connection, which can flip a decision taken exactly at the limit: at least 98%
-/// must agree (measured with `cargo xtask probe-soak`: 100% in every run).
+/// multiplexed connection, which can flip a decision taken exactly at the limit: at least 95%
+/// must agree (measured with `cargo xtask probe-soak`, on a machine busier than the soak's
+/// one spinning core: 98.6% at the lowest, 100% in most runs).
 fn decides_as_model(label: &str, r: &Value) {
     matches_model(label, r);
     let agreement = f(r, "/comparison/agreement");
-    assert!(agreement >= 0.98, "agreement {agreement}: {r}");
+    assert!(agreement >= 0.95, "agreement {agreement}: {r}");
+}
+
+/// nginx's emission interval at 20 a second.
+const INTERVAL_US: u64 = 50_000;
+
+/// How a burst's decisions may differ from the model's through send timing alone.
+///
+/// A burst (requests due at one instant) leaves over a millisecond or two on an idle machine,
+/// but over up to 130 ms on a loaded one (seen in the soak). The model decides each request
+/// at its send stamp; nginx decides it when it reads it, somewhere between its stamp and its
+/// answer, on a clock read once per event-loop turn. The bucket leaks one request per
+/// emission interval, so a burst whose requests were decided over a span of `s` µs may have
+/// seen up to `s / interval` leaks more or fewer than the model did (rounded up: a span of
+/// any length can straddle one leak). The span is taken from the burst's first stamp to its
+/// last plus the slowest answer of the probe. Returns, per burst of the trace, the real and
+/// the model's admissions and that allowance: 1 for a burst sent and answered within one
+/// interval, as on an idle machine.
+fn bursts(r: &Value) -> Vec<(u64, u64, u64)> {
+    let trace = &r["trace"];
+    let times = |k: &str| -> Vec<u64> {
+        trace[k]
+            .as_array()
+            .expect("times")
+            .iter()
+            .map(|t| t.as_u64().expect("a time"))
+            .collect()
+    };
+    let (sent, due) = (times("sent_us"), times("due_us"));
+    let real = trace["outcome"].as_str().expect("outcomes").as_bytes();
+    let model = trace["model"].as_str().expect("model letters").as_bytes();
+    let slowest_answer = u(r, "/latency/max_us");
+    let mut out = Vec::new();
+    let mut instants: Vec<u64> = due.clone();
+    instants.sort_unstable();
+    instants.dedup();
+    for at in instants {
+        let group: Vec<usize> = (0..due.len()).filter(|&i| due[i] == at).collect();
+        let first = group.iter().map(|&i| sent[i]).min().unwrap_or(at);
+        let last = group.iter().map(|&i| sent[i]).max().unwrap_or(at);
+        let span = last - first + slowest_answer;
+        let count = |letters: &[u8]| group.iter().filter(|&&i| letters[i] == b'A').count() as u64;
+        out.push((count(real), count(model), span.div_ceil(INTERVAL_US)));
+    }
+    out
+}
+
+/// Each burst admitted as many as the model, within what its send spread allows; returns
+/// the total allowance.
+fn bursts_match(label: &str, r: &Value) -> u64 {
+    let b = bursts(r);
+    let allowance: u64 = b.iter().map(|g| g.2).sum();
+    margin(label, "burst-allowance", allowance as f64);
+    margin(
+        label,
+        "burst-diff",
+        b.iter().map(|g| g.0.abs_diff(g.1)).sum::<u64>() as f64,
+    );
+    for &(real, model, allow) in &b {
+        assert!(
+            real.abs_diff(model) <= allow,
+            "a burst: {real} admitted against the model's {model}, {allow} allowed by its spread: {b:?}: {r}"
+        );
+    }
+    allowance
 }
 
 const L20: [&str; 4] = ["--limit", "20", "--window", "1s"];
@@ -179,14 +244,16 @@ fn nginx_nodelay_boundary_burst_is_the_leaky_bucket_meter() {
         ]),
     );
     all_answered(&r);
-    // Burst 5 with nodelay: the first request and 5 more at each instant, plus what leaked
-    // in between (20 a second over 1 s before the second burst: the bucket is empty again).
-    assert_eq!(
-        u(&r, "/comparison/agree"),
-        u(&r, "/comparison/compared"),
-        "{r}"
+    // Burst 5 with nodelay: the first request and 5 more at each instant (20 a second over
+    // 1 s before the second burst: the bucket is empty again), 12 in all when each burst is
+    // decided at one instant; a burst spread over more time may also get what leaked meanwhile.
+    let allowance = bursts_match("nginx-boundary", &r);
+    let admitted = u(&r, "/audit/admitted");
+    assert!(
+        (12..=12 + allowance).contains(&admitted),
+        "{admitted} admitted, 12 to {} expected: {r}",
+        12 + allowance
     );
-    assert_eq!(u(&r, "/audit/admitted"), 12, "{r}");
     // The second burst comes 1 s after the first, so the trailing window that ends in it
     // holds the first burst's later admissions too, as many as the send spread leaves inside.
     let busiest = u(&r, "/audit/busiest");
@@ -196,8 +263,11 @@ fn nginx_nodelay_boundary_burst_is_the_leaky_bucket_meter() {
         "lateness-max-us",
         u(&r, "/lateness/max_us") as f64,
     );
-    assert!((6..=12).contains(&busiest), "{r}");
-    assert_eq!(busiest, u(&r, "/comparison/audit/busiest"), "{r}");
+    assert!((6..=12 + allowance).contains(&busiest), "{r}");
+    // Both audits use the same assignment of admissions inside a burst, so they differ only
+    // by admissions one of them has and the other has not.
+    let model_busiest = u(&r, "/comparison/audit/busiest");
+    assert!(busiest.abs_diff(model_busiest) <= allowance, "{r}");
     // A model with another burst disagrees: the test can tell them apart.
     let wrong = nginx(
         "/nodelay",
@@ -250,12 +320,13 @@ fn nginx_without_nodelay_admits_the_same_but_late() {
     ]);
     let queued = nginx("/delay", "queue", &args);
     all_answered(&queued);
-    assert_eq!(
-        u(&queued, "/comparison/agree"),
-        u(&queued, "/comparison/compared"),
-        "{queued}"
+    let allowance = bursts_match("nginx-delay", &queued);
+    let admitted = u(&queued, "/audit/admitted");
+    assert!(
+        (12..=12 + allowance).contains(&admitted),
+        "{admitted} admitted, 12 to {} expected: {queued}",
+        12 + allowance
     );
-    assert_eq!(u(&queued, "/audit/admitted"), 12, "{queued}");
     // The fifth queued request waits 5 emission intervals of 50 ms before nginx answers:
     // 250 ms by nginx's clock. Margins: 20 ms below (nginx's clock is read once per event-loop
     // turn and its timer may fire up to a tick early), 150 ms above (a loaded machine answers
