@@ -106,6 +106,9 @@ fn admitted_per_window(r: &Value) -> Vec<(u64, u64)> {
     bins
 }
 
+/// nginx's emission interval at 20 a second.
+const INTERVAL_US: u64 = 50_000;
+
 /// The real limiter is the model up to when single admissions fell.
 ///
 /// Decision-for-decision agreement is the wrong measure where admissions come one emission
@@ -116,33 +119,42 @@ fn admitted_per_window(r: &Value) -> Vec<(u64, u64)> {
 /// though the same number get through. Measured with `cargo xtask probe-soak`: agreement as
 /// low as 0.88 with equal counts, busiest window and served share.
 ///
-/// What such a shift cannot change, while the two stay within one emission interval of each
-/// other: the admissions in each window-long bin differ by at most 2 (one can cross each of
-/// the bin's two edges), the busiest window by at most 2 (its two edges likewise), and the
-/// total by at most 2 (the run's two ends). A model with another burst or rate breaks these:
-/// burst 5 puts 5 more in the first bin, 21 a second one more in every bin.
+/// What such a shift cannot change: the admissions in each window-long bin differ by at most
+/// what can cross the bin's two edges, the busiest window likewise, and the total by what can
+/// cross the run's two ends; an edge is crossed by at most one admission per emission
+/// interval within the slowest answer (1 on an idle machine). A model with another burst or
+/// rate breaks these: burst 5 puts 5 more in the first bin, 21 a second gains one in every
+/// bin and 3 over a 3 s flood.
 fn matches_model(label: &str, r: &Value) {
     all_answered(r);
     margin(label, "agreement", f(r, "/comparison/agreement"));
     margin(label, "lateness-max-us", u(r, "/lateness/max_us") as f64);
+    // A decision falls somewhere between the request's stamp and its answer, so each
+    // admission may sit up to the slowest answer away from where the model put it, and the
+    // admissions that can cross one edge (of a bin, of the busiest window, of the run) are as
+    // many emission intervals as that covers, rounded up: 1 on an idle machine, more on a
+    // loaded one (the soak saw answers up to 370 ms late).
+    let per_edge = (u(r, "/latency/max_us") + 1_000).div_ceil(INTERVAL_US);
+    let allowed = 2 * per_edge;
+    margin(label, "edge-allowance", allowed as f64);
     let bins = admitted_per_window(r);
     let worst_bin = bins.iter().map(|&(a, m)| a.abs_diff(m)).max().unwrap_or(0);
     margin(label, "bin-diff", worst_bin as f64);
     assert!(
-        worst_bin <= 2,
-        "admitted per window, real and model: {bins:?}: {r}"
+        worst_bin <= allowed,
+        "admitted per window, real and model: {bins:?}, {allowed} allowed: {r}"
     );
     let (real, model) = (u(r, "/audit/busiest"), u(r, "/comparison/audit/busiest"));
     margin(label, "busiest-diff", real.abs_diff(model) as f64);
     assert!(
-        real.abs_diff(model) <= 2,
-        "busiest {real} against the model's {model}: {r}"
+        real.abs_diff(model) <= allowed,
+        "busiest {real} against the model's {model}, {allowed} allowed: {r}"
     );
     let (real, model) = (u(r, "/audit/admitted"), u(r, "/comparison/audit/admitted"));
     margin(label, "admitted-diff", real.abs_diff(model) as f64);
     assert!(
-        real.abs_diff(model) <= 2,
-        "admitted {real} against the model's {model}: {r}"
+        real.abs_diff(model) <= allowed,
+        "admitted {real} against the model's {model}, {allowed} allowed: {r}"
     );
 }
 
@@ -157,9 +169,6 @@ fn decides_as_model(label: &str, r: &Value) {
     let agreement = f(r, "/comparison/agreement");
     assert!(agreement >= 0.95, "agreement {agreement}: {r}");
 }
-
-/// nginx's emission interval at 20 a second.
-const INTERVAL_US: u64 = 50_000;
 
 /// How a burst's decisions may differ from the model's through send timing alone.
 ///
@@ -268,26 +277,19 @@ fn nginx_nodelay_boundary_burst_is_the_leaky_bucket_meter() {
     // by admissions one of them has and the other has not.
     let model_busiest = u(&r, "/comparison/audit/busiest");
     assert!(busiest.abs_diff(model_busiest) <= allowance, "{r}");
-    // A model with another burst disagrees: the test can tell them apart.
-    let wrong = nginx(
-        "/nodelay",
-        "bb-wrong",
-        &with(&[
-            "--traffic",
-            "boundary-burst",
-            "--model",
-            "leaky-bucket:burst=4,mode=meter",
-        ]),
-    );
-    assert!(u(&wrong, "/comparison/model_only") + u(&wrong, "/comparison/real_only") >= 2);
+    // The lower bound 12 is what tells nginx's burst of 5 from a burst of 4 (10 when each
+    // burst is decided at one instant); which model fits is the core's comparison, tested
+    // with hand-made traces in `ratelab::probe`. A live second probe with the wrong model
+    // used to assert that it disagrees, but a burst whose decisions straddle a leak (seen on
+    // a loaded machine) lets burst 4 admit as many, so that would be a test of luck.
 }
 
 #[test]
 #[ignore = "needs nginx on loopback: cargo xtask test starts it"]
 fn nginx_flood_matches_the_leaky_bucket_within_jitter() {
-    for (path, model, admitted_per_s) in [
-        ("/nodelay", "leaky-bucket:burst=5,mode=meter", 20.0),
-        ("/strict", "leaky-bucket:burst=0,mode=meter", 20.0),
+    for (path, model, burst) in [
+        ("/nodelay", "leaky-bucket:burst=5,mode=meter", 5),
+        ("/strict", "leaky-bucket:burst=0,mode=meter", 0),
     ] {
         let r = nginx(
             path,
@@ -295,16 +297,29 @@ fn nginx_flood_matches_the_leaky_bucket_within_jitter() {
             &with(&["--traffic", "flood:every=9ms,for=3s", "--model", model]),
         );
         matches_model(&format!("flood{path}"), &r);
-        // A flood of 1 per 9 ms for 3 s: about 20 a second get through, plus the burst. A
-        // request is admitted only on a 9 ms tick, so each admission may wait up to 9 ms.
-        // (Not 7 ms: 7 × 7 = 49 ms is within nginx's 1 ms clock of the 50 ms interval, and
-        // there every admission without a burst to spare would be a coin toss.)
-        let admitted = u(&r, "/audit/admitted") as f64;
-        let lo = 3.0 * admitted_per_s * (50.0 / 59.0) - 1.0;
-        let hi = 3.0 * admitted_per_s + 7.0;
+        // What nginx promises whatever the timing: the first request and `burst` more, then
+        // one per emission interval over the span its decisions took (from the first stamp
+        // to the last answer). The model, deciding on the same stamps, is compared above;
+        // that the model itself admits about 20 a second of this flood is a core test.
+        let trace = &r["trace"]["sent_us"];
+        let stamps: Vec<u64> = trace
+            .as_array()
+            .expect("stamps")
+            .iter()
+            .map(|t| t.as_u64().expect("a time"))
+            .collect();
+        let span = stamps.last().copied().unwrap_or(0) - stamps.first().copied().unwrap_or(0)
+            + u(&r, "/latency/max_us");
+        let most = 1 + burst + span.div_ceil(INTERVAL_US);
+        let admitted = u(&r, "/audit/admitted");
+        margin(
+            &format!("flood{path}"),
+            "admitted-below-most",
+            (most - admitted.min(most)) as f64,
+        );
         assert!(
-            (lo..=hi).contains(&admitted),
-            "{path}: {admitted} admitted, expected {lo}..{hi}"
+            admitted <= most,
+            "{path}: {admitted} admitted, at most {most} in {span} µs"
         );
     }
 }
