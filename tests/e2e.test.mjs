@@ -1,5 +1,5 @@
 // End-to-end tests of the built page (dist/) in Debian's Chromium, driven by playwright-core.
-// Run by `cargo xtask test` after `trunk build`; `node --test tests/` runs them by hand.
+// Run by `cargo xtask test` after `trunk build`; by hand, `RATELAB_CLI=target/ci/ratelab node --test tests/`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -105,7 +105,7 @@ test('the retry storm locks a client out only when rejects are recorded', async 
   assert.deepEqual(problems, []);
 });
 
-test('read-outs equal the command line on the same scenario', { skip: !cli && 'no ratelab binary built' }, async (t) => {
+test('read-outs equal the command line on the same scenario', async (t) => {
   const { page } = await open(t);
   const cases = [
     ['sliding-window-counter', 'honest', 'page-loads'],
@@ -118,7 +118,7 @@ test('read-outs equal the command line on the same scenario', { skip: !cli && 'n
     await act(page, () => page.selectOption('[data-testid=algorithm]', algorithm));
     await act(page, () => page.click(`[data-testid=${button}]`));
     const args = (await page.locator('#cli').textContent()).split(' ').slice(1).map((a) => a.replace(/^'|'$/g, ''));
-    const out = JSON.parse(execFileSync(cli, [...args, '--format', 'json'], { encoding: 'utf8' }));
+    const out = JSON.parse(execFileSync(cli(), [...args, '--format', 'json'], { encoding: 'utf8' }));
     const r = out.results[0];
     assert.equal(Number(await text(page, 'worst-window')), r.busiest_window_max, `${algorithm} ${button}`);
     assert.equal(await text(page, 'served-share'), `${(100 * r.served_share).toFixed(1)}%`, `${algorithm} ${button}`);
@@ -202,7 +202,7 @@ test('a phone-sized, dark page has no serious or critical accessibility violatio
   }
 });
 
-test('the quick study runs in workers, reports progress, and equals the command line', { skip: !cli && 'no ratelab binary built' }, async (t) => {
+test('the quick study runs in workers, reports progress, and equals the command line', async (t) => {
   const { page, problems } = await open(t);
   await page.locator('#study').scrollIntoViewIfNeeded();
   await page.click('[data-testid=run-study]');
@@ -213,7 +213,7 @@ test('the quick study runs in workers, reports progress, and equals the command 
   assert.equal(progress[0], progress[1]);
   assert.ok(progress[1] > 100, `${progress[1]} jobs`);
   const pageRows = await page.evaluate(() => [...document.querySelectorAll('table[data-table=honest] tbody tr')].slice(1).map((tr) => [...tr.children].map((c) => c.textContent)));
-  const out = JSON.parse(execFileSync(cli, ['study', '--runs', '5', '--minutes', '200', '--seed', '1', '--format', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  const out = JSON.parse(execFileSync(cli(), ['study', '--runs', '5', '--minutes', '200', '--seed', '1', '--format', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
   const honest = out.tables.find((x) => x.id === 'honest');
   assert.deepEqual(pageRows, honest.rows, 'the page and the CLI agree cell for cell');
   assert.equal(await page.locator('#study-plots canvas[data-drawn=true]').count(), 3, 'the three study plots are drawn');

@@ -193,7 +193,7 @@ test('every plot saves as PNG, SVG and CSV, and the files hold what the figure s
   assert.deepEqual(problems, []);
 });
 
-test('the study tables save as CSV and Markdown, equal to the command line', { skip: !cli && 'no ratelab binary built' }, async (t) => {
+test('the study tables save as CSV and Markdown, equal to the command line', async (t) => {
   const { page, problems } = await open(t);
   await page.locator('#study').scrollIntoViewIfNeeded();
   await page.check('#study-honest-only');
@@ -202,7 +202,7 @@ test('the study tables save as CSV and Markdown, equal to the command line', { s
   const csv = (await saved(page, '[data-testid=export-csv-table-honest]')).body.toString('utf8');
   const md = (await saved(page, '[data-testid=export-md-table-honest]')).body.toString('utf8');
   const dir = mkdtempSync(join(tmpdir(), 'ratelab-study-'));
-  execFileSync(cli, ['study', '--runs', '5', '--minutes', '200', '--seed', '1', '--only', 'honest', '--out', dir], { stdio: 'ignore' });
+  execFileSync(cli(), ['study', '--runs', '5', '--minutes', '200', '--seed', '1', '--only', 'honest', '--out', dir], { stdio: 'ignore' });
   assert.equal(csv, readFileSync(join(dir, 'honest.csv'), 'utf8'), 'the same CSV as ratelab study --out');
   assert.ok(readFileSync(join(dir, 'tables.md'), 'utf8').includes(md.trim()), 'the same Markdown table');
   const plot = (await saved(page, '[data-testid=export-svg-study-plot-honest-page-loads]')).body.toString('utf8');
