@@ -185,7 +185,10 @@ test('every plot saves as PNG, SVG and CSV, and the files hold what the figure s
   assert.deepEqual(ceiling[0], ['series', 'x', 'y']);
   // The flood's measured worst window is B + L − 1 at every capacity plotted (L = 60).
   const flood = ceiling.slice(1).filter((r) => r[0] === 'flood (measured)');
-  assert.ok(flood.length >= 20, `${flood.length} capacities`);
+  // The capacities plotted: 1 to 2L = 120 in 24 steps of 5 (1, 6, ..., 116), and the
+  // slider's own 10.
+  const caps = [...Array.from({ length: 24 }, (_, i) => 1 + 5 * i), 10].sort((a, b) => a - b);
+  assert.deepEqual(flood.map((r) => Number(r[1])), caps);
   for (const [, b, worstB] of flood) assert.equal(Number(worstB), Number(b) + 60 - 1, `B = ${b}`);
   assert.ok(ceiling.some((r) => r[0] === 'limit L = 60'), 'the reference line is in the data');
   const section = (await saved(page, '[data-testid=export-svg-plot-ceiling]')).body.toString('utf8');
