@@ -53,7 +53,8 @@ test('script injected into the page never runs', async (t) => {
 });
 
 const faultDist = join(root, 'target', 'dist-fault');
-test('a panic inside the wasm shows a banner saying what happened, and reset brings the figure back', { skip: !existsSync(faultDist) && 'no fault build (cargo xtask test makes one)' }, async () => {
+test('a panic inside the wasm shows a banner saying what happened, and reset brings the figure back', async () => {
+  assert.ok(existsSync(faultDist), `no fault build in ${faultDist}: cargo xtask test makes one`);
   const server = await serve(faultDist);
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
   try {

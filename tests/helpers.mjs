@@ -11,7 +11,17 @@ import { serve } from './serve.mjs';
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const artifacts = join(root, 'tests', 'artifacts');
 mkdirSync(artifacts, { recursive: true });
-export const cli = [join(root, 'target', 'ci', 'ratelab'), join(root, 'target', 'release', 'ratelab')].find(existsSync);
+
+/** The `ratelab` binary to compare the page with: exactly the one `cargo xtask test` just built,
+ * passed in RATELAB_CLI. A test that needs it fails without it (never skips, never falls back
+ * to an older build). By hand: `cargo build --profile ci -p ratelab-cli` and
+ * `RATELAB_CLI=target/ci/ratelab node --test tests/`. */
+export function cli() {
+  const path = process.env.RATELAB_CLI;
+  if (!path) throw new Error('RATELAB_CLI is not set: run these through `cargo xtask test`, or set it to the ratelab binary built from this tree');
+  if (!existsSync(path)) throw new Error(`RATELAB_CLI is ${path}, which does not exist`);
+  return path;
+}
 
 let server;
 export let browser;

@@ -926,16 +926,21 @@ mod tests {
         let (r, _) = run(&controls("fixed-window", "boundary-burst", 60)).expect("runs");
         assert_eq!(r.worst_window, 120);
         assert!(!r.invariant_ok);
+        // A bucket refilling one token a second (L = 60 a minute) and starting full spends
+        // its B tokens on the first tick (60 at 59.5 s) and finds exactly one new token at the
+        // second (60 at 60.5 s), in the same window: B + 1 gets through.
         let (r, _) = run(&controls("token-bucket", "boundary-burst", 10)).expect("runs");
         assert!(r.invariant_ok, "{r:?}");
+        assert_eq!(r.worst_window, 11, "{r:?}");
         let (r, _) = run(&controls("token-bucket", "boundary-burst", 60)).expect("runs");
-        assert!(
-            !r.invariant_ok && r.worst_window < 120,
-            "burst plus a trickle: {r:?}"
-        );
+        assert!(!r.invariant_ok, "burst plus one token: {r:?}");
+        assert_eq!(r.worst_window, 61, "{r:?}");
         assert_eq!(r.bound, Some(119));
+        // The counter's burst comes 59 s into the next window (before=500ms, after=59s): the
+        // previous window's 60 weigh (60 − 59)/60, so it admits while 60·1 + 60·cur < 60·60,
+        // cur from 0 to 58: 59 more, and the window ending then still holds the first 60.
         let (r, _) = run(&controls("sliding-window-counter", "boundary-burst", 60)).expect("runs");
-        assert!(r.worst_window > 100, "the counter's weak moment: {r:?}");
+        assert_eq!(r.worst_window, 60 + 59, "the counter's weak moment: {r:?}");
     }
 
     #[test]

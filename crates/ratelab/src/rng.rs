@@ -231,8 +231,23 @@ mod tests {
             })
             .fold(0.0, f64::max);
         assert!(d < 1.95 / (n as f64).sqrt(), "KS distance {d}");
-        // The tail beyond R is reached (rarely) and is right: P(X > 8) = e^-8.
         assert!(xs.iter().all(|&x| x >= 0.0 && x.is_finite()));
+        // The tail beyond R (about 7.70, drawn by its own branch) is reached and is right:
+        // the count above 8 is Binomial(n, e^-8), mean 134.2 and SD 11.6 at n = 400,000;
+        // allow 4 SD. This catches a tail branch that is never taken, or that returns R or
+        // anything capped near it (0 above 8, 11 SD off); subtler errors in the tail's shape
+        // are too rare at this n to see (a tail of R + 2·Exp(1) gives about 156, 1.9 SD).
+        let tail = xs.iter().filter(|&&x| x > 8.0).count() as f64;
+        let p = (-8.0f64).exp();
+        let (m, sd) = (n as f64 * p, (n as f64 * p * (1.0 - p)).sqrt());
+        assert!(
+            (tail - m).abs() < 4.0 * sd,
+            "{tail} above 8, expected {m:.1} ± {sd:.1}"
+        );
+        assert!(
+            xs.iter().any(|&x| x > ZIG_R + 1.0),
+            "the tail branch beyond R is reached"
+        );
     }
 
     #[test]

@@ -914,3 +914,59 @@ pub fn simulate(scenario: &Scenario) -> Result<Report, Error> {
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Report::from_runs(scenario, &runs))
 }
+
+/// The two statistics every statistical check and every report relies on, against hand
+/// computations and integer arithmetic.
+#[cfg(test)]
+mod statistics_tests {
+    use super::{mean_se, nearest_rank};
+
+    #[test]
+    fn mean_se_is_the_mean_and_the_sample_standard_error() {
+        assert_eq!(mean_se(&[]), (None, None));
+        assert_eq!(
+            mean_se(&[5.0]),
+            (Some(5.0), None),
+            "no spread from one value"
+        );
+        assert_eq!(mean_se(&[2.0, 2.0, 2.0]), (Some(2.0), Some(0.0)));
+        // 1, 2, 3, 4: mean 2.5; squared deviations 2.25 + 0.25 + 0.25 + 2.25 = 5 over n − 1 = 3
+        // (the sample variance, not 5/4); SE = sqrt(5/3 / 4) = sqrt(5/12).
+        let (m, se) = mean_se(&[1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(m, Some(2.5));
+        let se = se.expect("an SE");
+        assert!((se - (5.0f64 / 12.0).sqrt()).abs() < 1e-15, "{se}");
+        // 0.7 and 0.9: mean 0.8, variance 0.02, SE = sqrt(0.02 / 2) = 0.1.
+        let (m, se) = mean_se(&[0.7, 0.9]);
+        assert!((m.expect("a mean") - 0.8).abs() < 1e-15);
+        assert!((se.expect("an SE") - 0.1).abs() < 1e-15);
+    }
+
+    #[test]
+    fn nearest_rank_is_the_smallest_value_with_a_share_q_at_or_below_it() {
+        let five = [10, 20, 30, 40, 50];
+        // Rank ⌈q·n⌉, at least 1: q = 0.2 is exactly rank 1, a little more is rank 2.
+        for (q, want) in [
+            (0.0, 10),
+            (0.2, 10),
+            (0.21, 20),
+            (0.5, 30),
+            (0.99, 50),
+            (1.0, 50),
+        ] {
+            assert_eq!(nearest_rank(&five, q), want, "q = {q}");
+        }
+        assert_eq!(nearest_rank(&[7], 0.5), 7);
+        // The quantiles reports use, against integer arithmetic: 1..=n has the rank as its
+        // value, ⌈n/2⌉ and ⌈99n/100⌉.
+        for n in 1..=5_000u64 {
+            let values: Vec<u64> = (1..=n).collect();
+            assert_eq!(nearest_rank(&values, 0.5), n.div_ceil(2), "p50 of {n}");
+            assert_eq!(
+                nearest_rank(&values, 0.99),
+                (99 * n).div_ceil(100),
+                "p99 of {n}"
+            );
+        }
+    }
+}

@@ -116,6 +116,18 @@ fn output(program: &str, args: &[&str]) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// Like [`output`], run in the workspace root.
+fn output_in_root(program: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(root())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 fn step(title: &str) {
     eprintln!("\n==> {title}");
 }
@@ -238,7 +250,8 @@ fn test() -> Result {
         run("cargo", &args, &[])?;
     }
     step("native tests (optimised: the statistical tests simulate millions of decisions)");
-    run("cargo", &["test", "--workspace", "--profile", "ci"], &[])?;
+    let native = run_capturing("cargo", &["test", "--workspace", "--profile", "ci"], &[])?;
+    no_ignored_tests_but_probe_live(&native)?;
     step("ratelab probe against real nginx and redis-server on loopback");
     {
         let servers = Servers::start()?;
@@ -285,12 +298,194 @@ fn test() -> Result {
         ],
         &[("PATH", path.as_str())],
     )?;
-    run("node", &["--test", "tests/"], &[])?;
+    node_tests()?;
     eprintln!(
         "\nall checks passed in {:.0} s",
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Like [`run`], but also returns the command's standard output (echoed as it comes).
+fn run_capturing(program: &str, args: &[&str], envs: &[(&str, &str)]) -> Result<String> {
+    use std::io::{BufRead, BufReader, Write};
+    eprintln!("\n$ {program} {}", args.join(" "));
+    let started = Instant::now();
+    let mut child = Command::new(program)
+        .args(args)
+        .envs(envs.iter().copied())
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {program}: {e}"))?;
+    let mut captured = String::new();
+    if let Some(stdout) = child.stdout.take() {
+        let mut echo = std::io::stdout().lock();
+        // Byte lines read leniently: a test may print anything, and the child is always
+        // waited for.
+        for line in BufReader::new(stdout)
+            .split(b'\n')
+            .map_while(std::result::Result::ok)
+        {
+            let line = String::from_utf8_lossy(&line);
+            let _ = writeln!(echo, "{line}");
+            captured.push_str(&line);
+            captured.push('\n');
+        }
+    }
+    let status = child
+        .wait()
+        .map_err(|e| format!("cannot wait for {program}: {e}"))?;
+    eprintln!("  ({:.1} s)", started.elapsed().as_secs_f64());
+    if status.success() {
+        Ok(captured)
+    } else {
+        Err(format!(
+            "`{program} {}` failed with {status}",
+            args.join(" ")
+        ))
+    }
+}
+
+/// The sum of the `N ignored` counts in libtest's `test result:` lines.
+fn ignored_in(output: &str) -> u64 {
+    output
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("test result:"))
+        .filter_map(|l| {
+            l.split(';')
+                .find_map(|part| part.trim().strip_suffix(" ignored"))
+                .and_then(|n| n.trim().parse::<u64>().ok())
+        })
+        .sum()
+}
+
+/// A green run means every test ran: the only ignored tests allowed in the workspace run are
+/// the `probe_live` ones, which need nginx and redis-server and which this task runs itself,
+/// with `--ignored`, right after.
+fn no_ignored_tests_but_probe_live(native: &str) -> Result {
+    let ignored = ignored_in(native);
+    let listed = output_in_root(
+        "cargo",
+        &[
+            "test",
+            "-p",
+            "ratelab-cli",
+            "--profile",
+            "ci",
+            "--test",
+            "probe_live",
+            "--",
+            "--list",
+            "--ignored",
+        ],
+    )
+    .ok_or("cannot list the probe_live tests")?;
+    let probe_live = listed.lines().filter(|l| l.ends_with(": test")).count() as u64;
+    if probe_live == 0 {
+        return Err("no ignored probe_live tests listed: is the probe's live test gone?".into());
+    }
+    if ignored != probe_live {
+        return Err(format!(
+            "the workspace tests ignored {ignored} test(s) but only the {probe_live} probe_live \
+             ones are run later; `cargo test --workspace --profile ci -- --list --ignored` \
+             names them"
+        ));
+    }
+    eprintln!("ignored: {ignored}, exactly the probe_live tests run below");
+    Ok(())
+}
+
+/// Where cargo builds, as `cargo metadata` reports it (CARGO_TARGET_DIR and config included).
+fn target_dir() -> Result<PathBuf> {
+    let meta = output_in_root(
+        "cargo",
+        &[
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ],
+    )
+    .ok_or("cannot run cargo metadata")?;
+    let key = "\"target_directory\":\"";
+    let start = meta
+        .find(key)
+        .map(|i| i + key.len())
+        .ok_or("no target_directory in cargo metadata")?;
+    let end = meta[start..]
+        .find('"')
+        .ok_or("no target_directory in cargo metadata")?;
+    Ok(PathBuf::from(
+        meta[start..start + end].replace("\\\\", "\\"),
+    ))
+}
+
+/// The end-to-end tests, against the `ratelab` binary built here (passed in `RATELAB_CLI`),
+/// failing on any skipped or to-do test as on a failed one.
+fn node_tests() -> Result {
+    run(
+        "cargo",
+        &[
+            "build",
+            "-p",
+            "ratelab-cli",
+            "--profile",
+            "ci",
+            "--bin",
+            "ratelab",
+        ],
+        &[],
+    )?;
+    let target = target_dir()?;
+    let cli = target.join("ci").join("ratelab");
+    if !cli.is_file() {
+        return Err(format!("no ratelab binary at {}", cli.display()));
+    }
+    let tap = target.join("node-tests.tap");
+    let _ = std::fs::remove_file(&tap);
+    let tap_s = tap.display().to_string();
+    let cli_s = cli.display().to_string();
+    run(
+        "node",
+        &[
+            "--test",
+            "--test-reporter=spec",
+            "--test-reporter-destination=stdout",
+            "--test-reporter=tap",
+            &format!("--test-reporter-destination={tap_s}"),
+            "tests/",
+        ],
+        &[("RATELAB_CLI", cli_s.as_str())],
+    )?;
+    let summary = std::fs::read_to_string(&tap).map_err(|e| format!("cannot read {tap_s}: {e}"))?;
+    let (tests, skipped, todo) =
+        tap_counts(&summary).ok_or(format!("no test summary in {tap_s}"))?;
+    if tests == 0 || skipped > 0 || todo > 0 {
+        return Err(format!(
+            "the end-to-end tests ran {tests} test(s) and skipped {skipped}, with {todo} to do: \
+             a skipped test is a failure here (see {tap_s})"
+        ));
+    }
+    eprintln!("end to end: {tests} tests, none skipped");
+    Ok(())
+}
+
+/// Tests, skipped and to-do tests from the closing `# tests N`, `# skipped N` (`# skip N` in
+/// other TAP producers) and `# todo N` lines of a TAP report; `None` without a `# tests` line.
+fn tap_counts(tap: &str) -> Option<(u64, u64, u64)> {
+    let count = |names: &[&str]| -> Option<u64> {
+        tap.lines().rev().find_map(|l| {
+            let (name, n) = l.strip_prefix("# ")?.split_once(' ')?;
+            names.contains(&name).then(|| n.trim().parse().ok())?
+        })
+    };
+    Some((
+        count(&["tests"])?,
+        count(&["skip", "skipped"]).unwrap_or(0),
+        count(&["todo"]).unwrap_or(0),
+    ))
 }
 
 /// `PATH` with the npm tools (binaryen's wasm-opt, which Trunk runs) first.
@@ -683,4 +878,49 @@ fn probe_record() -> Result {
         eprintln!("wrote {}", path.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ignored_tests_are_summed_over_every_test_binary() {
+        let out = "\
+running 3 tests
+test a ... ok
+test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s
+
+running 7 tests
+test result: ok. 0 passed; 0 failed; 7 ignored; 0 measured; 0 filtered out; finished in 0.00s
+   Doc-tests ratelab
+test result: ok. 12 passed; 0 failed; 2 ignored; 0 measured; 0 filtered out; finished in 1.2s
+";
+        assert_eq!(ignored_in(out), 9);
+        assert_eq!(
+            ignored_in("test x ... ignored\n"),
+            0,
+            "only summaries count"
+        );
+    }
+
+    #[test]
+    fn a_tap_summary_gives_tests_skips_and_todos() {
+        // The closing lines of `node --test --test-reporter=tap` (Node 20).
+        let tap = "TAP version 13\n# Subtest: x\nok 1 - x\n1..3\n# tests 3\n# suites 0\n\
+                   # pass 1\n# fail 0\n# cancelled 0\n# skipped 1\n# todo 1\n# duration_ms 226\n";
+        assert_eq!(tap_counts(tap), Some((3, 1, 1)));
+        let other = "1..2\n# tests 2\n# pass 2\n# skip 0\n";
+        assert_eq!(tap_counts(other), Some((2, 0, 0)));
+        assert_eq!(tap_counts("1..0\n"), None, "no summary is not a pass");
+    }
+
+    #[test]
+    fn the_target_directory_is_cargo_s() {
+        let want = env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .map(|p| if p.is_absolute() { p } else { root().join(p) })
+            .unwrap_or_else(|| root().join("target"));
+        assert_eq!(target_dir(), Ok(want));
+    }
 }

@@ -1,0 +1,192 @@
+//! `ratelab probe` against a tiny HTTP server of this test's own, on loopback: how statuses
+//! are classified (the defaults, and `--admit`/`--reject`), what a timeout and a dropped
+//! connection count as, and how late the sends were, each checked against counts worked out
+//! by hand from the server's script and against the report's own trace.
+//!
+//! The server answers the n-th request it reads with the n-th step of its script, whatever
+//! order the requests arrive in: every count below depends only on how many times each step
+//! comes round, never on timing. Only the lateness bound depends on timing; its margin is
+//! stated where it is checked.
+
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What the server does with a request.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    /// Answers with this status (and `Connection: close`).
+    Status(u16),
+    /// Holds the connection open, unanswered, for 1.5 s: past the probe's timeout.
+    Hang,
+    /// Closes the connection without an answer.
+    Drop,
+}
+
+/// Ten steps, each twice in a probe of 20 requests.
+const SCRIPT: [Step; 10] = [
+    Step::Status(200),
+    Step::Status(204),
+    Step::Status(299),
+    Step::Status(300),
+    Step::Status(404),
+    Step::Status(429),
+    Step::Status(500),
+    Step::Status(503),
+    Step::Hang,
+    Step::Drop,
+];
+
+/// Reads one request's head; false if the connection ended first.
+fn read_head(stream: &mut TcpStream) -> bool {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => head.extend_from_slice(&byte[..n]),
+        }
+    }
+    true
+}
+
+/// Starts the scripted server; returns its URL and the count of requests it has read.
+fn scripted_server() -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let url = format!(
+        "http://127.0.0.1:{}/api",
+        listener.local_addr().expect("address").port()
+    );
+    let seen = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let counter = Arc::clone(&counter);
+            std::thread::spawn(move || {
+                if !read_head(&mut stream) {
+                    return;
+                }
+                let n = counter.fetch_add(1, Ordering::SeqCst);
+                match SCRIPT[n % SCRIPT.len()] {
+                    Step::Status(code) => {
+                        let _ = write!(
+                            stream,
+                            "HTTP/1.1 {code} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                        );
+                    }
+                    Step::Hang => std::thread::sleep(Duration::from_millis(1_500)),
+                    Step::Drop => {}
+                }
+            });
+        }
+    });
+    (url, seen)
+}
+
+/// Probes a fresh scripted server with 20 requests 20 ms apart and a 200 ms timeout.
+fn probe(extra: &[&str]) -> Value {
+    let (url, seen) = scripted_server();
+    let mut args = vec![
+        "probe",
+        "--target",
+        &url,
+        "--traffic",
+        "flood:every=20ms,for=400ms",
+        "--limit",
+        "20",
+        "--window",
+        "1s",
+        "--timeout",
+        "200ms",
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let out = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+        .args(&args)
+        .output()
+        .expect("ratelab runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "probe {args:?} failed: {stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("the report is JSON");
+    assert_eq!(report["sent"], 20, "{report}");
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        20,
+        "the server read every request once"
+    );
+    report
+}
+
+fn u(v: &Value, key: &str) -> u64 {
+    v.pointer(key)
+        .and_then(Value::as_u64)
+        .unwrap_or_else(|| panic!("{key} in {v}"))
+}
+
+/// (admitted, rejected, other, errors, timeouts), from the counts and from the trace's letters.
+fn tally(report: &Value) -> (u64, u64, u64, u64, u64) {
+    let counts = (
+        u(report, "/audit/admitted"),
+        u(report, "/audit/rejected"),
+        u(report, "/other"),
+        u(report, "/errors"),
+        u(report, "/timeouts"),
+    );
+    let letters = report["trace"]["outcome"]
+        .as_str()
+        .expect("the outcome letters");
+    let n = |c: char| letters.chars().filter(|&l| l == c).count() as u64;
+    assert_eq!(
+        (n('A'), n('R'), n('O'), n('E'), n('T')),
+        counts,
+        "the trace's letters agree with the counts: {report}"
+    );
+    counts
+}
+
+#[test]
+fn statuses_are_classified_by_default_as_2xx_admitted_and_429_or_503_rejected() {
+    let report = probe(&[]);
+    // Twice each: 200, 204, 299 admitted; 429, 503 rejected; 300, 404, 500 other; the held
+    // connection times out; the dropped one is an error.
+    assert_eq!(tally(&report), (6, 4, 6, 2, 2));
+    // A timed-out request waited the whole timeout: the slowest answer took at least 200 ms
+    // (exact: the timer starts before the request is written).
+    assert!(u(&report, "/latency/max_us") >= 200_000, "{report}");
+}
+
+#[test]
+fn admit_and_reject_choose_which_statuses_mean_what() {
+    let report = probe(&["--admit", "200,300-399", "--reject", "4xx,500"]);
+    // Twice each: 200, 300 admitted; 404, 429, 500 rejected; 204, 299, 503 other.
+    assert_eq!(tally(&report), (4, 6, 6, 2, 2));
+}
+
+#[test]
+fn send_lateness_is_reported_from_the_trace() {
+    let report = probe(&[]);
+    let sent: Vec<u64> = serde_json::from_value(report["trace"]["sent_us"].clone()).expect("sent");
+    let due: Vec<u64> = serde_json::from_value(report["trace"]["due_us"].clone()).expect("due");
+    assert_eq!((sent.len(), due.len()), (20, 20));
+    // The plan: one request every 20 ms from the worst moment of the second window.
+    let step: Vec<u64> = due.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(step.iter().all(|&d| d == 20_000), "{due:?}");
+    // Nothing is sent early; lateness is sent − due, and its quantiles are nearest-rank:
+    // the ⌈n/2⌉-th and ⌈99n/100⌉-th smallest, here the 10th and the 20th of 20.
+    assert!(sent.iter().zip(&due).all(|(s, d)| s >= d), "sent early");
+    let mut late: Vec<u64> = sent.iter().zip(&due).map(|(s, d)| s - d).collect();
+    late.sort_unstable();
+    assert_eq!(u(&report, "/lateness/p50_us"), late[9], "{report}");
+    assert_eq!(u(&report, "/lateness/p99_us"), late[19], "{report}");
+    assert_eq!(u(&report, "/lateness/max_us"), late[19], "{report}");
+    // Timing: at one request every 20 ms the sender keeps up on a loaded two-core machine;
+    // the median send is allowed 50 ms late, more than two gaps, where a sender that waited
+    // for answers (timeouts of 200 ms) would be seconds late.
+    assert!(late[9] < 50_000, "median send {} µs late", late[9]);
+}

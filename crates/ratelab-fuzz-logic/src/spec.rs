@@ -1,0 +1,149 @@
+//! The checks of fuzz target `spec`: any text (UTF-8, or any bytes read lossily) into `LimiterSpec::parse`
+//! and `TrafficSpec::parse`. Neither may panic, and an accepted spec parses again to an equal
+//! spec, both from its own text and from a canonical rewrite of its fields (durations written
+//! exactly, in µs), whose own parse writes the same canonical text again.
+use ratelab::spec::{FloodStart, Replay, Shape};
+use ratelab::{LimiterSpec, Rate, TrafficSpec};
+
+/// Checks one input; panics on a broken law. Every input is used (returns `true`).
+pub fn check(data: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(data);
+    limiter(&text);
+    traffic(&text);
+    true
+}
+
+fn limiter(text: &str) {
+    let Ok(spec) = LimiterSpec::parse(text) else {
+        return;
+    };
+    assert_eq!(spec.text, text, "the text is reported back unchanged");
+    assert_eq!(LimiterSpec::parse(&spec.text).as_ref(), Ok(&spec));
+    let canonical = limiter_text(&spec);
+    let again = LimiterSpec::parse(&canonical)
+        .unwrap_or_else(|e| panic!("{text:?} rewritten as {canonical:?} is refused: {e}"));
+    assert_eq!(again.text, canonical);
+    assert_eq!(
+        LimiterSpec {
+            text: spec.text.clone(),
+            ..again.clone()
+        },
+        spec,
+        "{text:?} rewritten as {canonical:?}"
+    );
+    assert_eq!(limiter_text(&again), canonical);
+}
+
+fn traffic(text: &str) {
+    let Ok(spec) = TrafficSpec::parse(text) else {
+        return;
+    };
+    assert_eq!(
+        TrafficSpec::parse(text).as_ref(),
+        Ok(&spec),
+        "deterministic"
+    );
+    let canonical = traffic_text(&spec);
+    let again = TrafficSpec::parse(&canonical)
+        .unwrap_or_else(|e| panic!("{text:?} rewritten as {canonical:?} is refused: {e}"));
+    assert_eq!(again, spec, "{text:?} rewritten as {canonical:?}");
+    assert_eq!(traffic_text(&again), canonical);
+}
+
+fn us(d: u64) -> String {
+    format!("{d}us")
+}
+
+fn rate(r: Rate) -> String {
+    format!("{}/{}", r.count, us(r.per))
+}
+
+/// `name[:key=value,...]` with every field that differs from the default.
+fn spec_text(name: &str, keys: &[String]) -> String {
+    if keys.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{name}:{}", keys.join(","))
+    }
+}
+
+fn limiter_text(spec: &LimiterSpec) -> String {
+    let mut keys = Vec::new();
+    if let Some(b) = spec.burst {
+        keys.push(format!("burst={b}"));
+    }
+    if let Some(r) = spec.rate {
+        keys.push(format!("rate={}", rate(r)));
+    }
+    if spec.record_rejects {
+        keys.push("record-rejects=true".to_owned());
+    }
+    if spec.servers != 1 {
+        keys.push(format!("servers={}", spec.servers));
+    }
+    if spec.mode != Default::default() {
+        keys.push("mode=queue".to_owned());
+    }
+    spec_text(spec.kind.name(), &keys)
+}
+
+fn traffic_text(spec: &TrafficSpec) -> String {
+    let keys = match spec {
+        TrafficSpec::Steady { load }
+        | TrafficSpec::OnOff { load }
+        | TrafficSpec::Groups {
+            shape: Shape::SmallBursts | Shape::PageLoads | Shape::BigBursts,
+            load,
+        } => vec![format!("load={load}")],
+        TrafficSpec::Flood {
+            start,
+            every,
+            length,
+        } => {
+            let mut keys = vec![
+                match start {
+                    FloodStart::Worst => "start=worst".to_owned(),
+                    FloodStart::Offset(d) => format!("start={}", us(*d)),
+                },
+                format!("every={}", us(*every)),
+            ];
+            if let Some(l) = length {
+                keys.push(format!("for={}", us(*l)));
+            }
+            keys
+        }
+        TrafficSpec::BoundaryBurst { before, after } => {
+            vec![
+                format!("before={}", us(*before)),
+                format!("after={}", us(*after)),
+            ]
+        }
+        TrafficSpec::Retry {
+            rate: r,
+            spike,
+            at,
+            tries,
+            every,
+        } => vec![
+            format!("rate={}", rate(*r)),
+            format!("spike={spike}"),
+            format!("at={}", us(*at)),
+            format!("tries={tries}"),
+            format!("every={}", us(*every)),
+        ],
+        TrafficSpec::Replay(Replay {
+            file,
+            times,
+            format,
+            filter,
+        }) => {
+            assert!(times.is_empty(), "parsing reads no file");
+            let mut keys = vec![format!("file={file}"), format!("format={}", format.name())];
+            if let Some(f) = filter {
+                keys.push(format!("field={}:{}", f.field.name(), f.value));
+            }
+            keys
+        }
+    };
+    spec_text(spec.name(), &keys)
+}

@@ -1,0 +1,76 @@
+// The first screen's weight budget: what the page loads before a reader scrolls, gzipped at
+// level 9, at most 150 KB (153,600 bytes). The set of files is read from the built dist/
+// (index.html's links and scripts, then every static import of those scripts, recursively)
+// and checked against what Chromium really fetched for the first screen, so that neither a
+// new static import nor an early dynamic one escapes the count. The on-demand modules (the
+// study's, the extra module, the workers, the panels) must not be among them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { join, basename } from 'node:path';
+import { setup, open, root } from './helpers.mjs';
+
+setup();
+
+const BUDGET = 150 * 1024;
+const dist = join(root, 'dist');
+const onDemand = (f) => /^(ratelab-study|ratelab-extra|study-worker|import-worker|section-worker|panels)/.test(f);
+const gz = (f) => gzipSync(readFileSync(join(dist, f)), { level: 9 }).length;
+
+/** Local .js, .wasm and .css files a piece of HTML or JS names statically. */
+function named(text, { js = false } = {}) {
+  const out = new Set();
+  const local = (u) => {
+    const f = basename(u.split(/[?#]/)[0]);
+    if (/\.(js|wasm|css)$/.test(f) && !/^[a-z]+:/i.test(u) && existsSync(join(dist, f))) out.add(f);
+  };
+  if (!js) for (const m of text.matchAll(/<(?:link|script)\b[^>]*?\b(?:href|src)=["']?([^"'\s>]+)/g)) local(m[1]);
+  // Static imports (`import x from '...'`, `import '...'`, `export ... from '...'`);
+  // `import(...)` is on demand. In the HTML, also the wasm its inline loader starts.
+  for (const m of text.matchAll(/(?:^|[;\s}])(?:import|export)\b[^'"();]*?from\s*["']([^"']+)["']|(?:^|[;\s])import\s*["']([^"']+)["']/g)) local(m[1] ?? m[2]);
+  if (!js) for (const m of text.matchAll(/["']([^"'\s]+\.wasm)["']/g)) local(m[1]);
+  return out;
+}
+
+/** index.html and everything it loads statically, with their gzipped sizes. */
+function firstScreen() {
+  const files = new Set(['index.html']);
+  const todo = [...named(readFileSync(join(dist, 'index.html'), 'utf8'))];
+  while (todo.length) {
+    const f = todo.pop();
+    if (files.has(f)) continue;
+    files.add(f);
+    if (f.endsWith('.js')) todo.push(...named(readFileSync(join(dist, f), 'utf8'), { js: true }));
+  }
+  return files;
+}
+
+const total = (files) => [...files].reduce((s, f) => s + gz(f), 0);
+const show = (files) => [...files].sort().map((f) => `${f} ${(gz(f) / 1024).toFixed(1)} KB`).join(', ');
+
+test('the first screen, read from dist/, is at most 150 KB gzipped and loads nothing on demand', () => {
+  assert.ok(existsSync(join(dist, 'index.html')), 'build the page first (cargo xtask build)');
+  const files = firstScreen();
+  // The parse found the page's parts: its main module's JS and wasm, its CSS and app.js.
+  for (const kind of [/\.wasm$/, /^ratelab-web.*\.js$/, /\.css$/, /^app.*\.js$/]) {
+    assert.ok([...files].some((f) => kind.test(f)), `no ${kind} among ${[...files]}`);
+  }
+  assert.deepEqual([...files].filter(onDemand), [], 'on-demand modules in the first screen');
+  const bytes = total(files);
+  assert.ok(bytes <= BUDGET, `first screen ${(bytes / 1024).toFixed(1)} KB gzipped, over the ${BUDGET / 1024} KB budget: ${show(files)}`);
+});
+
+test('what Chromium fetches for the first screen is that set, within the same budget', async (t) => {
+  const { page, problems } = await open(t);
+  // A second after the first figure, as tests/bench-page.mjs measures it.
+  await page.waitForTimeout(1000);
+  const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop()));
+  const known = fetched.filter((f) => existsSync(join(dist, f)) && /\.(js|wasm|css|html)$/.test(f));
+  const files = new Set([...firstScreen(), ...known]);
+  const early = known.filter((f) => !firstScreen().has(f));
+  t.diagnostic(`fetched: ${show(new Set(['index.html', ...known]))}; beyond the static set: ${early.join(', ') || 'none'}`);
+  const bytes = total(files);
+  assert.ok(bytes <= BUDGET, `first screen ${(bytes / 1024).toFixed(1)} KB gzipped, over the ${BUDGET / 1024} KB budget: ${show(files)}`);
+  assert.deepEqual(problems, []);
+});
