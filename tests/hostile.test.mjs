@@ -133,6 +133,11 @@ test('the section figures are computed off the page\'s thread: dragging the buck
   await page.waitForTimeout(1500);
   const longest = await longestFrame(page);
   t.diagnostic(`longest main-thread task while dragging: ${longest.toFixed(1)} ms`);
+  // Margin: the Long Tasks API reports only tasks of 50 ms or more, so this asserts there was
+  // none. The page's thread only draws what the section worker sends back (a chart: a few ms);
+  // the 50 ms is the frame budget a reader notices. Wall time, so the test needs the page's
+  // thread to get a core: CI runs nothing beside it (with other builds loading this 2-core
+  // machine to a load average of 5 to 7, tasks were stretched to 55 and 133 ms).
   assert.ok(longest < 50, `longest main-thread task while dragging: ${longest.toFixed(1)} ms`);
   // The figure's data (its CSV, computed from the same controls) has the last capacity's row.
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-csv-plot-ceiling]')]);
@@ -180,6 +185,11 @@ test('no main-thread task reaches 50 ms while a file is imported or the study ru
   const [renderMs, reproMs] = await page.evaluate(() => window.__ratelab.finishMs);
   t.diagnostic(`the study's last steps: figures and tables ${renderMs.toFixed(1)} ms, reproduction report ${reproMs.toFixed(1)} ms`);
   t.diagnostic(`longest main-thread task: import ${importFrame.toFixed(1)} ms, study ${studyFrame.toFixed(1)} ms`);
+  // Margin, as above: no task of 50 ms or more. The page's largest tasks here are the study's
+  // last steps, printed above as diagnostics (figures and tables, then the reproduction report,
+  // each its own task); the import's are progress updates of under a millisecond. Wall time:
+  // one study worker leaves the page's thread a core of this 2-core machine, and CI runs
+  // nothing else beside it (loaded by other builds, the same steps took 55 and 133 ms).
   assert.ok(importFrame < 50, `longest main-thread task during the import: ${importFrame.toFixed(1)} ms`);
   assert.ok(studyFrame < 50, `longest main-thread task during the study: ${studyFrame.toFixed(1)} ms`);
   assert.deepEqual(problems, []);
