@@ -5,7 +5,7 @@
 //! never held in full. A retrying client is the exception: it reacts to decisions, so each
 //! limiter gets its own client, built from the same seed, and sees the same first tries.
 
-use crate::audit::{Auditor, WindowEdge};
+use crate::audit::Auditor;
 use crate::error::Error;
 use crate::limiter::{
     Decide, Decision, FixedWindow, Gcra, LeakyBucket, LeakyMode, Limiter, Rate, SlidingLog,
@@ -70,8 +70,8 @@ pub const MAX_REPLAY: usize = 50_000_000;
 /// window or a bucket's capacity is added, and exact as a JavaScript number.
 pub const MAX_TIME: Micros = (1 << 53) - 1;
 
-/// The chunk of arrivals handed to every limiter at a time (small enough that a chunk, its
-/// lags and the prefix counts stay in a core's L1 cache).
+/// The chunk of arrivals handed to every limiter at a time (small enough that a chunk and the
+/// auditor's scratch for it stay in a core's L1 cache).
 pub const CHUNK: usize = 1024;
 
 impl Scenario {
@@ -484,9 +484,8 @@ impl Lane {
         }
     }
 
-    /// Decides a chunk of new requests, `first` being the run index of its first arrival and
-    /// `lags` what the run's [`WindowEdge`] said of it: the hot loop.
-    fn run_chunk(&mut self, times: &[Micros], first: u64, lags: &[u64]) {
+    /// Decides a chunk of new requests: the hot loop.
+    fn run_chunk(&mut self, times: &[Micros]) {
         if self.queue.is_some() || self.trace.is_some() {
             for &t in times {
                 self.step(t);
@@ -494,7 +493,7 @@ impl Lane {
             self.stats.offered += times.len() as u64;
             return;
         }
-        let admitted = decide_and_audit(&mut self.limiter, &mut self.audit, times, first, lags);
+        let admitted = decide_and_audit(&mut self.limiter, &mut self.audit, times);
         self.stats.offered += times.len() as u64;
         self.stats.admitted += admitted;
     }
@@ -559,24 +558,18 @@ impl Lane {
 }
 
 /// Decides a chunk of arrivals and audits each decision at its arrival time; returns how many
-/// were admitted. `first` and `lags` come from the run's [`WindowEdge`]. The limiter's kind is
-/// matched once per chunk, so each kind gets a loop of its own. (A queueing limiter's
-/// admissions belong at their departures: [`simulate_run`] audits those one by one.)
-pub fn decide_and_audit(
-    limiter: &mut Limiter,
-    audit: &mut Auditor,
-    times: &[Micros],
-    first: u64,
-    lags: &[u64],
-) -> u64 {
+/// were admitted. The limiter's kind is matched once per chunk, so each kind gets a loop of
+/// its own. (A queueing limiter's admissions belong at their departures: [`simulate_run`]
+/// audits those one by one.)
+pub fn decide_and_audit(limiter: &mut Limiter, audit: &mut Auditor, times: &[Micros]) -> u64 {
     match limiter {
-        Limiter::FixedWindow(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
-        Limiter::SlidingLog(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
-        Limiter::SlidingWindowCounter(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
-        Limiter::TokenBucket(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
-        Limiter::Gcra(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
-        Limiter::LeakyBucket(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
-        Limiter::Split(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
+        Limiter::FixedWindow(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        Limiter::SlidingLog(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        Limiter::SlidingWindowCounter(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        Limiter::TokenBucket(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        Limiter::Gcra(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        Limiter::LeakyBucket(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        Limiter::Split(l) => audit.decide_chunk(times, |t| l.admit(t)),
     }
 }
 
@@ -681,14 +674,11 @@ pub fn simulate_run(scenario: &Scenario, run: u32) -> Result<Vec<RunStats>, Erro
             .collect());
     }
     let mut arrivals = scenario.arrivals(run);
-    let mut edge = WindowEdge::new(scenario.window);
     let mut chunk = Vec::with_capacity(CHUNK);
     loop {
         let more = arrivals.fill(&mut chunk, CHUNK);
-        // Which arrivals have left each window is the same for every limiter: work it out once.
-        let (first, lags) = edge.advance(&chunk);
         for lane in &mut lanes {
-            lane.run_chunk(&chunk, first, lags);
+            lane.run_chunk(&chunk);
         }
         if !more {
             break;
@@ -727,8 +717,7 @@ pub fn trace(scenario: &Scenario, index: usize, run: u32) -> Result<(RunStats, T
         let mut chunk = Vec::with_capacity(CHUNK);
         loop {
             let more = arrivals.fill(&mut chunk, CHUNK);
-            // A traced lane audits one decision at a time and needs no window edge.
-            lane.run_chunk(&chunk, 0, &[]);
+            lane.run_chunk(&chunk);
             if !more {
                 break;
             }
