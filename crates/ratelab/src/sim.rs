@@ -64,8 +64,12 @@ pub const MINUTES_RANGE: (u64, u64) = (1, 100_000);
 pub const RUNS_RANGE: (u64, u64) = (1, 100_000);
 /// The most decisions one scenario may ask for (about a minute of work on a laptop core).
 pub const MAX_DECISIONS: f64 = 1e10;
-/// The most replayed timestamps.
-pub const MAX_REPLAY: usize = 50_000_000;
+/// The most replayed timestamps: 8 bytes each while simulated, 16 while a file is read into
+/// them (the importer's list and the shared copy), so that reading the largest stays within
+/// [`MEMORY_BUDGET`].
+pub const MAX_REPLAY: usize = 25_000_000;
+/// The most memory a scenario may need, by [`Scenario::memory`]'s bound: 512 MB.
+pub const MEMORY_BUDGET: u64 = 512 << 20;
 /// The latest time, in µs from a run's start, that any arrival, retry or window end of an
 /// accepted scenario may reach: 2^53 − 1 (about 285 years). Far from 64-bit overflow once a
 /// window or a bucket's capacity is added, and exact as a JavaScript number.
@@ -141,7 +145,99 @@ impl Scenario {
                 ),
             });
         }
-        Ok(())
+        self.memory().check(1)
+    }
+
+    /// An upper bound on the memory a simulation of this scenario needs, by part; see
+    /// [`Memory`]. The scenario must have passed the range checks of [`Scenario::validate`].
+    pub fn memory(&self) -> Memory {
+        let lanes: Vec<LaneMemory> = self
+            .limiters
+            .iter()
+            .map(|spec| self.lane_memory(spec))
+            .collect();
+        let retries = self.pending_retries();
+        let traffic = match &self.traffic {
+            // The two instants' times, built as a list and copied into a shared one.
+            TrafficSpec::BoundaryBurst { .. } => 2 * 2 * 8 * self.limit,
+            // A retrying client's pending retries: (time, try) in a deque that doubles, and
+            // the old buffer while it moves.
+            TrafficSpec::Retry { .. } => 3 * 2 * 16 * retries,
+            _ => 0,
+        };
+        let replay = match &self.traffic {
+            TrafficSpec::Replay(r) => 8 * r.times.len() as u64,
+            _ => 0,
+        };
+        Memory {
+            lanes,
+            traffic,
+            retries,
+            replay,
+            results: RESULT_BYTES * u64::from(self.runs) * (self.limiters.len() as u64).max(1),
+        }
+    }
+
+    /// What one limiter of a run keeps: its auditor's buffer (two slots per admission it
+    /// keeps, plus a chunk), its own state, and a queue's departures and delay histogram.
+    fn lane_memory(&self, spec: &LimiterSpec) -> LaneMemory {
+        let k = u64::from(spec.servers);
+        let rate = spec.rate.unwrap_or(Rate {
+            count: self.limit,
+            per: self.window,
+        });
+        let burst = spec.burst.unwrap_or(match spec.kind {
+            LimiterKind::LeakyBucket => 0,
+            _ => self.limit,
+        });
+        // The most admissions any window can hold; for the rare limiter theory gives no bound
+        // for (a queue leaking more than one a µs), its burst and a window of leaking.
+        let worst = theory::worst_case(spec, self.limit, self.window).unwrap_or_else(|| {
+            let leaked = u128::from(rate.count) * u128::from(self.window) / u128::from(rate.per);
+            burst.saturating_add(2).saturating_add(leaked as u64)
+        });
+        let kept = worst.max(self.limit);
+        let audit = 16 * (kept + CHUNK as u64) + 64;
+        let own = match spec.kind {
+            LimiterKind::SlidingLog => 8 * self.limit,
+            _ => 0,
+        } + 64 * k;
+        let queue = if spec.kind == LimiterKind::LeakyBucket && spec.mode == LeakyMode::Queue {
+            // Departures still to come: at most the burst and one; a ring that doubles.
+            4 * 8 * (burst + 2) + HISTOGRAM_BYTES
+        } else {
+            0
+        };
+        LaneMemory {
+            kept,
+            audit,
+            own: own + queue,
+        }
+    }
+
+    /// The most retries a retrying client can have pending at once: each pending retry is a
+    /// different request whose first try came at most `(tries − 1) · every` before, so the
+    /// spike and the first tries of that span (a Poisson count: its mean and eight standard
+    /// deviations, more than any run will see).
+    fn pending_retries(&self) -> u64 {
+        let TrafficSpec::Retry {
+            rate,
+            spike,
+            tries,
+            every,
+            ..
+        } = &self.traffic
+        else {
+            return 0;
+        };
+        if *tries <= 1 {
+            return 0;
+        }
+        let span = u64::from(tries - 1)
+            .saturating_mul(*every)
+            .min(self.duration) as f64;
+        let mean = rate.count as f64 * span / rate.per as f64;
+        spike.saturating_add((mean + 8.0 * mean.sqrt() + 16.0) as u64)
     }
 
     fn validate_traffic(&self) -> Result<(), Error> {
@@ -203,7 +299,10 @@ impl Scenario {
                 if r.times.len() > MAX_REPLAY {
                     return Err(Error::TooLarge {
                         what: "the replay".into(),
-                        detail: format!("{} timestamps; the most is {MAX_REPLAY}", r.times.len()),
+                        detail: format!(
+                            "{} timestamps; the most is {MAX_REPLAY} (8 bytes each, 16 while read, within 512 MB)",
+                            r.times.len()
+                        ),
                     });
                 }
             }
@@ -417,6 +516,139 @@ impl Scenario {
             servers,
             Rng::new(self.seed, u64::from(run), Stream::Routing),
         )))
+    }
+}
+
+/// The bytes one run's results take until the report is made ([`RunStats`] in a list).
+const RESULT_BYTES: u64 = 128;
+/// The most a delay histogram takes (every bucket, in a list that doubles).
+const HISTOGRAM_BYTES: u64 = 2 * 885 * 1024;
+/// The process itself: code, stacks, buffers, the report.
+const BASE_BYTES: u64 = 8 << 20;
+
+/// An upper bound on what a simulation keeps, from [`Scenario::memory`]. Nothing in it grows
+/// with the arrivals of a window or the requests of a run: per limiter, what its worst window
+/// can admit; per run, a retrying client's pending retries or a boundary burst's times; for
+/// the whole scenario, replayed times (shared by every run) and a few numbers per run and
+/// limiter for the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Memory {
+    /// Each limiter of a run.
+    pub lanes: Vec<LaneMemory>,
+    /// A run's traffic: a boundary burst's times, a retrying client's pending retries.
+    pub traffic: u64,
+    /// How many retries a retrying client may have pending at once.
+    pub retries: u64,
+    /// Replayed times, shared by every run.
+    pub replay: u64,
+    /// The per-run results kept for the report.
+    pub results: u64,
+}
+
+/// What one limiter of a run keeps, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaneMemory {
+    /// The admissions its auditor keeps: `max(L, its worst window)`.
+    pub kept: u64,
+    /// Its auditor: 16 bytes per admission kept (8 each, in a buffer up to twice that), a chunk.
+    pub audit: u64,
+    /// The limiter's own state (a sliding log's L times; a queue's departures and delays).
+    pub own: u64,
+}
+
+impl Memory {
+    /// What one run keeps: its limiters (one auditor possibly growing into a copy of itself)
+    /// and its traffic.
+    pub fn per_run(&self) -> u64 {
+        let lanes: u64 = self.lanes.iter().map(|l| l.audit + l.own).sum();
+        let growing = self.lanes.iter().map(|l| l.audit).max().unwrap_or(0);
+        lanes + growing + self.traffic
+    }
+
+    /// The whole simulation with `concurrent` runs at once.
+    pub fn total(&self, concurrent: u64) -> u64 {
+        BASE_BYTES + self.replay + self.results + concurrent * self.per_run()
+    }
+
+    /// How many runs can be simulated at once within [`MEMORY_BUDGET`] (0 if not even one).
+    pub fn concurrent_runs(&self) -> u64 {
+        let fixed = BASE_BYTES + self.replay + self.results;
+        MEMORY_BUDGET.saturating_sub(fixed) / self.per_run().max(1)
+    }
+
+    /// Refuses a simulation of `concurrent` runs at once that would need more than
+    /// [`MEMORY_BUDGET`], in one line saying what takes the memory and what would fit.
+    pub fn check(&self, concurrent: u64) -> Result<(), Error> {
+        let total = self.total(concurrent);
+        if total <= MEMORY_BUDGET {
+            return Ok(());
+        }
+        let budget = format_bytes(MEMORY_BUDGET);
+        let lanes: u64 = self.lanes.iter().map(|l| l.audit + l.own).sum();
+        let parts = [
+            (self.results, 0),
+            (self.traffic, 1),
+            (lanes * concurrent, 2),
+        ];
+        let (_, largest) = parts.iter().copied().max().unwrap_or((0, 2));
+        let detail = match largest {
+            0 => format!(
+                "about {} (the report keeps {RESULT_BYTES} bytes per run and limiter, {} × {}); the most is {budget}: use fewer runs",
+                format_bytes(total),
+                self.results / RESULT_BYTES / (self.lanes.len() as u64).max(1),
+                self.lanes.len()
+            ),
+            1 if self.retries > 0 => format!(
+                "about {} (up to {} pending retries at 96 bytes each: the spike and the first tries of (tries − 1) × every); the most is {budget}: use a smaller spike, fewer tries or a shorter every",
+                format_bytes(total),
+                self.retries
+            ),
+            1 => format!(
+                "about {} (the boundary burst's 2 × L times, 32 bytes each); the most is {budget}: use a smaller limit",
+                format_bytes(total)
+            ),
+            _ => {
+                let each = lanes / (self.lanes.len() as u64).max(1);
+                let room = MEMORY_BUDGET
+                    .saturating_sub(total - lanes * concurrent)
+                    / each.max(1)
+                    / concurrent.max(1);
+                let kept = self.lanes.iter().map(|l| l.kept).max().unwrap_or(0);
+                format!(
+                    "about {} of state ({} limiters, each keeping up to {kept} admissions of its window at 16 bytes, {} each); the most is {budget}: use {}a smaller limit or burst",
+                    format_bytes(total),
+                    self.lanes.len(),
+                    format_bytes(each),
+                    if room > 0 {
+                        format!("at most {room} such limiters, or ")
+                    } else {
+                        String::new()
+                    }
+                )
+            }
+        };
+        Err(Error::TooLarge {
+            what: "the scenario".into(),
+            detail,
+        })
+    }
+}
+
+/// Bytes for people: `3.1 GB`, `512 MB`, `40 KB` (powers of 1024).
+pub fn format_bytes(bytes: u64) -> String {
+    let units = ["bytes", "KB", "MB", "GB", "TB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < units.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} bytes")
+    } else if value < 10.0 && value.fract() != 0.0 {
+        format!("{value:.1} {}", units[unit])
+    } else {
+        format!("{value:.0} {}", units[unit])
     }
 }
 
@@ -891,8 +1123,25 @@ fn summarize(scenario: &Scenario, spec: &LimiterSpec, stats: &[&RunStats]) -> Li
 /// Validates and runs the whole scenario.
 pub fn simulate(scenario: &Scenario) -> Result<Report, Error> {
     scenario.validate()?;
-    let runs = (0..scenario.runs)
-        .map(|run| simulate_run(scenario, run))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut runs: Vec<Vec<RunStats>> = Vec::with_capacity(scenario.runs as usize);
+    for run in 0..scenario.runs {
+        let mut stats = simulate_run(scenario, run)?;
+        if let Some(first) = runs.first_mut() {
+            fold_delays(first, &mut stats);
+        }
+        runs.push(stats);
+    }
     Ok(Report::from_runs(scenario, &runs))
+}
+
+/// Moves the delay histograms of one run's results (`from`) into another's (`into`), limiter
+/// by limiter, so that a caller keeping every run's results holds a histogram per limiter, not
+/// per run. The report is the same: histograms add exactly, in any order.
+pub fn fold_delays(into: &mut [RunStats], from: &mut [RunStats]) {
+    for (a, b) in into.iter_mut().zip(from) {
+        if !b.delays.is_empty() {
+            a.delays.merge(&b.delays);
+            b.delays = Histogram::default();
+        }
+    }
 }
