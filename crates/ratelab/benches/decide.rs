@@ -2,7 +2,7 @@
 //! generator. `cargo bench -p ratelab --bench decide`; the README records the numbers.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use ratelab::audit::Auditor;
+use ratelab::audit::{Auditor, WindowEdge};
 use ratelab::sim::{decide_and_audit, Scenario};
 use ratelab::spec::{LimiterSpec, TrafficSpec};
 use ratelab::time::MINUTE;
@@ -43,13 +43,18 @@ fn decisions(c: &mut Criterion) {
             b.iter_batched_ref(
                 || {
                     let limiter = s.build_limiter(&s.limiters[0], 0).expect("builds");
-                    (limiter, Auditor::new(s.limit, s.window))
+                    (
+                        limiter,
+                        Auditor::new(s.limit, s.window),
+                        WindowEdge::new(s.window),
+                    )
                 },
-                |(limiter, audit)| {
-                    // As the simulator runs it: chunks of 1,024.
+                |(limiter, audit, edge)| {
+                    // As the simulator runs it: chunks of 2,048, the window edge included.
                     let mut admitted = 0;
                     for chunk in black_box(&times).chunks(CHUNK) {
-                        admitted += decide_and_audit(limiter, audit, chunk);
+                        let (first, lags) = edge.advance(chunk);
+                        admitted += decide_and_audit(limiter, audit, chunk, first, lags);
                     }
                     admitted
                 },
@@ -59,7 +64,7 @@ fn decisions(c: &mut Criterion) {
     }
     group.finish();
 
-    // The study's configuration: six limiters sharing one run, per limiter decision.
+    // The study's configuration: six limiters sharing one window edge, per limiter decision.
     let mut group = c.benchmark_group("six limiters sharing a run");
     let six = [
         "fixed-window",
@@ -90,13 +95,14 @@ fn decisions(c: &mut Criterion) {
                         )
                     })
                     .collect();
-                lanes
+                (lanes, WindowEdge::new(s.window))
             },
-            |lanes| {
+            |(lanes, edge)| {
                 let mut admitted = 0;
                 for chunk in black_box(&times).chunks(CHUNK) {
+                    let (first, lags) = edge.advance(chunk);
                     for (limiter, audit) in lanes.iter_mut() {
-                        admitted += decide_and_audit(limiter, audit, chunk);
+                        admitted += decide_and_audit(limiter, audit, chunk, first, lags);
                     }
                 }
                 admitted

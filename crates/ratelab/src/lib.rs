@@ -10,7 +10,6 @@
 pub mod analysis;
 pub mod audit;
 pub mod error;
-pub mod histogram;
 pub mod import;
 pub mod limiter;
 pub mod optimum;
