@@ -152,8 +152,7 @@ fn times_that_would_overflow_are_refused_up_front() {
     let e = flood.validate().expect_err("refused").to_string();
     assert!(e.contains("flood: for"), "{e}");
     assert!(e.contains("285 years"), "{e}");
-    // A thousand tries 2^60 µs apart: the last retry is due past 2^64.
-    let retry = Scenario {
+    let retry = |tries: u32, every: Micros, duration: Micros| Scenario {
         traffic: TrafficSpec::Retry {
             rate: Rate {
                 count: 1,
@@ -161,28 +160,20 @@ fn times_that_would_overflow_are_refused_up_front() {
             },
             spike: 3,
             at: SECOND,
-            tries: 1_000,
-            every: 1 << 60,
+            tries,
+            every,
         },
+        duration,
         ..base.clone()
     };
-    let e = retry.validate().expect_err("refused").to_string();
+    // A thousand tries 2^60 µs apart: the last retry is due past 2^64.
+    let e = retry(1_000, 1 << 60, base.duration)
+        .validate()
+        .expect_err("refused")
+        .to_string();
     assert!(e.contains("retry: tries × every"), "{e}");
-    // Just inside the limit it runs: 2 tries, the second 2^52 µs after the first.
-    let inside = Scenario {
-        traffic: TrafficSpec::Retry {
-            rate: Rate {
-                count: 1,
-                per: SECOND,
-            },
-            spike: 3,
-            at: SECOND,
-            tries: 2,
-            every: 1 << 51,
-        },
-        duration: MINUTE,
-        ..base
-    };
+    // Just inside the limit it runs: 2 tries, the second 2^51 µs after the first.
+    let inside = retry(2, 1 << 51, MINUTE);
     inside.validate().expect("accepted");
     let stats = simulate_run(&inside, 0).expect("runs");
     assert!(stats.iter().all(|s| s.decisions >= 3));
