@@ -159,12 +159,24 @@ export function startStudy() {
   const progress = $('study-progress');
   const status = $('study-status');
   let workers = [];
-  let rendering = false;
+  // The study's figures and tables are drawn while it runs, as results come in, and again at
+  // the end. Each plot is drawn in a task of its own and the tables in another, so that no
+  // step holds the page's thread for long; and at most one such render runs at a time, a
+  // quarter of a second apart, so that they leave the page's thread mostly idle.
+  let rendering = null;
+  let lastRender = 0;
+  let generation = 0;
+  const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-  function render(study) {
-    rendering = false;
+  // Draws the results so far, step by step; returns the longest step in ms. Stops early if
+  // another study started or this one was stopped (`gen` is no longer current).
+  async function render(study, gen) {
+    let longest = 0;
     const box = $('study-plots');
     for (const [id, title] of study.plots()) {
+      await nextTask();
+      if (gen !== generation) return longest;
+      const t0 = performance.now();
       let c = $(`study-plot-${id}`);
       if (!c) {
         c = document.createElement('canvas');
@@ -178,7 +190,11 @@ export function startStudy() {
       }
       study.drawPlot(id, c.id, dark());
       c.dataset.drawn = 'true';
+      longest = Math.max(longest, performance.now() - t0);
     }
+    await nextTask();
+    if (gen !== generation) return longest;
+    const t0 = performance.now();
     const tables = study.tables();
     $('study-tables').replaceChildren(...tables.map((t) => {
       const table = document.createElement('table');
@@ -214,9 +230,11 @@ export function startStudy() {
       fold.append(summary, table, bar);
       return fold;
     }));
+    return Math.max(longest, performance.now() - t0);
   }
 
   function stop(message) {
+    generation++;
     for (const w of workers) w.terminate();
     workers = [];
     button.disabled = false;
@@ -238,6 +256,7 @@ export function startStudy() {
       return;
     }
     const study = new Study(size.runs, size.minutes, size.seed, size.honestOnly);
+    const gen = ++generation;
     const total = study.jobs();
     progress.max = total;
     progress.value = 0;
@@ -272,22 +291,25 @@ export function startStudy() {
           finish(ms);
           return;
         }
-        if (!rendering) { rendering = true; requestAnimationFrame(() => render(study)); }
         give(w);
+        if (!rendering && performance.now() - lastRender > 250) {
+          lastRender = performance.now();
+          rendering = render(study, gen).finally(() => { rendering = null; });
+        }
       };
       w.onerror = (e) => stop(`A worker failed: ${e.message}`);
       w.postMessage({ type: 'init', ...size });
       return w;
     });
-    // The last steps each in a task of its own, so that none holds the page for long: the
-    // figures and tables, then the reproduction report.
-    const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+    // The last steps, after any render still under way: the figures and tables, step by
+    // step, then the reproduction report in a task of its own.
     async function finish(ms) {
-      let t0 = performance.now();
-      render(study);
-      const renderMs = performance.now() - t0;
+      await rendering;
+      const renderMs = await render(study, gen);
+      if (gen !== generation) return;
       await nextTask();
-      t0 = performance.now();
+      if (gen !== generation) return;
+      const t0 = performance.now();
       $('study-repro-text').textContent = study.reproduction();
       $('study-repro').hidden = false;
       // How long each last step held the page's thread, for the long-task test's diagnostics.

@@ -14,7 +14,7 @@ pub(crate) use args::Format;
 use args::{Cli, Cmd, DemoArgs, SimulateArgs};
 use clap::{CommandFactory, Parser};
 use ratelab::import::{ImportOptions, Imported, Importer};
-use ratelab::sim::{simulate_run, Report, RunStats, Scenario};
+use ratelab::sim::{fold_delays, simulate_run, Report, RunStats, Scenario};
 use ratelab::spec::{parse_count, LimiterSpec, Replay, TrafficSpec};
 use ratelab::time::{format_duration, parse_duration, MINUTE};
 use ratelab::Error;
@@ -261,20 +261,28 @@ fn malformed_warning(path: &str, imported: &Imported) -> String {
     out
 }
 
-/// Runs every run, spread over the machine's cores; the result does not depend on how many.
+/// Runs every run, spread over the machine's cores, as many at once as fit in the memory
+/// budget; the result does not depend on how many.
 fn run_scenario(scenario: &Scenario) -> Result<Report, String> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .min(scenario.runs as usize);
+        .min(scenario.runs as usize)
+        .min(scenario.memory().concurrent_runs().max(1) as usize);
     let mut runs: Vec<Option<Vec<RunStats>>> = vec![None; scenario.runs as usize];
     let finished = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|thread| {
                 s.spawn(move || {
-                    (0..scenario.runs)
-                        .filter(|r| *r as usize % threads == thread)
-                        .map(|r| simulate_run(scenario, r).map(|stats| (r, stats)))
-                        .collect::<Vec<_>>()
+                    let mut done: Vec<Result<(u32, Vec<RunStats>), Error>> = Vec::new();
+                    for r in (0..scenario.runs).filter(|r| *r as usize % threads == thread) {
+                        let mut stats = simulate_run(scenario, r);
+                        // One delay histogram per limiter and thread, not per run.
+                        if let (Some(Ok((_, first))), Ok(stats)) = (done.first_mut(), &mut stats) {
+                            fold_delays(first, stats);
+                        }
+                        done.push(stats.map(|stats| (r, stats)));
+                    }
+                    done
                 })
             })
             .collect();

@@ -1671,3 +1671,53 @@ fn progress_bars_show_on_a_terminal() {
         assert!(shown.contains(needle), "{needle}: {shown:?}");
     }
 }
+
+#[test]
+fn a_scenario_over_the_memory_budget_is_refused_up_front_in_one_line() {
+    let mut args = vec![
+        "simulate",
+        "--limit",
+        "1000000",
+        "--traffic",
+        "steady:load=1",
+        "--minutes",
+        "1",
+    ];
+    for _ in 0..40 {
+        args.extend(["--limiter", "fixed-window"]);
+    }
+    let r = ratelab(&args);
+    assert_one_safe_line("40 limiters at a limit of a million", &r);
+    for needle in ["GB", "40 limiters", "512 MB", "at most 15 such limiters"] {
+        assert!(r.2.contains(needle), "{needle}: {}", r.2);
+    }
+}
+
+#[test]
+fn queueing_delays_over_threads_are_those_of_one_thread() {
+    // The runs are spread over threads, each folding its runs' delay histograms into one: the
+    // quantiles are those of the core's sequential run.
+    let spec = "leaky-bucket:burst=20,mode=queue";
+    let v = json(&[
+        "--limiter",
+        spec,
+        "--traffic",
+        "page-loads:load=1.3",
+        "--minutes",
+        "60",
+        "--runs",
+        "7",
+    ]);
+    let scenario = ratelab::Scenario {
+        limiters: vec![ratelab::LimiterSpec::parse(spec).expect("valid")],
+        traffic: ratelab::TrafficSpec::parse("page-loads:load=1.3").expect("valid"),
+        duration: 60 * ratelab::time::MINUTE,
+        runs: 7,
+        ..ratelab::Scenario::default()
+    };
+    let report = ratelab::simulate(&scenario).expect("runs");
+    let r = &report.results[0];
+    assert!(r.delay_p99_us.is_some_and(|d| d > 0));
+    assert_eq!(v["results"][0]["delay_p50_us"].as_u64(), r.delay_p50_us);
+    assert_eq!(v["results"][0]["delay_p99_us"].as_u64(), r.delay_p99_us);
+}

@@ -16,17 +16,17 @@
 //!   `theory::worst_case`;
 //! - every kind built from a spec by `Scenario::build_limiter`, split over `K` servers too,
 //!   stays within `theory::worst_case`, and `admit` agrees with `decide`;
-//! - the auditor's per-decision and lagged (chunked) paths agree with the recount.
+//! - the auditor's per-decision and chunked paths agree with the recount.
 use arbitrary::{Arbitrary, Unstructured};
-use ratelab::audit::{Auditor, WindowEdge};
+use ratelab::audit::Auditor;
 use ratelab::limiter::{
     FixedWindow, Gcra, LeakyBucket, LeakyMode, SlidingLog, SlidingWindowCounter, TokenBucket,
 };
 use ratelab::{theory, Decide, Decision, LimiterSpec, Micros, Rate, Scenario};
 use std::collections::BTreeMap;
 
-/// The most requests in a trace: enough for the auditors' compaction (after 1,024) and the
-/// window edge's (after 4,096) to run.
+/// The most requests in a trace: enough for the auditor's buffer to compact and grow (from
+/// 256 slots) many times.
 const MAX_REQUESTS: usize = 8_192;
 
 #[derive(Debug, Arbitrary)]
@@ -350,19 +350,17 @@ impl Ctx<'_> {
             (busiest, wrong_admits, wrong_rejects, admits),
             "auditor"
         );
-        let mut edge = WindowEdge::new(window);
-        let mut lagged = Auditor::new(self.limit, window);
+        let mut chunked = Auditor::new(self.limit, window);
         for (part, oks) in times.chunks(self.chunk).zip(admitted.chunks(self.chunk)) {
-            let (first, lags) = edge.advance(part);
             let mut next = oks.iter();
-            lagged.decide_lagged(part, first, lags, |_| next.next().copied().unwrap_or(false));
+            chunked.decide_chunk(part, |_| next.next().copied().unwrap_or(false));
         }
         assert_eq!(
             (
-                lagged.busiest,
-                lagged.busiest_at,
-                lagged.wrong_admits,
-                lagged.wrong_rejects
+                chunked.busiest,
+                chunked.busiest_at,
+                chunked.wrong_admits,
+                chunked.wrong_rejects
             ),
             (
                 one.busiest,
@@ -370,11 +368,11 @@ impl Ctx<'_> {
                 one.wrong_admits,
                 one.wrong_rejects
             ),
-            "lagged audit, chunks of {}",
+            "chunked audit, chunks of {}",
             self.chunk
         );
         assert_eq!(
-            (lagged.decisions, lagged.admits),
+            (chunked.decisions, chunked.admits),
             (one.decisions, one.admits)
         );
         Recount { before, busiest }

@@ -2,7 +2,7 @@
 //! generator. `cargo bench -p ratelab --bench decide`; the README records the numbers.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use ratelab::audit::{Auditor, WindowEdge};
+use ratelab::audit::Auditor;
 use ratelab::sim::{decide_and_audit, Scenario};
 use ratelab::spec::{LimiterSpec, TrafficSpec};
 use ratelab::time::MINUTE;
@@ -43,18 +43,13 @@ fn decisions(c: &mut Criterion) {
             b.iter_batched_ref(
                 || {
                     let limiter = s.build_limiter(&s.limiters[0], 0).expect("builds");
-                    (
-                        limiter,
-                        Auditor::new(s.limit, s.window),
-                        WindowEdge::new(s.window),
-                    )
+                    (limiter, Auditor::new(s.limit, s.window))
                 },
-                |(limiter, audit, edge)| {
-                    // As the simulator runs it: chunks of 2,048, the window edge included.
+                |(limiter, audit)| {
+                    // As the simulator runs it: chunks of 1,024.
                     let mut admitted = 0;
                     for chunk in black_box(&times).chunks(CHUNK) {
-                        let (first, lags) = edge.advance(chunk);
-                        admitted += decide_and_audit(limiter, audit, chunk, first, lags);
+                        admitted += decide_and_audit(limiter, audit, chunk);
                     }
                     admitted
                 },
@@ -64,7 +59,7 @@ fn decisions(c: &mut Criterion) {
     }
     group.finish();
 
-    // The study's configuration: six limiters sharing one window edge, per limiter decision.
+    // The study's configuration: six limiters sharing one run, per limiter decision.
     let mut group = c.benchmark_group("six limiters sharing a run");
     let six = [
         "fixed-window",
@@ -95,14 +90,13 @@ fn decisions(c: &mut Criterion) {
                         )
                     })
                     .collect();
-                (lanes, WindowEdge::new(s.window))
+                lanes
             },
-            |(lanes, edge)| {
+            |lanes| {
                 let mut admitted = 0;
                 for chunk in black_box(&times).chunks(CHUNK) {
-                    let (first, lags) = edge.advance(chunk);
                     for (limiter, audit) in lanes.iter_mut() {
-                        admitted += decide_and_audit(limiter, audit, chunk, first, lags);
+                        admitted += decide_and_audit(limiter, audit, chunk);
                     }
                 }
                 admitted

@@ -7,17 +7,21 @@
 //! `B + L - 1`, the sliding log is the literal rule, and the sliding log's served share under
 //! Poisson arrivals is exactly an Erlang loss system with holding time `W`.
 //!
-//! Each decision costs O(1) amortised. Two paths give the same answers (a property test holds
-//! them equal):
-//! - [`Auditor::record`], one decision at a time: admitted expiry times (`t + W`) are appended
-//!   to a history and a pointer passes each once. Retries, queues and traces use it.
-//! - [`Auditor::decide_lagged`], the simulator's hot loop. For open-loop traffic the audit's
-//!   times are the arrival times, so "which arrivals have left the window of arrival `i`" is
-//!   the same for every limiter: [`WindowEdge`] works it out once per chunk (the *lag* of each
-//!   arrival, the index of the first arrival still inside its window). Each limiter then keeps
-//!   only a prefix count of its admissions over arrival indices, and its count in the window
-//!   of arrival `i` is a subtraction: admissions before `i` minus admissions before `lag[i]`.
-//!   No pointer chase per limiter, no branch on the decision.
+//! Each decision costs O(1) amortised, and memory follows admissions, never arrivals: the
+//! auditor keeps the expiry time (`t + W`, 8 bytes) of the latest `max(L, busiest)`
+//! admissions, which include every admission still inside the window, in a buffer compacted
+//! in place that stays within twice that plus a chunk. `busiest` is at most the limiter's worst
+//! window ([`crate::theory::worst_case`]), so a limiter bounds its auditor whatever the
+//! traffic: a flood at a 24 h window costs what a trickle does. Two entry points share the
+//! buffer and give the same answers (property tests hold them equal to each other and to a
+//! brute-force recount, bursts and floods included):
+//! - [`Auditor::record`], one decision at a time, with a pointer to the oldest admission still
+//!   inside: retries, queues, traces and probes use it.
+//! - [`Auditor::decide_chunk`], the simulator's hot loop. It needs no such pointer: as in the
+//!   sliding log, fewer than `L` admissions are inside `(t − W, t]` exactly when the `L`-th
+//!   most recent one has left, so "full" is one load at a fixed distance behind the newest
+//!   admission, and likewise "busier than any window so far" with `busiest` in place of `L`.
+//!   No load depends on the one before, and no branch depends on the decision.
 
 use crate::time::Micros;
 
@@ -34,17 +38,22 @@ pub struct Audited {
 const SENTINEL: Micros = Micros::MAX >> 1;
 /// Sentinels after the expiries: the branch-free scan looks up to three slots ahead.
 const SENTINELS: usize = 4;
+/// The smallest expiry buffer, in slots.
+const MIN_SLOTS: usize = 256;
 
 /// Counts a limiter's admissions in the trailing window and tallies disagreements.
 #[derive(Debug, Clone)]
 pub struct Auditor {
     limit: u64,
     window: Micros,
-    /// When each admission leaves the window (its time plus `W`), oldest first;
-    /// `expiries[live..]` are still inside.
+    /// When each of the latest admissions leaves the window (its time plus `W`), oldest
+    /// first: `expiries[..end]`, at least the latest `max(L, busiest)` of them (or all). Every
+    /// slot from `end` on holds [`SENTINEL`], and there are at least [`SENTINELS`] of them.
     expiries: Vec<Micros>,
+    /// For [`Auditor::record`]: no later than the oldest admission still inside the window of
+    /// the last time it audited (the hot loop does not move it; the next scan catches up).
     live: usize,
-    prefix: PrefixCounts,
+    end: usize,
     /// The largest number of admissions seen in any trailing window.
     pub busiest: u64,
     /// Where the first busiest window ends (the time of the admission that completed it).
@@ -60,14 +69,15 @@ pub struct Auditor {
 }
 
 impl Auditor {
-    /// An auditor of the rule "at most `limit` in any `window`".
+    /// An auditor of the rule "at most `limit` in any `window`". It allocates little until
+    /// admissions fill its window.
     pub fn new(limit: u64, window: Micros) -> Self {
         Auditor {
             limit,
             window,
-            expiries: Vec::with_capacity(limit as usize * 2 + 2),
+            expiries: vec![SENTINEL; MIN_SLOTS + SENTINELS],
             live: 0,
-            prefix: PrefixCounts::new(),
+            end: 0,
             busiest: 0,
             busiest_at: 0,
             decisions: 0,
@@ -92,91 +102,69 @@ impl Auditor {
     /// Audits one decision.
     #[inline]
     pub fn record(&mut self, t: Micros, admitted: bool) -> Audited {
-        while self.live < self.expiries.len() && self.expiries[self.live] <= t {
-            self.live += 1;
-        }
-        let before = (self.expiries.len() - self.live) as u64;
+        self.make_room(1);
+        scan(&self.expiries, &mut self.live, t);
+        let before = (self.end - self.live) as u64;
         if admitted {
-            self.expiries.push(t + self.window);
+            self.expiries[self.end] = t + self.window;
+            self.end += 1;
         }
         let full = before >= self.limit;
-        self.tally(before, admitted, full, t);
+        let after = before + u64::from(admitted);
+        if after > self.busiest {
+            self.busiest = after;
+            self.busiest_at = t;
+        }
         self.decisions += 1;
         self.admits += u64::from(admitted);
         self.wrong_admits += u64::from(admitted & full);
         self.wrong_rejects += u64::from(!admitted & !full);
-        self.compact();
         Audited {
             in_window: before,
             wrong: admitted == full,
         }
     }
 
-    #[inline]
-    fn tally(&mut self, before: u64, admitted: bool, _full: bool, t: Micros) {
-        let after = before + u64::from(admitted);
-        if after > self.busiest {
-            self.busiest = after;
-            self.busiest_at = t;
-        }
-    }
-
-    /// Decides a chunk of arrivals with `decide` (called once per time, in order) and audits
-    /// each decision, using the lags [`WindowEdge::advance`] computed for the chunk; returns how
-    /// many were admitted. `first` is the index of the chunk's first arrival in the run. An
-    /// auditor is used either this way or through [`Auditor::record`], never both.
+    /// Decides a chunk of arrivals with `decide` (called once per time, in order), audits each
+    /// decision at its arrival time and returns how many were admitted. Can be mixed with
+    /// [`Auditor::record`] as long as times do not decrease. Never inlined (see
+    /// [`crate::traffic::Arrivals::fill`]).
     #[inline(never)]
-    pub fn decide_lagged(
+    pub fn decide_chunk(
         &mut self,
         times: &[Micros],
-        first: u64,
-        lags: &[u64],
         mut decide: impl FnMut(Micros) -> bool,
     ) -> u64 {
-        debug_assert_eq!(times.len(), lags.len());
-        let n = times.len() as u64;
-        if let Some(&oldest) = lags.first() {
-            self.prefix.make_room(oldest, first + n);
-        }
-        let limit = self.limit;
-        let prefix = self.prefix.counts.as_mut_slice();
-        // Masking with `len − 1` (a power of two less one) lets the compiler see every index
-        // is in bounds.
-        let mask = prefix.len() - 1;
-        // Admissions so far, kept modulo 2^32: only differences within a window are needed.
-        let mut pos = self.prefix.pos;
-        let (mut full, mut wrong_admits, mut admits) = (0u64, 0u64, 0u64);
-        // The busiest window is kept as a plain maximum in the loop (a branch on it costs more
-        // than the rest of the audit); where it was first reached is looked up after, from the
-        // prefix counts, and only in a chunk that raised it.
-        let mut busiest = self.busiest;
-        for ((&t, &lag), g) in times.iter().zip(lags).zip(first..) {
-            prefix[g as usize & mask] = pos;
-            let before = u64::from(pos.wrapping_sub(prefix[lag as usize & mask]));
+        let n = times.len();
+        self.make_room(n);
+        let window = self.window;
+        let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
+        let busiest = usize::try_from(self.busiest).unwrap_or(usize::MAX);
+        let expiries = self.expiries.as_mut_slice();
+        let mut end = self.end;
+        let start = end;
+        let (mut full, mut wrong_admits, mut raised) = (0u64, 0u64, false);
+        for &t in times {
+            // Full exactly when the L-th most recent admission is still inside (t − W, t].
+            let is_full = expiries
+                .get(end.wrapping_sub(limit))
+                .is_some_and(|&e| e > t);
             let ok = decide(t);
-            let is_full = before >= limit;
+            // Likewise, an admission makes a window busier than any before the chunk exactly
+            // when the `busiest`-th most recent admission is still inside. (The slot at `end`
+            // holds a sentinel, so the first admission of a run counts.)
+            raised |= ok & (expiries[end - busiest] > t);
+            expiries[end] = if ok { t + window } else { SENTINEL };
+            end += usize::from(ok);
             full += u64::from(is_full);
             wrong_admits += u64::from(ok & is_full);
-            admits += u64::from(ok);
-            busiest = busiest.max(before + u64::from(ok));
-            pos = pos.wrapping_add(u32::from(ok));
         }
-        if busiest > self.busiest {
-            let after = |i: usize| {
-                let g = first + i as u64;
-                let next = if i + 1 < times.len() {
-                    prefix[(g + 1) as usize & mask]
-                } else {
-                    pos
-                };
-                u64::from(next.wrapping_sub(prefix[lags[i] as usize & mask]))
-            };
-            if let Some(i) = (0..times.len()).find(|&i| after(i) == busiest) {
-                self.busiest_at = times[i];
-            }
-            self.busiest = busiest;
+        self.end = end;
+        if raised {
+            self.raise_busiest(start, window);
         }
-        self.prefix.pos = pos;
+        let n = n as u64;
+        let admits = (end - start) as u64;
         self.decisions += n;
         self.admits += admits;
         self.wrong_admits += wrong_admits;
@@ -185,135 +173,72 @@ impl Auditor {
         admits
     }
 
-    /// Drops expired history once it is most of the buffer: amortised O(1) per admission.
-    #[inline]
-    fn compact(&mut self) {
-        if self.live > 1024 && self.live * 2 > self.expiries.len() {
-            self.expiries.drain(..self.live);
-            self.live = 0;
-        }
-    }
-
-    /// Admissions in the window ending at the last audited time.
-    pub fn in_window(&self) -> u64 {
-        (self.expiries.len() - self.live) as u64
-    }
-}
-
-/// A limiter's admissions counted over arrival indices: `counts[g & mask]` is how many of
-/// arrivals `0..g` it admitted (modulo 2^32), for the indices still needed.
-#[derive(Debug, Clone)]
-struct PrefixCounts {
-    counts: Vec<u32>,
-    mask: u64,
-    /// Admissions so far (modulo 2^32).
-    pos: u32,
-}
-
-impl PrefixCounts {
-    fn new() -> Self {
-        PrefixCounts {
-            counts: vec![0; 4096],
-            mask: 4095,
-            pos: 0,
-        }
-    }
-
-    /// Makes sure indices `oldest..end` fit without wrapping onto each other.
-    fn make_room(&mut self, oldest: u64, end: u64) {
-        if end - oldest > self.mask {
-            let size = (end - oldest + 1).next_power_of_two();
-            let mut counts = vec![0; size as usize];
-            // The indices before this chunk were held by the old ring (it was large enough for
-            // the last chunk, whose oldest lag was no later than this one's); the chunk's own
-            // are written before they are read.
-            for g in oldest..end {
-                counts[(g & (size - 1)) as usize] = self.counts[(g & self.mask) as usize];
-            }
-            self.counts = counts;
-            self.mask = size - 1;
-        }
-    }
-}
-
-/// The trailing edge of the window, shared by every limiter of a run: for each arrival, the
-/// index of the first arrival still inside its window `(t − W, t]`.
-#[derive(Debug, Clone)]
-pub struct WindowEdge {
-    window: Micros,
-    /// When each recent arrival leaves the window (`t + W`), then sentinels.
-    expiries: Vec<Micros>,
-    /// The run index of `expiries[0]`.
-    base: u64,
-    /// The first arrival (local index) still inside the last window.
-    live: usize,
-    lags: Vec<u64>,
-}
-
-impl WindowEdge {
-    /// The edge of windows of `window` µs.
-    pub fn new(window: Micros) -> Self {
-        WindowEdge {
-            window,
-            expiries: Vec::new(),
-            base: 0,
-            live: 0,
-            lags: Vec::new(),
-        }
-    }
-
-    /// Takes the next chunk of arrivals; returns the run index of its first arrival and the lag
-    /// of each of its arrivals. Never inlined (see [`crate::traffic::Arrivals::fill`]).
+    /// Finds the busiest window among the admissions `expiries[start..end]` of a chunk that
+    /// raised it, and where it was first reached: after each admission, the window holds it and
+    /// the earlier admissions that have not expired by its time. Rejections do not change a
+    /// window's count, so the admissions alone tell.
+    #[cold]
     #[inline(never)]
-    pub fn advance(&mut self, times: &[Micros]) -> (u64, &[u64]) {
-        if self.live > 4096 && self.live * 2 > self.expiries.len() {
-            self.expiries.drain(..self.live);
-            self.base += self.live as u64;
-            self.live = 0;
+    fn raise_busiest(&mut self, start: usize, window: Micros) {
+        let expiries = &self.expiries;
+        let mut live = 0;
+        for k in start..self.end {
+            let t = expiries[k] - window;
+            live += expiries[live..k].partition_point(|&e| e <= t);
+            let after = (k + 1 - live) as u64;
+            if after > self.busiest {
+                self.busiest = after;
+                self.busiest_at = t;
+            }
         }
-        let first = self.base + self.expiries.len() as u64;
-        self.expiries.extend(times.iter().map(|&t| t + self.window));
-        self.expiries.extend([SENTINEL; SENTINELS]);
-        let n = times.len();
-        self.lags.resize(n, 0);
-        // Four quarters scanned side by side: four independent pointer chains instead of one.
-        // Each starts from a binary search for the oldest arrival inside its first window.
-        let quarter = n / 4;
-        let bounds = [0, quarter, 2 * quarter, 3 * quarter, n];
-        let (expiries, local_first) = (&self.expiries, (first - self.base) as usize);
-        let mut live = [0usize; 4];
-        for (k, l) in live.iter_mut().enumerate() {
-            *l = match times.get(bounds[k]) {
-                Some(&t0) => {
-                    self.live
-                        + expiries[self.live..local_first + bounds[k]].partition_point(|&e| e <= t0)
-                }
-                None => self.live,
-            };
+    }
+
+    /// Makes sure `n` more admissions fit before the sentinels: once the end is reached, moves
+    /// the latest `max(L, busiest)` expiries to the front, and grows the buffer to twice those
+    /// and `n` when they fill two thirds of it. Amortised O(1) per admission; the buffer stays
+    /// within `2 · (max(L, busiest) + n)` slots.
+    #[inline]
+    fn make_room(&mut self, n: usize) {
+        if self.end + n + SENTINELS > self.expiries.len() {
+            self.compact(n);
         }
-        let base = self.base;
-        let (lags01, lags23) = self.lags.split_at_mut(bounds[2]);
-        let (lags0, lags1) = lags01.split_at_mut(bounds[1]);
-        let (lags2, lags3) = lags23.split_at_mut(quarter);
-        let (times0, times1, times2, times3) = (
-            &times[..quarter],
-            &times[bounds[1]..bounds[2]],
-            &times[bounds[2]..bounds[3]],
-            &times[bounds[3]..],
-        );
-        let [l0, l1, l2, l3] = &mut live;
-        for j in 0..quarter {
-            lags0[j] = base + scan(expiries, l0, times0[j]) as u64;
-            lags1[j] = base + scan(expiries, l1, times1[j]) as u64;
-            lags2[j] = base + scan(expiries, l2, times2[j]) as u64;
-            lags3[j] = base + scan(expiries, l3, times3[j]) as u64;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn compact(&mut self, n: usize) {
+        // The hot loop looks back `L` and `busiest` admissions, and every admission still in
+        // the window is among the last `busiest`; older ones can go.
+        let keep = self.keep().min(self.end);
+        let from = self.end - keep;
+        self.expiries.copy_within(from..self.end, 0);
+        self.expiries[keep..self.end].fill(SENTINEL);
+        self.live = self.live.saturating_sub(from);
+        self.end = keep;
+        // Grown by at least a third each time, so compactions stay O(1) per admission.
+        let slots = self.expiries.len() - SENTINELS;
+        if 3 * (keep + n) > 2 * slots {
+            let len = (2 * (keep + n)).max(MIN_SLOTS) + SENTINELS;
+            // Exactly: `resize` alone would round the capacity up to twice the old one.
+            self.expiries.reserve_exact(len - self.expiries.len());
+            self.expiries.resize(len, SENTINEL);
         }
-        for (lag, &t) in lags3[quarter..].iter_mut().zip(&times3[quarter..]) {
-            *lag = base + scan(expiries, l3, t) as u64;
-        }
-        self.live = live[3];
-        self.expiries.truncate(self.expiries.len() - SENTINELS);
-        (first, &self.lags)
+    }
+
+    /// How many of the latest admissions the auditor keeps: `max(L, busiest)`.
+    fn keep(&self) -> usize {
+        usize::try_from(self.limit.max(self.busiest)).unwrap_or(usize::MAX)
+    }
+
+    /// Admissions in the window `(t − W, t]`, for a `t` no earlier than the last audited time.
+    pub fn in_window_at(&mut self, t: Micros) -> u64 {
+        scan(&self.expiries, &mut self.live, t);
+        (self.end - self.live) as u64
+    }
+
+    /// The bytes the auditor holds on the heap (its expiry buffer).
+    pub fn heap_bytes(&self) -> usize {
+        self.expiries.capacity() * size_of::<Micros>()
     }
 }
 
@@ -381,30 +306,123 @@ mod tests {
         }
 
         #[test]
-        fn lagged_audit_equals_the_per_decision_audit(
+        fn chunk_audit_equals_the_per_decision_audit(
             limit in 1u64..8,
             window in 1u64..200,
             chunks in prop::collection::vec(prop::collection::vec((prop_oneof![Just(0u64), 0u64..9, 0u64..400], any::<bool>()), 0..3000), 1..5),
         ) {
             let mut t = 0;
-            let mut edge = WindowEdge::new(window);
             let mut one = Auditor::new(limit, window);
-            let mut lagged = Auditor::new(limit, window);
+            let mut chunked = Auditor::new(limit, window);
             for chunk in &chunks {
                 let times: Vec<Micros> = chunk.iter().map(|&(dt, _)| { t += dt; t }).collect();
                 let oks: Vec<bool> = chunk.iter().map(|&(_, ok)| ok).collect();
                 for (&t, &ok) in times.iter().zip(&oks) {
                     one.record(t, ok);
                 }
-                let (first, lags) = edge.advance(&times);
                 let mut decisions = oks.iter();
-                lagged.decide_lagged(&times, first, lags, |_| decisions.next().copied().unwrap_or(false));
+                chunked.decide_chunk(&times, |_| decisions.next().copied().unwrap_or(false));
                 prop_assert_eq!(
-                    (lagged.busiest, lagged.busiest_at, lagged.wrong_admits, lagged.wrong_rejects, lagged.decisions, lagged.admits),
-                    (one.busiest, one.busiest_at, one.wrong_admits, one.wrong_rejects, one.decisions, one.admits)
+                    (chunked.busiest, chunked.busiest_at, chunked.wrong_admits, chunked.wrong_rejects, chunked.decisions, chunked.admits, chunked.in_window_at(t)),
+                    (one.busiest, one.busiest_at, one.wrong_admits, one.wrong_rejects, one.decisions, one.admits, one.in_window_at(t))
                 );
             }
         }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Bursts (many at one µs), floods (one per µs) and lulls at small windows, with runs of
+        /// admissions well over the limit so the buffer compacts and grows: both entry points,
+        /// mixed in one auditor too, against the brute-force recount.
+        #[test]
+        fn bursts_and_floods_audit_as_a_recount(
+            limit in prop_oneof![1u64..4, 1u64..400],
+            window in prop_oneof![1u64..4, 1u64..300],
+            segments in prop::collection::vec((0u8..4, 1usize..700, 0u64..500, 0u8..3), 1..8),
+            cut in prop::collection::vec(1usize..1100, 1..4),
+        ) {
+            let mut trace: Vec<(Micros, bool)> = Vec::new();
+            let mut t = 0;
+            let mut coin = 0u64;
+            for &(kind, len, gap, admit) in &segments {
+                t += gap;
+                for _ in 0..len {
+                    // A burst stays at one time, a flood moves 1 µs, a lull 0 to 40 µs.
+                    coin = coin.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                    t += match kind {
+                        0 => 0,
+                        1 => 1,
+                        _ => (coin >> 58) % 41,
+                    };
+                    // All admitted, half at random, or none.
+                    let ok = match admit {
+                        0 => true,
+                        1 => coin >> 63 == 1,
+                        _ => false,
+                    };
+                    trace.push((t, ok));
+                }
+            }
+            let want = brute_force(limit, window, &trace);
+            let mut one = Auditor::new(limit, window);
+            for &(t, ok) in &trace {
+                one.record(t, ok);
+            }
+            prop_assert_eq!((one.busiest, one.wrong_admits, one.wrong_rejects), want);
+            // In chunks of the sizes given, in turn; and the same with every other chunk
+            // audited one decision at a time.
+            for mixed in [false, true] {
+                let mut chunked = Auditor::new(limit, window);
+                let (mut at, mut k) = (0, 0);
+                while at < trace.len() {
+                    let part = &trace[at..(at + cut[k % cut.len()]).min(trace.len())];
+                    if mixed && k % 2 == 1 {
+                        for &(t, ok) in part {
+                            chunked.record(t, ok);
+                        }
+                    } else {
+                        let times: Vec<Micros> = part.iter().map(|p| p.0).collect();
+                        let mut oks = part.iter().map(|p| p.1);
+                        chunked.decide_chunk(&times, |_| oks.next().unwrap_or(false));
+                    }
+                    at += part.len();
+                    k += 1;
+                }
+                prop_assert_eq!(
+                    (chunked.busiest, chunked.busiest_at, chunked.wrong_admits, chunked.wrong_rejects, chunked.decisions, chunked.admits),
+                    (one.busiest, one.busiest_at, one.wrong_admits, one.wrong_rejects, one.decisions, one.admits),
+                    "mixed: {}", mixed
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_buffer_holds_the_window_not_the_run() {
+        // A flood of a million arrivals, one per µs, at a window of 1,000 µs, all admitted: the
+        // buffer holds about one window's admissions, however long the run.
+        let mut a = Auditor::new(10, 1_000);
+        let times: Vec<Micros> = (0..1_000_000).collect();
+        for chunk in times.chunks(1024) {
+            a.decide_chunk(chunk, |_| true);
+        }
+        assert_eq!(a.in_window_at(999_999), 1_000);
+        assert!(
+            a.heap_bytes() <= 16 * (1_000 + 1024) + 64 * 1024,
+            "{}",
+            a.heap_bytes()
+        );
+        let mut b = Auditor::new(10, 1_000);
+        for &t in &times {
+            b.admit(t);
+        }
+        assert!(
+            b.heap_bytes() <= 16 * (1_000 + 1) + 64,
+            "{}",
+            b.heap_bytes()
+        );
     }
 
     #[test]

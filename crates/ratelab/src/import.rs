@@ -561,7 +561,7 @@ impl Importer {
             return Err(Error::TooLarge {
                 what: "the replay".into(),
                 detail: format!(
-                    "more than {} timestamps (line {}); the most is {}, so split the file",
+                    "more than {} timestamps (line {}); the most is {} (8 bytes each, 16 while read, within 512 MB), so split the file",
                     self.max_times, self.lines, self.max_times
                 ),
             });

@@ -10,6 +10,7 @@
 pub mod analysis;
 pub mod audit;
 pub mod error;
+pub mod histogram;
 pub mod import;
 pub mod limiter;
 pub mod optimum;

@@ -5,7 +5,6 @@
 //! rate of `N` requests per `D` µs is kept as the fraction itself: one token is `D` units,
 //! and a microsecond refills `N` units.
 
-use crate::ring::TimeRing;
 use crate::rng::Rng;
 use crate::time::Micros;
 use serde::{Deserialize, Serialize};
@@ -110,16 +109,18 @@ fn admitted_at(ok: bool, t: Micros) -> Decision {
 /// Sliding log: the literal rule. Admits when fewer than `limit` logged requests fall in
 /// `(t - W, t]`. With `record_rejects`, rejected requests are logged too, as the common
 /// sorted-set recipe does when it adds before it counts.
+///
+/// Only the last `limit` logged requests matter, whatever is logged: fewer than `limit` are in
+/// the window exactly when the `limit`-th most recent one has left it. So the log is a ring of
+/// `limit` expiry times, and a log that records rejects under a flood costs no more than one
+/// that does not.
 #[derive(Debug, Clone)]
 pub struct SlidingLog {
-    limit: u64,
     window: Micros,
-    /// Without recorded rejects only the last `limit` admissions matter: `last[next]` is when
-    /// the oldest of them leaves the window (0 while fewer than `limit` have been admitted).
+    /// When each of the last `limit` logged requests leaves the window, `last[next]` the
+    /// oldest of them (0 while fewer than `limit` have been logged).
     last: Vec<Micros>,
     next: usize,
-    /// With recorded rejects, every logged request.
-    log: TimeRing,
     record_rejects: bool,
 }
 
@@ -127,19 +128,9 @@ impl SlidingLog {
     /// At most `limit` in any trailing `window`.
     pub fn new(limit: u64, window: Micros, record_rejects: bool) -> Self {
         SlidingLog {
-            limit,
             window,
-            last: if record_rejects {
-                Vec::new()
-            } else {
-                vec![0; limit as usize]
-            },
+            last: vec![0; limit as usize],
             next: 0,
-            log: TimeRing::with_capacity(if record_rejects {
-                limit as usize + 1
-            } else {
-                1
-            }),
             record_rejects,
         }
     }
@@ -153,15 +144,8 @@ impl Decide for SlidingLog {
 
     #[inline]
     fn admit(&mut self, t: Micros) -> bool {
-        if self.record_rejects {
-            self.log.expire_before_window(t, self.window);
-            let ok = (self.log.len() as u64) < self.limit;
-            self.log.push(t);
-            return ok;
-        }
-        // Fewer than L in the window exactly when the L-th most recent admission has left it.
         let ok = self.last[self.next] <= t;
-        if ok {
+        if ok | self.record_rejects {
             self.last[self.next] = t + self.window;
             self.next += 1;
             if self.next == self.last.len() {
@@ -509,6 +493,26 @@ mod tests {
             let mut gcra = Gcra::new(burst, rate);
             for t in trace(&gaps) {
                 prop_assert_eq!(tb.decide(t), gcra.decide(t), "at {}", t);
+            }
+        }
+
+        #[test]
+        fn the_sliding_log_is_the_literal_rule_over_what_it_logs(
+            limit in 1u64..12,
+            window in 1u64..300,
+            record_rejects in any::<bool>(),
+            gaps in prop::collection::vec(prop_oneof![Just(0u64), 0u64..5, 0u64..100], 0..600),
+        ) {
+            // The plain log: every logged request kept, counted in (t − W, t].
+            let mut logged: Vec<Micros> = Vec::new();
+            let mut log = SlidingLog::new(limit, window, record_rejects);
+            for t in trace(&gaps) {
+                let inside = logged.iter().filter(|&&l| l + window > t).count() as u64;
+                let want = inside < limit;
+                if want || record_rejects {
+                    logged.push(t);
+                }
+                prop_assert_eq!(log.decide(t).admitted(), want, "at {}", t);
             }
         }
 

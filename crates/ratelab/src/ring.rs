@@ -1,5 +1,5 @@
-//! A growable ring buffer of timestamps, the log of a sliding log that records rejects
-//! and the queue of the queueing leaky bucket: push at the back, expire from the front.
+//! A growable ring buffer of timestamps, the queue of the queueing leaky bucket: push at the
+//! back, expire from the front.
 //!
 //! It is a `VecDeque<u64>` specialised to a power-of-two capacity so that indexing is a mask.
 

@@ -5,8 +5,9 @@
 //! never held in full. A retrying client is the exception: it reacts to decisions, so each
 //! limiter gets its own client, built from the same seed, and sees the same first tries.
 
-use crate::audit::{Auditor, WindowEdge};
+use crate::audit::Auditor;
 use crate::error::Error;
+use crate::histogram::Histogram;
 use crate::limiter::{
     Decide, Decision, FixedWindow, Gcra, LeakyBucket, LeakyMode, Limiter, Rate, SlidingLog,
     SlidingWindowCounter, Split, TokenBucket,
@@ -63,15 +64,19 @@ pub const MINUTES_RANGE: (u64, u64) = (1, 100_000);
 pub const RUNS_RANGE: (u64, u64) = (1, 100_000);
 /// The most decisions one scenario may ask for (about a minute of work on a laptop core).
 pub const MAX_DECISIONS: f64 = 1e10;
-/// The most replayed timestamps.
-pub const MAX_REPLAY: usize = 50_000_000;
+/// The most replayed timestamps: 8 bytes each while simulated, 16 while a file is read into
+/// them (the importer's list and the shared copy), so that reading the largest stays within
+/// [`MEMORY_BUDGET`].
+pub const MAX_REPLAY: usize = 25_000_000;
+/// The most memory a scenario may need, by [`Scenario::memory`]'s bound: 512 MB.
+pub const MEMORY_BUDGET: u64 = 512 << 20;
 /// The latest time, in µs from a run's start, that any arrival, retry or window end of an
 /// accepted scenario may reach: 2^53 − 1 (about 285 years). Far from 64-bit overflow once a
 /// window or a bucket's capacity is added, and exact as a JavaScript number.
 pub const MAX_TIME: Micros = (1 << 53) - 1;
 
-/// The chunk of arrivals handed to every limiter at a time (small enough that a chunk, its
-/// lags and the prefix counts stay in a core's L1 cache).
+/// The chunk of arrivals handed to every limiter at a time (small enough that a chunk and the
+/// auditor's scratch for it stay in a core's L1 cache).
 pub const CHUNK: usize = 1024;
 
 impl Scenario {
@@ -140,7 +145,99 @@ impl Scenario {
                 ),
             });
         }
-        Ok(())
+        self.memory().check(1)
+    }
+
+    /// An upper bound on the memory a simulation of this scenario needs, by part; see
+    /// [`Memory`]. The scenario must have passed the range checks of [`Scenario::validate`].
+    pub fn memory(&self) -> Memory {
+        let lanes: Vec<LaneMemory> = self
+            .limiters
+            .iter()
+            .map(|spec| self.lane_memory(spec))
+            .collect();
+        let retries = self.pending_retries();
+        let traffic = match &self.traffic {
+            // The two instants' times, built as a list and copied into a shared one.
+            TrafficSpec::BoundaryBurst { .. } => 2 * 2 * 8 * self.limit,
+            // A retrying client's pending retries: (time, try) in a deque that doubles, and
+            // the old buffer while it moves.
+            TrafficSpec::Retry { .. } => 3 * 2 * 16 * retries,
+            _ => 0,
+        };
+        let replay = match &self.traffic {
+            TrafficSpec::Replay(r) => 8 * r.times.len() as u64,
+            _ => 0,
+        };
+        Memory {
+            lanes,
+            traffic,
+            retries,
+            replay,
+            results: RESULT_BYTES * u64::from(self.runs) * (self.limiters.len() as u64).max(1),
+        }
+    }
+
+    /// What one limiter of a run keeps: its auditor's buffer (two slots per admission it
+    /// keeps, plus a chunk), its own state, and a queue's departures and delay histogram.
+    fn lane_memory(&self, spec: &LimiterSpec) -> LaneMemory {
+        let k = u64::from(spec.servers);
+        let rate = spec.rate.unwrap_or(Rate {
+            count: self.limit,
+            per: self.window,
+        });
+        let burst = spec.burst.unwrap_or(match spec.kind {
+            LimiterKind::LeakyBucket => 0,
+            _ => self.limit,
+        });
+        // The most admissions any window can hold; for the rare limiter theory gives no bound
+        // for (a queue leaking more than one a µs), its burst and a window of leaking.
+        let worst = theory::worst_case(spec, self.limit, self.window).unwrap_or_else(|| {
+            let leaked = u128::from(rate.count) * u128::from(self.window) / u128::from(rate.per);
+            burst.saturating_add(2).saturating_add(leaked as u64)
+        });
+        let kept = worst.max(self.limit);
+        let audit = 16 * (kept + CHUNK as u64) + 64;
+        let own = match spec.kind {
+            LimiterKind::SlidingLog => 8 * self.limit,
+            _ => 0,
+        } + 64 * k;
+        let queue = if spec.kind == LimiterKind::LeakyBucket && spec.mode == LeakyMode::Queue {
+            // Departures still to come: at most the burst and one; a ring that doubles.
+            4 * 8 * (burst + 2) + HISTOGRAM_BYTES
+        } else {
+            0
+        };
+        LaneMemory {
+            kept,
+            audit,
+            own: own + queue,
+        }
+    }
+
+    /// The most retries a retrying client can have pending at once: each pending retry is a
+    /// different request whose first try came at most `(tries − 1) · every` before, so the
+    /// spike and the first tries of that span (a Poisson count: its mean and eight standard
+    /// deviations, more than any run will see).
+    fn pending_retries(&self) -> u64 {
+        let TrafficSpec::Retry {
+            rate,
+            spike,
+            tries,
+            every,
+            ..
+        } = &self.traffic
+        else {
+            return 0;
+        };
+        if *tries <= 1 {
+            return 0;
+        }
+        let span = u64::from(tries - 1)
+            .saturating_mul(*every)
+            .min(self.duration) as f64;
+        let mean = rate.count as f64 * span / rate.per as f64;
+        spike.saturating_add((mean + 8.0 * mean.sqrt() + 16.0) as u64)
     }
 
     fn validate_traffic(&self) -> Result<(), Error> {
@@ -202,7 +299,10 @@ impl Scenario {
                 if r.times.len() > MAX_REPLAY {
                     return Err(Error::TooLarge {
                         what: "the replay".into(),
-                        detail: format!("{} timestamps; the most is {MAX_REPLAY}", r.times.len()),
+                        detail: format!(
+                            "{} timestamps; the most is {MAX_REPLAY} (8 bytes each, 16 while read, within 512 MB)",
+                            r.times.len()
+                        ),
                     });
                 }
             }
@@ -419,6 +519,139 @@ impl Scenario {
     }
 }
 
+/// The bytes one run's results take until the report is made ([`RunStats`] in a list).
+const RESULT_BYTES: u64 = 128;
+/// The most a delay histogram takes (every bucket, in a list that doubles).
+const HISTOGRAM_BYTES: u64 = 2 * 58 * 1024;
+/// The process itself: code, stacks, buffers, the report.
+const BASE_BYTES: u64 = 8 << 20;
+
+/// An upper bound on what a simulation keeps, from [`Scenario::memory`]. Nothing in it grows
+/// with the arrivals of a window or the requests of a run: per limiter, what its worst window
+/// can admit; per run, a retrying client's pending retries or a boundary burst's times; for
+/// the whole scenario, replayed times (shared by every run) and a few numbers per run and
+/// limiter for the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Memory {
+    /// Each limiter of a run.
+    pub lanes: Vec<LaneMemory>,
+    /// A run's traffic: a boundary burst's times, a retrying client's pending retries.
+    pub traffic: u64,
+    /// How many retries a retrying client may have pending at once.
+    pub retries: u64,
+    /// Replayed times, shared by every run.
+    pub replay: u64,
+    /// The per-run results kept for the report.
+    pub results: u64,
+}
+
+/// What one limiter of a run keeps, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaneMemory {
+    /// The admissions its auditor keeps: `max(L, its worst window)`.
+    pub kept: u64,
+    /// Its auditor: 16 bytes per admission kept (8 each, in a buffer up to twice that), a chunk.
+    pub audit: u64,
+    /// The limiter's own state (a sliding log's L times; a queue's departures and delays).
+    pub own: u64,
+}
+
+impl Memory {
+    /// What one run keeps: its limiters (one auditor possibly growing into a copy of itself)
+    /// and its traffic.
+    pub fn per_run(&self) -> u64 {
+        let lanes: u64 = self.lanes.iter().map(|l| l.audit + l.own).sum();
+        let growing = self.lanes.iter().map(|l| l.audit).max().unwrap_or(0);
+        lanes + growing + self.traffic
+    }
+
+    /// The whole simulation with `concurrent` runs at once.
+    pub fn total(&self, concurrent: u64) -> u64 {
+        BASE_BYTES + self.replay + self.results + concurrent * self.per_run()
+    }
+
+    /// How many runs can be simulated at once within [`MEMORY_BUDGET`] (0 if not even one).
+    pub fn concurrent_runs(&self) -> u64 {
+        let fixed = BASE_BYTES + self.replay + self.results;
+        MEMORY_BUDGET.saturating_sub(fixed) / self.per_run().max(1)
+    }
+
+    /// Refuses a simulation of `concurrent` runs at once that would need more than
+    /// [`MEMORY_BUDGET`], in one line saying what takes the memory and what would fit.
+    pub fn check(&self, concurrent: u64) -> Result<(), Error> {
+        let total = self.total(concurrent);
+        if total <= MEMORY_BUDGET {
+            return Ok(());
+        }
+        let budget = format_bytes(MEMORY_BUDGET);
+        let lanes: u64 = self.lanes.iter().map(|l| l.audit + l.own).sum();
+        let parts = [
+            (self.results, 0),
+            (self.traffic, 1),
+            (lanes * concurrent, 2),
+        ];
+        let (_, largest) = parts.iter().copied().max().unwrap_or((0, 2));
+        let detail = match largest {
+            0 => format!(
+                "about {} (the report keeps {RESULT_BYTES} bytes per run and limiter, {} × {}); the most is {budget}: use fewer runs",
+                format_bytes(total),
+                self.results / RESULT_BYTES / (self.lanes.len() as u64).max(1),
+                self.lanes.len()
+            ),
+            1 if self.retries > 0 => format!(
+                "about {} (up to {} pending retries at 96 bytes each: the spike and the first tries of (tries − 1) × every); the most is {budget}: use a smaller spike, fewer tries or a shorter every",
+                format_bytes(total),
+                self.retries
+            ),
+            1 => format!(
+                "about {} (the boundary burst's 2 × L times, 32 bytes each); the most is {budget}: use a smaller limit",
+                format_bytes(total)
+            ),
+            _ => {
+                let each = lanes / (self.lanes.len() as u64).max(1);
+                let room = MEMORY_BUDGET
+                    .saturating_sub(total - lanes * concurrent)
+                    / each.max(1)
+                    / concurrent.max(1);
+                let kept = self.lanes.iter().map(|l| l.kept).max().unwrap_or(0);
+                format!(
+                    "about {} of state ({} limiters, each keeping up to {kept} admissions of its window at 16 bytes, {} each); the most is {budget}: use {}a smaller limit or burst",
+                    format_bytes(total),
+                    self.lanes.len(),
+                    format_bytes(each),
+                    if room > 0 {
+                        format!("at most {room} such limiters, or ")
+                    } else {
+                        String::new()
+                    }
+                )
+            }
+        };
+        Err(Error::TooLarge {
+            what: "the scenario".into(),
+            detail,
+        })
+    }
+}
+
+/// Bytes for people: `3.1 GB`, `512 MB`, `40 KB` (powers of 1024).
+pub fn format_bytes(bytes: u64) -> String {
+    let units = ["bytes", "KB", "MB", "GB", "TB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < units.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} bytes")
+    } else if value < 10.0 && value.fract() != 0.0 {
+        format!("{value:.1} {}", units[unit])
+    } else {
+        format!("{value:.0} {}", units[unit])
+    }
+}
+
 /// What one limiter did in one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunStats {
@@ -436,8 +669,9 @@ pub struct RunStats {
     pub wrong_admits: u64,
     /// Rejections the literal rule would have admitted.
     pub wrong_rejects: u64,
-    /// Queueing delays of admitted requests (queueing limiters only).
-    pub delays: Vec<Micros>,
+    /// Queueing delays of admitted requests (queueing limiters only), to the histogram's
+    /// precision (exact below 256 µs, within 0.8% above).
+    pub delays: Histogram,
 }
 
 impl RunStats {
@@ -462,6 +696,19 @@ pub struct Trace {
     pub window_counts: Vec<u64>,
 }
 
+impl Trace {
+    /// An empty trace with room for `n` decisions (and as many admissions).
+    pub fn with_capacity(n: usize) -> Self {
+        Trace {
+            times: Vec::with_capacity(n),
+            admitted: Vec::with_capacity(n),
+            released: Vec::with_capacity(n),
+            window_times: Vec::with_capacity(n),
+            window_counts: Vec::with_capacity(n),
+        }
+    }
+}
+
 /// A limiter with its auditor and tallies: one lane of a run.
 #[derive(Debug)]
 struct Lane {
@@ -484,9 +731,8 @@ impl Lane {
         }
     }
 
-    /// Decides a chunk of new requests, `first` being the run index of its first arrival and
-    /// `lags` what the run's [`WindowEdge`] said of it: the hot loop.
-    fn run_chunk(&mut self, times: &[Micros], first: u64, lags: &[u64]) {
+    /// Decides a chunk of new requests: the hot loop.
+    fn run_chunk(&mut self, times: &[Micros]) {
         if self.queue.is_some() || self.trace.is_some() {
             for &t in times {
                 self.step(t);
@@ -494,7 +740,7 @@ impl Lane {
             self.stats.offered += times.len() as u64;
             return;
         }
-        let admitted = decide_and_audit(&mut self.limiter, &mut self.audit, times, first, lags);
+        let admitted = decide_and_audit(&mut self.limiter, &mut self.audit, times);
         self.stats.offered += times.len() as u64;
         self.stats.admitted += admitted;
     }
@@ -505,7 +751,7 @@ impl Lane {
         match (decision, self.queue.as_mut()) {
             (Decision::Admit { at }, Some(queue)) => {
                 queue.push(at);
-                self.stats.delays.push(at - t);
+                self.stats.delays.record(at - t);
             }
             (Decision::Admit { .. }, None) => {
                 let seen = self.audit.admit(t);
@@ -559,24 +805,18 @@ impl Lane {
 }
 
 /// Decides a chunk of arrivals and audits each decision at its arrival time; returns how many
-/// were admitted. `first` and `lags` come from the run's [`WindowEdge`]. The limiter's kind is
-/// matched once per chunk, so each kind gets a loop of its own. (A queueing limiter's
-/// admissions belong at their departures: [`simulate_run`] audits those one by one.)
-pub fn decide_and_audit(
-    limiter: &mut Limiter,
-    audit: &mut Auditor,
-    times: &[Micros],
-    first: u64,
-    lags: &[u64],
-) -> u64 {
+/// were admitted. The limiter's kind is matched once per chunk, so each kind gets a loop of
+/// its own. (A queueing limiter's admissions belong at their departures: [`simulate_run`]
+/// audits those one by one.)
+pub fn decide_and_audit(limiter: &mut Limiter, audit: &mut Auditor, times: &[Micros]) -> u64 {
     match limiter {
-        Limiter::FixedWindow(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
-        Limiter::SlidingLog(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
-        Limiter::SlidingWindowCounter(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
-        Limiter::TokenBucket(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
-        Limiter::Gcra(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
-        Limiter::LeakyBucket(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
-        Limiter::Split(l) => audit.decide_lagged(times, first, lags, |t| l.admit(t)),
+        Limiter::FixedWindow(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        Limiter::SlidingLog(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        Limiter::SlidingWindowCounter(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        Limiter::TokenBucket(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        Limiter::Gcra(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        Limiter::LeakyBucket(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        Limiter::Split(l) => audit.decide_chunk(times, |t| l.admit(t)),
     }
 }
 
@@ -681,14 +921,11 @@ pub fn simulate_run(scenario: &Scenario, run: u32) -> Result<Vec<RunStats>, Erro
             .collect());
     }
     let mut arrivals = scenario.arrivals(run);
-    let mut edge = WindowEdge::new(scenario.window);
     let mut chunk = Vec::with_capacity(CHUNK);
     loop {
         let more = arrivals.fill(&mut chunk, CHUNK);
-        // Which arrivals have left each window is the same for every limiter: work it out once.
-        let (first, lags) = edge.advance(&chunk);
         for lane in &mut lanes {
-            lane.run_chunk(&chunk, first, lags);
+            lane.run_chunk(&chunk);
         }
         if !more {
             break;
@@ -719,16 +956,19 @@ pub fn trace(scenario: &Scenario, index: usize, run: u32) -> Result<(RunStats, T
         )
     })?;
     let mut lane = Lane::new(scenario.build_limiter(spec, run)?, scenario);
-    lane.trace = Some(Trace::default());
     let (stats, trace) = if scenario.traffic.closed_loop() {
+        lane.trace = Some(Trace::default());
         run_closed_loop(scenario, run, lane)
     } else {
+        // Counted first, so that each of the trace's lists is allocated once at its final
+        // size: grown by doubling, a long trace left holes of every size behind it, and in the
+        // page a later run's trace of the same length then needed fresh memory.
+        lane.trace = Some(Trace::with_capacity(scenario.arrivals(run).count()));
         let mut arrivals = scenario.arrivals(run);
         let mut chunk = Vec::with_capacity(CHUNK);
         loop {
             let more = arrivals.fill(&mut chunk, CHUNK);
-            // A traced lane audits one decision at a time and needs no window edge.
-            lane.run_chunk(&chunk, 0, &[]);
+            lane.run_chunk(&chunk);
             if !more {
                 break;
             }
@@ -763,9 +1003,10 @@ pub struct LimiterReport {
     pub wrong_rejects: f64,
     /// The theoretical worst window for this limiter under any traffic, where one is known.
     pub bound: Option<u64>,
-    /// Median queueing delay (queueing limiters), µs.
+    /// Median queueing delay (queueing limiters), µs: nearest rank, to the delay histogram's
+    /// precision (exact below 256 µs; above, at most 0.8% below the exact value).
     pub delay_p50_us: Option<Micros>,
-    /// 99th percentile queueing delay (queueing limiters), µs.
+    /// 99th percentile queueing delay (queueing limiters), µs, to the same precision.
     pub delay_p99_us: Option<Micros>,
 }
 
@@ -868,17 +1109,13 @@ fn summarize(scenario: &Scenario, spec: &LimiterSpec, stats: &[&RunStats]) -> Li
             n as f64 / decisions as f64
         }
     };
-    let mut delays: Vec<Micros> = stats
-        .iter()
-        .flat_map(|s| s.delays.iter().copied())
-        .collect();
+    let mut delays = Histogram::default();
+    for s in stats {
+        delays.merge(&s.delays);
+    }
     let queueing = spec.kind == LimiterKind::LeakyBucket && spec.mode == LeakyMode::Queue;
-    let (p50, p99) = if queueing && !delays.is_empty() {
-        delays.sort_unstable();
-        (
-            Some(nearest_rank(&delays, 0.50)),
-            Some(nearest_rank(&delays, 0.99)),
-        )
+    let (p50, p99) = if queueing {
+        (delays.quantile(0.50), delays.quantile(0.99))
     } else {
         (None, None)
     };
@@ -900,26 +1137,37 @@ fn summarize(scenario: &Scenario, spec: &LimiterSpec, stats: &[&RunStats]) -> Li
     }
 }
 
-/// The nearest-rank quantile of sorted values.
-fn nearest_rank(sorted: &[Micros], q: f64) -> Micros {
-    let rank = (q * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
 /// Validates and runs the whole scenario.
 pub fn simulate(scenario: &Scenario) -> Result<Report, Error> {
     scenario.validate()?;
-    let runs = (0..scenario.runs)
-        .map(|run| simulate_run(scenario, run))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut runs: Vec<Vec<RunStats>> = Vec::with_capacity(scenario.runs as usize);
+    for run in 0..scenario.runs {
+        let mut stats = simulate_run(scenario, run)?;
+        if let Some(first) = runs.first_mut() {
+            fold_delays(first, &mut stats);
+        }
+        runs.push(stats);
+    }
     Ok(Report::from_runs(scenario, &runs))
 }
 
-/// The two statistics every statistical check and every report relies on, against hand
-/// computations and integer arithmetic.
+/// Moves the delay histograms of one run's results (`from`) into another's (`into`), limiter
+/// by limiter, so that a caller keeping every run's results holds a histogram per limiter, not
+/// per run. The report is the same: histograms add exactly, in any order.
+pub fn fold_delays(into: &mut [RunStats], from: &mut [RunStats]) {
+    for (a, b) in into.iter_mut().zip(from) {
+        if !b.delays.is_empty() {
+            a.delays.merge(&b.delays);
+            b.delays = Histogram::default();
+        }
+    }
+}
+
+/// The statistic every statistical check relies on, against hand computations (the delay
+/// quantiles' nearest rank is tested in `histogram`).
 #[cfg(test)]
 mod statistics_tests {
-    use super::{mean_se, nearest_rank};
+    use super::mean_se;
 
     #[test]
     fn mean_se_is_the_mean_and_the_sample_standard_error() {
@@ -940,33 +1188,5 @@ mod statistics_tests {
         let (m, se) = mean_se(&[0.7, 0.9]);
         assert!((m.expect("a mean") - 0.8).abs() < 1e-15);
         assert!((se.expect("an SE") - 0.1).abs() < 1e-15);
-    }
-
-    #[test]
-    fn nearest_rank_is_the_smallest_value_with_a_share_q_at_or_below_it() {
-        let five = [10, 20, 30, 40, 50];
-        // Rank ⌈q·n⌉, at least 1: q = 0.2 is exactly rank 1, a little more is rank 2.
-        for (q, want) in [
-            (0.0, 10),
-            (0.2, 10),
-            (0.21, 20),
-            (0.5, 30),
-            (0.99, 50),
-            (1.0, 50),
-        ] {
-            assert_eq!(nearest_rank(&five, q), want, "q = {q}");
-        }
-        assert_eq!(nearest_rank(&[7], 0.5), 7);
-        // The quantiles reports use, against integer arithmetic: 1..=n has the rank as its
-        // value, ⌈n/2⌉ and ⌈99n/100⌉.
-        for n in 1..=5_000u64 {
-            let values: Vec<u64> = (1..=n).collect();
-            assert_eq!(nearest_rank(&values, 0.5), n.div_ceil(2), "p50 of {n}");
-            assert_eq!(
-                nearest_rank(&values, 0.99),
-                (99 * n).div_ceil(100),
-                "p99 of {n}"
-            );
-        }
     }
 }
