@@ -10,7 +10,7 @@ use plotters_canvas::CanvasBackend as Canvas;
 use ratelab::import::{Field, Filter, Format, ImportOptions, Imported, Importer};
 use ratelab::study::{self, Job, JobResult, StudyConfig};
 use ratelab_charts::{self as charts, Plot, Series, Theme};
-use ratelab_web::page::{self, Controls, SectionData};
+use ratelab_page::page::{self, Controls, SectionData};
 use wasm_bindgen::prelude::*;
 
 fn js_error(e: impl std::fmt::Display) -> JsValue {

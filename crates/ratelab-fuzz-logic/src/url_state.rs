@@ -1,8 +1,8 @@
 //! The checks of fuzz target `url_state`: any query string (UTF-8, or any bytes read lossily) into
-//! `ratelab_web::state::decode`. Decoding never panics, every problem message is under 1,000
+//! `ratelab_page::link::decode`. Decoding never panics, every problem message is under 1,000
 //! characters, and what it decoded survives a link: `decode(encode(...))` of the decoded
 //! controls, compare mode and section controls has no problems and gives them back unchanged.
-use ratelab_web::state::{decode, encode};
+use ratelab_page::link::{decode, encode};
 
 /// Checks one input; panics on a broken law. Every input is used (returns `true`).
 pub fn check(data: &[u8]) -> bool {

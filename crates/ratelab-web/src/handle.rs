@@ -1,11 +1,11 @@
 //! The page's main-module handle: the main figure's [`Lab`] and the link state.
 
-use crate::page::{self, Controls};
-use crate::state;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use ratelab::sim::Trace;
 use ratelab_charts::Theme;
+use ratelab_page::link as state;
+use ratelab_page::page::{self, Controls};
 use wasm_bindgen::prelude::*;
 
 /// One figure's state: its controls, its last run and that run's decisions.

@@ -2,7 +2,7 @@
 //! `cargo test -p ratelab-web --target wasm32-unknown-unknown` (see `cargo xtask test`).
 #![cfg(target_arch = "wasm32")]
 
-use ratelab_web::page::Controls;
+use ratelab_page::page::Controls;
 use ratelab_web::Lab;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -47,7 +47,7 @@ fn a_run_is_drawn_on_real_canvases() {
     let readout = lab
         .run(controls("fixed-window", "boundary-burst"))
         .expect("runs");
-    let readout: ratelab_web::page::Readout =
+    let readout: ratelab_page::page::Readout =
         serde_wasm_bindgen::from_value(readout).expect("a readout");
     assert_eq!(readout.worst_window, 120);
     assert!(!readout.invariant_ok);

@@ -4,55 +4,17 @@
 //! is accepted, and the figure keeps every other parameter (the bad one falls back to its
 //! default, which the problem says). Plain Rust, tested natively, and fuzzed (issue 6).
 
-use crate::page::Controls;
+use crate::controls::{Attack, Controls, Named, Traffic};
+use ratelab::limiter::LeakyMode;
+use ratelab::spec::LimiterKind;
 use serde::{Deserialize, Serialize};
 
-/// The limiters the figure offers, by URL name.
-pub const ALGORITHMS: [&str; 6] = [
-    "fixed-window",
-    "sliding-log",
-    "sliding-window-counter",
-    "token-bucket",
-    "gcra",
-    "leaky-bucket",
-];
-/// The honest traffic shapes the figure offers.
-pub const SHAPES: [&str; 5] = [
-    "steady",
-    "small-bursts",
-    "page-loads",
-    "big-bursts",
-    "on-off",
-];
-/// The attacks (`none` is honest traffic).
-pub const ATTACKS: [&str; 4] = ["none", "boundary-burst", "flood", "retry-storm"];
-/// Forms of the leaky bucket.
-pub const LEAKY_MODES: [&str; 2] = ["meter", "queue"];
 /// The largest seed (so it survives JavaScript's numbers exactly).
 pub const MAX_SEED: u64 = (1 << 53) - 1;
 /// The largest capacity.
 pub const MAX_CAPACITY: u64 = 1_000_000;
 /// How much of a bad value a message quotes.
 const QUOTE: usize = 40;
-
-/// Every parameter a link may carry, in the order [`encode`] writes them: the main figure's,
-/// then the section figures' own controls.
-pub const PARAMS: [&str; 14] = [
-    "algorithm",
-    "capacity",
-    "limit",
-    "window",
-    "traffic",
-    "load",
-    "seed",
-    "attack",
-    "record-rejects",
-    "leaky-mode",
-    "compare",
-    "ceiling-capacity",
-    "honest-traffic",
-    "honest-load",
-];
 /// The loads the honest-client section offers.
 pub const HONEST_LOADS: [&str; 4] = ["0.3", "0.5", "0.8", "1"];
 /// The largest capacity of the bucket-ceiling section's dial.
@@ -64,8 +26,8 @@ pub const MAX_CEILING_CAPACITY: u64 = 120;
 pub struct Sections {
     /// The bucket-ceiling section's capacity dial.
     pub ceiling_capacity: u64,
-    /// The honest-client section's traffic shape.
-    pub honest_traffic: String,
+    /// The honest-client section's traffic shape (one of [`Traffic::SHAPES`]).
+    pub honest_traffic: Traffic,
     /// The honest-client section's load, one of [`HONEST_LOADS`].
     pub honest_load: String,
 }
@@ -74,13 +36,11 @@ impl Default for Sections {
     fn default() -> Self {
         Sections {
             ceiling_capacity: 10,
-            honest_traffic: "page-loads".into(),
+            honest_traffic: Traffic::PageLoads,
             honest_load: "0.8".into(),
         }
     }
 }
-/// Parameters that change how the page is shown, not the figure.
-pub const VIEW_PARAMS: [&str; 1] = ["embed"];
 
 /// What a link said.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -98,6 +58,18 @@ pub struct Decoded {
     pub problems: Vec<Problem>,
 }
 
+impl Default for Decoded {
+    fn default() -> Self {
+        Decoded {
+            controls: Controls::default(),
+            compare: false,
+            embed: false,
+            sections: Sections::default(),
+            problems: Vec::new(),
+        }
+    }
+}
+
 /// One bad parameter.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -108,15 +80,150 @@ pub struct Problem {
     pub message: String,
 }
 
+/// One parameter a link may carry: how it is read, how it is written, and how its default is
+/// named in a message. [`PARAMS`] is the one list of them; decoding, encoding and the messages
+/// are all made from it.
+#[derive(Debug, Clone, Copy)]
+pub struct Param {
+    /// Its name in the query string.
+    pub key: &'static str,
+    /// Whether it changes how the page is shown rather than the figure (never written).
+    pub view: bool,
+    /// Reads a value into the state; `Err` says what is accepted.
+    set: fn(&mut Decoded, &str) -> Result<(), String>,
+    /// The value as a link writes it; `None` when a link leaves it out (the reader's file).
+    get: fn(&Decoded) -> Option<String>,
+    /// The default as a message names it, when not the written value itself.
+    shown_default: Option<&'static str>,
+}
+
+impl Param {
+    const fn new(
+        key: &'static str,
+        set: fn(&mut Decoded, &str) -> Result<(), String>,
+        get: fn(&Decoded) -> Option<String>,
+    ) -> Self {
+        Param {
+            key,
+            view: false,
+            set,
+            get,
+            shown_default: None,
+        }
+    }
+
+    const fn shown(mut self, default: &'static str) -> Self {
+        self.shown_default = Some(default);
+        self
+    }
+
+    const fn view(mut self) -> Self {
+        self.view = true;
+        self
+    }
+
+    /// The default, as a message names it.
+    fn default_text(&self) -> String {
+        match self.shown_default {
+            Some(text) => text.to_owned(),
+            None => (self.get)(&Decoded::default()).unwrap_or_default(),
+        }
+    }
+}
+
+fn on_off(v: bool) -> Option<String> {
+    Some(u8::from(v).to_string())
+}
+
+/// Every parameter a link may carry, in the order [`encode`] writes them: the main figure's,
+/// then the section figures' own controls, then how the page is shown.
+pub const PARAMS: [Param; 15] = [
+    Param::new(
+        "algorithm",
+        |d, v| Ok(d.controls.algorithm = one_of::<LimiterKind>(v)?),
+        |d| Some(d.controls.algorithm.name().into()),
+    ),
+    Param::new(
+        "capacity",
+        |d, v| Ok(d.controls.capacity = whole(v, 0, MAX_CAPACITY)?),
+        |d| Some(d.controls.capacity.to_string()),
+    ),
+    Param::new(
+        "limit",
+        |d, v| Ok(d.controls.limit = whole(v, 1, 100_000)?),
+        |d| Some(d.controls.limit.to_string()),
+    ),
+    Param::new(
+        "window",
+        |d, v| Ok(d.controls.window_s = whole(v, 1, 3_600)?),
+        |d| Some(d.controls.window_s.to_string()),
+    )
+    .shown("60 s"),
+    Param::new(
+        "traffic",
+        |d, v| Ok(d.controls.traffic = shape(v)?),
+        // A reader's own file is never part of a link: it stays in their browser.
+        |d| (d.controls.traffic != Traffic::File).then(|| d.controls.traffic.name().into()),
+    ),
+    Param::new(
+        "load",
+        |d, v| Ok(d.controls.load = load(v)?),
+        |d| Some(d.controls.load.to_string()),
+    ),
+    Param::new(
+        "seed",
+        |d, v| Ok(d.controls.seed = whole(v, 0, MAX_SEED)?),
+        |d| Some(d.controls.seed.to_string()),
+    ),
+    Param::new(
+        "attack",
+        |d, v| Ok(d.controls.attack = one_of::<Attack>(v)?),
+        |d| Some(d.controls.attack.name().into()),
+    ),
+    Param::new(
+        "record-rejects",
+        |d, v| Ok(d.controls.record_rejects = flag(v)?),
+        |d| on_off(d.controls.record_rejects),
+    )
+    .shown("off"),
+    Param::new(
+        "leaky-mode",
+        |d, v| Ok(d.controls.leaky_mode = one_of::<LeakyMode>(v)?),
+        |d| Some(d.controls.leaky_mode.name().into()),
+    ),
+    Param::new(
+        "compare",
+        |d, v| Ok(d.compare = flag(v)?),
+        |d| on_off(d.compare),
+    )
+    .shown("off"),
+    Param::new(
+        "ceiling-capacity",
+        |d, v| Ok(d.sections.ceiling_capacity = whole(v, 1, MAX_CEILING_CAPACITY)?),
+        |d| Some(d.sections.ceiling_capacity.to_string()),
+    ),
+    Param::new(
+        "honest-traffic",
+        |d, v| Ok(d.sections.honest_traffic = shape(v)?),
+        |d| Some(d.sections.honest_traffic.name().into()),
+    ),
+    Param::new(
+        "honest-load",
+        |d, v| {
+            let i = HONEST_LOADS.iter().position(|l| *l == v);
+            let i = i.ok_or_else(|| format!("one of {}", HONEST_LOADS.join(", ")))?;
+            Ok(d.sections.honest_load = HONEST_LOADS[i].into())
+        },
+        |d| Some(d.sections.honest_load.clone()),
+    ),
+    Param::new("embed", |d, v| Ok(d.embed = flag(v)?), |d| on_off(d.embed))
+        .shown("off")
+        .view(),
+];
+
 /// Decodes a query string (with or without its leading `?`).
 pub fn decode(query: &str) -> Decoded {
-    let mut out = Decoded {
-        controls: Controls::default(),
-        compare: false,
-        embed: false,
-        sections: Sections::default(),
-        problems: Vec::new(),
-    };
+    let mut out = Decoded::default();
     let query = query.strip_prefix('?').unwrap_or(query);
     let mut seen: Vec<String> = Vec::new();
     for pair in query.split('&').filter(|p| !p.is_empty()) {
@@ -124,16 +231,16 @@ pub fn decode(query: &str) -> Decoded {
         let key = percent_decode(raw_key);
         let value = percent_decode(raw_value);
         let shown = quote(&key);
-        if !PARAMS.contains(&key.as_str()) && !VIEW_PARAMS.contains(&key.as_str()) {
+        let Some(param) = PARAMS.iter().find(|p| p.key == key) else {
             out.problems.push(Problem {
                 param: shown.clone(),
                 message: format!(
                     "The link's parameter '{shown}' is not one ratelab knows, so it was ignored. Accepted: {}.",
-                    PARAMS.iter().chain(&VIEW_PARAMS).copied().collect::<Vec<_>>().join(", ")
+                    PARAMS.iter().map(|p| p.key).collect::<Vec<_>>().join(", ")
                 ),
             });
             continue;
-        }
+        };
         if seen.contains(&key) {
             out.problems.push(Problem {
                 param: shown.clone(),
@@ -145,8 +252,8 @@ pub fn decode(query: &str) -> Decoded {
             continue;
         }
         seen.push(key.clone());
-        if let Err(accepted) = apply(&mut out, &key, &value) {
-            let default = default_text(&key);
+        if let Err(accepted) = (param.set)(&mut out, &value) {
+            let default = param.default_text();
             out.problems.push(Problem {
                 param: shown.clone(),
                 message: format!(
@@ -157,13 +264,13 @@ pub fn decode(query: &str) -> Decoded {
         }
     }
     // A capacity of 0 means something only for the leaky bucket (no queue at all).
-    if out.controls.capacity == 0 && out.controls.algorithm != "leaky-bucket" {
+    if out.controls.capacity == 0 && out.controls.algorithm != LimiterKind::LeakyBucket {
         out.controls.capacity = Controls::default().capacity;
         out.problems.push(Problem {
             param: "capacity".into(),
             message: format!(
                 "The link's capacity=0 is accepted only for the leaky bucket; {} needs a whole number from 1 to {MAX_CAPACITY}. The figure uses {} instead.",
-                out.controls.algorithm,
+                out.controls.algorithm.name(),
                 out.controls.capacity
             ),
         });
@@ -178,38 +285,20 @@ fn first_value(query: &str, key: &str) -> Option<String> {
     })
 }
 
-/// Sets one parameter; `Err` says what is accepted.
-fn apply(out: &mut Decoded, key: &str, value: &str) -> Result<(), String> {
-    let c = &mut out.controls;
-    match key {
-        "algorithm" => c.algorithm = one_of(value, &ALGORITHMS)?,
-        "traffic" => c.traffic = one_of(value, &SHAPES)?,
-        "attack" => c.attack = one_of(value, &ATTACKS)?,
-        "leaky-mode" => c.leaky_mode = one_of(value, &LEAKY_MODES)?,
-        "capacity" => c.capacity = whole(value, 0, MAX_CAPACITY)?,
-        "limit" => c.limit = whole(value, 1, 100_000)?,
-        "window" => c.window_s = whole(value, 1, 3_600)?,
-        "seed" => c.seed = whole(value, 0, MAX_SEED)?,
-        "load" => c.load = load(value)?,
-        "record-rejects" => c.record_rejects = flag(value)?,
-        "compare" => out.compare = flag(value)?,
-        "embed" => out.embed = flag(value)?,
-        "ceiling-capacity" => {
-            out.sections.ceiling_capacity = whole(value, 1, MAX_CEILING_CAPACITY)?;
-        }
-        "honest-traffic" => out.sections.honest_traffic = one_of(value, &SHAPES)?,
-        "honest-load" => out.sections.honest_load = one_of(value, &HONEST_LOADS)?,
-        _ => {}
-    }
-    Ok(())
+fn one_of<T: Named>(value: &str) -> Result<T, String> {
+    T::from_name(value).ok_or_else(|| format!("one of {}", T::names()))
 }
 
-fn one_of(value: &str, names: &[&str]) -> Result<String, String> {
-    names
+/// One of the generated traffic shapes (a link never names the reader's file).
+fn shape(value: &str) -> Result<Traffic, String> {
+    Traffic::SHAPES
         .iter()
-        .find(|n| **n == value)
-        .map(|n| (*n).to_owned())
-        .ok_or_else(|| format!("one of {}", names.join(", ")))
+        .copied()
+        .find(|t| t.name() == value)
+        .ok_or_else(|| {
+            let names: Vec<_> = Traffic::SHAPES.iter().map(|t| t.name()).collect();
+            format!("one of {}", names.join(", "))
+        })
 }
 
 fn whole(value: &str, min: u64, max: u64) -> Result<u64, String> {
@@ -248,82 +337,25 @@ fn flag(value: &str) -> Result<bool, String> {
     }
 }
 
-fn default_text(key: &str) -> String {
-    let d = Controls::default();
-    match key {
-        "algorithm" => d.algorithm,
-        "traffic" => d.traffic,
-        "attack" => d.attack,
-        "leaky-mode" => d.leaky_mode,
-        "capacity" => d.capacity.to_string(),
-        "limit" => d.limit.to_string(),
-        "window" => format!("{} s", d.window_s),
-        "seed" => d.seed.to_string(),
-        "load" => d.load.to_string(),
-        "record-rejects" => "off".into(),
-        "compare" | "embed" => "off".into(),
-        "ceiling-capacity" => Sections::default().ceiling_capacity.to_string(),
-        "honest-traffic" => Sections::default().honest_traffic,
-        "honest-load" => Sections::default().honest_load,
-        _ => String::new(),
-    }
-}
-
 /// The controls as a query string, without the `?`: only what differs from the defaults, so
 /// the default figure's link is the page's own address.
 pub fn encode(controls: &Controls, compare: bool, sections: &Sections) -> String {
-    let d = Controls::default();
-    let mut parts: Vec<(&str, String)> = Vec::new();
-    if controls.algorithm != d.algorithm {
-        parts.push(("algorithm", controls.algorithm.clone()));
-    }
-    if controls.capacity != d.capacity {
-        parts.push(("capacity", controls.capacity.to_string()));
-    }
-    if controls.limit != d.limit {
-        parts.push(("limit", controls.limit.to_string()));
-    }
-    if controls.window_s != d.window_s {
-        parts.push(("window", controls.window_s.to_string()));
-    }
-    // A reader's own file is never part of a link: it stays in their browser.
-    if controls.traffic != d.traffic && controls.traffic != "file" {
-        parts.push(("traffic", controls.traffic.clone()));
-    }
-    if controls.load != d.load {
-        parts.push(("load", controls.load.to_string()));
-    }
-    if controls.seed != d.seed {
-        parts.push(("seed", controls.seed.to_string()));
-    }
-    if controls.attack != d.attack {
-        parts.push(("attack", controls.attack.clone()));
-    }
-    if controls.record_rejects != d.record_rejects {
-        parts.push((
-            "record-rejects",
-            u8::from(controls.record_rejects).to_string(),
-        ));
-    }
-    if controls.leaky_mode != d.leaky_mode {
-        parts.push(("leaky-mode", controls.leaky_mode.clone()));
-    }
-    if compare {
-        parts.push(("compare", "1".into()));
-    }
-    let ds = Sections::default();
-    if sections.ceiling_capacity != ds.ceiling_capacity {
-        parts.push(("ceiling-capacity", sections.ceiling_capacity.to_string()));
-    }
-    if sections.honest_traffic != ds.honest_traffic {
-        parts.push(("honest-traffic", sections.honest_traffic.clone()));
-    }
-    if sections.honest_load != ds.honest_load {
-        parts.push(("honest-load", sections.honest_load.clone()));
-    }
-    parts
+    let state = Decoded {
+        controls: controls.clone(),
+        compare,
+        embed: false,
+        sections: sections.clone(),
+        problems: Vec::new(),
+    };
+    let default = Decoded::default();
+    PARAMS
         .iter()
-        .map(|(k, v)| format!("{k}={}", percent_encode(v)))
+        .filter(|p| !p.view)
+        .filter_map(|p| {
+            let value = (p.get)(&state)?;
+            ((p.get)(&default).as_ref() != Some(&value))
+                .then(|| format!("{}={}", p.key, percent_encode(&value)))
+        })
         .collect::<Vec<_>>()
         .join("&")
 }
@@ -385,7 +417,7 @@ fn percent_encode(text: &str) -> String {
     out
 }
 
-#[cfg(all(test, not(target_arch = "wasm32")))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
@@ -407,23 +439,20 @@ mod tests {
         assert!(d.problems.is_empty(), "{:?}", d.problems);
         let c = &d.controls;
         assert_eq!(
-            (c.algorithm.as_str(), c.capacity, c.limit, c.window_s),
-            ("sliding-log", 5, 100, 10)
+            (c.algorithm, c.capacity, c.limit, c.window_s),
+            (LimiterKind::SlidingLog, 5, 100, 10)
         );
+        assert_eq!((c.traffic, c.load, c.seed), (Traffic::PageLoads, 1.2, 42));
         assert_eq!(
-            (c.traffic.as_str(), c.load, c.seed),
-            ("page-loads", 1.2, 42)
-        );
-        assert_eq!(
-            (c.attack.as_str(), c.record_rejects, c.leaky_mode.as_str()),
-            ("retry-storm", true, "queue")
+            (c.attack, c.record_rejects, c.leaky_mode),
+            (Attack::RetryStorm, true, LeakyMode::Queue)
         );
         assert!(d.compare && d.embed);
         assert_eq!(
             d.sections,
             Sections {
                 ceiling_capacity: 70,
-                honest_traffic: "on-off".into(),
+                honest_traffic: Traffic::OnOff,
                 honest_load: "1".into()
             }
         );
@@ -447,7 +476,11 @@ mod tests {
             params,
             ["limit", "window", "load", "seed", "foo", "limit", "traffic"]
         );
-        assert_eq!(d.controls.algorithm, "gcra", "the good parameter is kept");
+        assert_eq!(
+            d.controls.algorithm,
+            LimiterKind::Gcra,
+            "the good parameter is kept"
+        );
         assert_eq!(d.controls.limit, Controls::default().limit);
         assert!(
             d.problems[0]
@@ -539,17 +572,17 @@ mod tests {
             .prop_map(
                 |((a, capacity, limit, window_s), (t, load, seed), (k, record_rejects, m))| {
                     Controls {
-                        algorithm: ALGORITHMS[a].into(),
+                        algorithm: LimiterKind::ALL[a],
                         capacity,
                         limit,
                         window_s,
-                        traffic: SHAPES[t].into(),
+                        traffic: Traffic::SHAPES[t],
                         load: f64::from(load) / 100.0,
                         seed,
                         minutes: Controls::default().minutes,
-                        attack: ATTACKS[k].into(),
+                        attack: Attack::ALL[k],
                         record_rejects,
-                        leaky_mode: LEAKY_MODES[m].into(),
+                        leaky_mode: LeakyMode::ALL[m],
                         replay: None,
                     }
                 },
@@ -566,7 +599,7 @@ mod tests {
         ) {
             let sections = Sections {
                 ceiling_capacity: cap,
-                honest_traffic: SHAPES[t].into(),
+                honest_traffic: Traffic::SHAPES[t],
                 honest_load: HONEST_LOADS[l].into(),
             };
             let d = decode(&encode(&c, compare, &sections));

@@ -11,209 +11,9 @@ use ratelab::time::{format_duration, Micros, MINUTE, MS, SECOND};
 use ratelab::Error;
 use ratelab_charts::{self as charts, Plot, Series};
 use serde::{Deserialize, Serialize};
+
+pub use crate::controls::{Attack, Controls, Named, Traffic, CAPACITY_FACTOR};
 use std::sync::Arc;
-
-/// The controls of a figure, as the page sends them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Controls {
-    /// A limiter name, e.g. `token-bucket`.
-    pub algorithm: String,
-    /// The capacity (burst) dial: `B` for buckets, nginx's `burst` for the leaky bucket.
-    pub capacity: u64,
-    /// `L`.
-    pub limit: u64,
-    /// `W` in seconds.
-    pub window_s: u64,
-    /// An honest traffic shape name, e.g. `page-loads`.
-    pub traffic: String,
-    /// Its load, as a share of the limit.
-    pub load: f64,
-    /// The seed.
-    pub seed: u64,
-    /// How long honest traffic runs.
-    pub minutes: u64,
-    /// `none`, `boundary-burst`, `flood` or `retry-storm`.
-    pub attack: String,
-    /// Whether the counters and logs record rejected requests.
-    pub record_rejects: bool,
-    /// `meter` or `queue`, for the leaky bucket.
-    pub leaky_mode: String,
-    /// The reader's own traffic, when `traffic` is `file`. Never read from the page's object:
-    /// the handle that holds the file's times puts it here.
-    #[serde(skip)]
-    pub replay: Option<Replay>,
-}
-
-impl Default for Controls {
-    fn default() -> Self {
-        Controls {
-            algorithm: "token-bucket".into(),
-            capacity: 60,
-            limit: 60,
-            window_s: 60,
-            traffic: "steady".into(),
-            load: 0.8,
-            seed: 1,
-            minutes: 10,
-            attack: "none".into(),
-            record_rejects: false,
-            leaky_mode: "meter".into(),
-            replay: None,
-        }
-    }
-}
-
-/// The largest capacity the dial offers, as a multiple of the limit.
-pub const CAPACITY_FACTOR: u64 = 2;
-
-impl Controls {
-    /// The limiter spec these controls describe, as the CLI would write it.
-    pub fn limiter_spec(&self) -> Result<LimiterSpec, Error> {
-        let kind = LimiterKind::from_name(&self.algorithm)?;
-        let mut text = kind.name().to_owned();
-        let mut keys = Vec::new();
-        if kind.has_bucket() {
-            keys.push(format!("burst={}", self.capacity));
-        }
-        if kind.can_record_rejects() && self.record_rejects {
-            keys.push("record-rejects=true".into());
-        }
-        if kind == LimiterKind::LeakyBucket && self.leaky_mode == "queue" {
-            keys.push("mode=queue".into());
-        }
-        if !keys.is_empty() {
-            text = format!("{text}:{}", keys.join(","));
-        }
-        LimiterSpec::parse(&text)
-    }
-
-    /// The traffic as a spec string: the honest shape, or the attack aimed at this
-    /// algorithm's weak moment.
-    pub fn traffic_text(&self) -> Result<String, Error> {
-        let w = self.window_s;
-        Ok(match self.attack.as_str() {
-            "none" if self.traffic == "file" => {
-                let replay = self.replay()?;
-                let mut text = format!("replay:file={}", replay.file);
-                if replay.format != ratelab::import::Format::Auto {
-                    text.push_str(&format!(",format={}", replay.format.name()));
-                }
-                if let Some(f) = &replay.filter {
-                    match f.field {
-                        ratelab::import::Field::Host => {
-                            text.push_str(&format!(",client={}", f.value))
-                        }
-                        field => text.push_str(&format!(",field={}:{}", field.name(), f.value)),
-                    }
-                }
-                text
-            }
-            "none" => format!("{}:load={}", self.traffic, self.load),
-            // The two-tick attack. Most limiters are weakest across a window boundary; the
-            // sliding-window counter is weakest when the second tick comes just before the
-            // first one leaves the window, because it has faded the first tick out by then.
-            "boundary-burst" if self.algorithm == "sliding-window-counter" && w >= 2 => {
-                format!("boundary-burst:before=500ms,after={}ms", w * 1000 - 1000)
-            }
-            "boundary-burst" => "boundary-burst:before=500ms,after=500ms".into(),
-            "flood" => "flood:start=worst".into(),
-            "retry-storm" => {
-                // A client using a quarter of its quota, then a spike of twice the limit, with
-                // every rejected request retried each second, twenty tries in all.
-                let rate = (self.limit / 4).max(1);
-                format!(
-                    "retry:rate={rate}/{w}s,spike={},at={w}s,tries=20,every=1s",
-                    self.limit * 2
-                )
-            }
-            other => {
-                return Err(Error::Unknown {
-                    what: "attack".into(),
-                    got: other.into(),
-                    accepted: "none, boundary-burst, flood, retry-storm".into(),
-                })
-            }
-        })
-    }
-
-    /// The reader's file, when the traffic is `file`.
-    fn replay(&self) -> Result<&Replay, Error> {
-        self.replay.as_ref().ok_or_else(|| Error::Invalid {
-            what: "traffic".into(),
-            got: "file".into(),
-            accepted: "a traffic file chosen under \"Your own traffic\" first".into(),
-        })
-    }
-
-    /// The parsed traffic and how many minutes it runs.
-    pub fn traffic_spec(&self) -> Result<(TrafficSpec, u64), Error> {
-        if self.traffic == "file" && self.attack == "none" {
-            // A replay lasts as long as its own times; the scenario's duration is not used (and
-            // a file's span may be far longer than the minutes generated traffic may run).
-            return Ok((TrafficSpec::Replay(self.replay()?.clone()), 1));
-        }
-        let minutes = if self.attack == "retry-storm" {
-            self.minutes.max(30)
-        } else {
-            self.minutes
-        };
-        Ok((TrafficSpec::parse(&self.traffic_text()?)?, minutes))
-    }
-
-    /// The scenario of one run of this figure.
-    pub fn scenario(&self) -> Result<Scenario, Error> {
-        if !(1..=100_000).contains(&self.limit) {
-            return Err(Error::Invalid {
-                what: "limit".into(),
-                got: self.limit.to_string(),
-                accepted: "a whole number from 1 to 100000".into(),
-            });
-        }
-        if !(1..=3_600).contains(&self.window_s) {
-            return Err(Error::Invalid {
-                what: "window".into(),
-                got: self.window_s.to_string(),
-                accepted: "a whole number of seconds from 1 to 3600".into(),
-            });
-        }
-        let (traffic, minutes) = self.traffic_spec()?;
-        let scenario = Scenario {
-            limiters: vec![self.limiter_spec()?],
-            traffic,
-            limit: self.limit,
-            window: self.window_s * SECOND,
-            duration: minutes * MINUTE,
-            runs: 1,
-            seed: self.seed,
-        };
-        scenario.validate()?;
-        Ok(scenario)
-    }
-
-    /// The `ratelab simulate` arguments that reproduce this figure's run.
-    pub fn cli_args(&self) -> Result<Vec<String>, Error> {
-        let s = self.scenario()?;
-        let (traffic, minutes) = self.traffic_spec()?;
-        let mut args: Vec<String> = vec![
-            "simulate".into(),
-            "--limiter".into(),
-            s.limiters[0].text.clone(),
-            "--traffic".into(),
-            self.traffic_text()?,
-            "--limit".into(),
-            s.limit.to_string(),
-            "--window".into(),
-            format!("{}s", self.window_s),
-        ];
-        // A replay's length is its own; generated traffic runs for `--minutes`.
-        if !matches!(traffic, TrafficSpec::Replay(_)) {
-            args.extend(["--minutes".into(), minutes.to_string()]);
-        }
-        args.extend(["--seed".into(), s.seed.to_string()]);
-        Ok(args)
-    }
-}
 
 /// What a figure shows beside its plots.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -344,7 +144,7 @@ pub fn compare(controls: &Controls) -> Result<Vec<(CompareRow, Plot)>, Error> {
         .iter()
         .map(|kind| {
             let mut c = controls.clone();
-            c.algorithm = kind.name().into();
+            c.algorithm = *kind;
             let scenario = c.scenario()?;
             let (stats, trace) = trace(&scenario, 0, 0)?;
             let r = readout(&c, &scenario, &stats)?;
@@ -435,14 +235,14 @@ pub struct ReplayReport {
 /// buckets), sizing a token bucket to serve `share` (0 < share ≤ 1).
 pub fn replay_report(controls: &Controls, share: f64) -> Result<ReplayReport, Error> {
     let mut c = controls.clone();
-    c.traffic = "file".into();
-    c.attack = "none".into();
+    c.traffic = Traffic::File;
+    c.attack = Attack::None;
     let mut scenario = c.scenario()?;
     scenario.limiters = LimiterKind::ALL
         .iter()
         .map(|kind| {
             let mut k = c.clone();
-            k.algorithm = kind.name().into();
+            k.algorithm = *kind;
             k.limiter_spec()
         })
         .collect::<Result<_, _>>()?;
@@ -832,10 +632,10 @@ pub fn recount(trace: &Trace, limit: u64, window: Micros) -> u64 {
 mod tests {
     use super::*;
 
-    fn controls(algorithm: &str, attack: &str, capacity: u64) -> Controls {
+    fn controls(algorithm: LimiterKind, attack: Attack, capacity: u64) -> Controls {
         Controls {
-            algorithm: algorithm.into(),
-            attack: attack.into(),
+            algorithm,
+            attack,
             capacity,
             ..Controls::default()
         }
@@ -855,8 +655,8 @@ mod tests {
 
     #[test]
     fn the_readers_file_replays_through_every_limiter() {
-        let mut c = controls("fixed-window", "none", 10);
-        c.traffic = "file".into();
+        let mut c = controls(LimiterKind::FixedWindow, Attack::None, 10);
+        c.traffic = Traffic::File;
         assert!(c.scenario().is_err(), "no file yet: a message, not a panic");
         c.replay = Some(
             replay_of(&file_times(), "api.log", "access-log", "host", "10.0.0.1").expect("valid"),
@@ -891,8 +691,8 @@ mod tests {
 
     #[test]
     fn a_file_spanning_decades_replays() {
-        let mut c = controls("token-bucket", "none", 10);
-        c.traffic = "file".into();
+        let mut c = controls(LimiterKind::TokenBucket, Attack::None, 10);
+        c.traffic = Traffic::File;
         let times = [17e6, 1_764_590_400e6, 1_764_590_401e6];
         c.replay = Some(replay_of(&times, "old.log", "seconds", "", "").expect("valid"));
         let report = replay_report(&c, 1.0).expect("a 56-year span is fine");
@@ -923,37 +723,57 @@ mod tests {
 
     #[test]
     fn the_boundary_burst_doubles_a_fixed_window_and_a_small_bucket_stays_clean() {
-        let (r, _) = run(&controls("fixed-window", "boundary-burst", 60)).expect("runs");
+        let (r, _) = run(&controls(
+            LimiterKind::FixedWindow,
+            Attack::BoundaryBurst,
+            60,
+        ))
+        .expect("runs");
         assert_eq!(r.worst_window, 120);
         assert!(!r.invariant_ok);
         // A bucket refilling one token a second (L = 60 a minute) and starting full spends
         // its B tokens on the first tick (60 at 59.5 s) and finds exactly one new token at the
         // second (60 at 60.5 s), in the same window: B + 1 gets through.
-        let (r, _) = run(&controls("token-bucket", "boundary-burst", 10)).expect("runs");
+        let (r, _) = run(&controls(
+            LimiterKind::TokenBucket,
+            Attack::BoundaryBurst,
+            10,
+        ))
+        .expect("runs");
         assert!(r.invariant_ok, "{r:?}");
         assert_eq!(r.worst_window, 11, "{r:?}");
-        let (r, _) = run(&controls("token-bucket", "boundary-burst", 60)).expect("runs");
+        let (r, _) = run(&controls(
+            LimiterKind::TokenBucket,
+            Attack::BoundaryBurst,
+            60,
+        ))
+        .expect("runs");
         assert!(!r.invariant_ok, "burst plus one token: {r:?}");
         assert_eq!(r.worst_window, 61, "{r:?}");
         assert_eq!(r.bound, Some(119));
         // The counter's burst comes 59 s into the next window (before=500ms, after=59s): the
         // previous window's 60 weigh (60 − 59)/60, so it admits while 60·1 + 60·cur < 60·60,
         // cur from 0 to 58: 59 more, and the window ending then still holds the first 60.
-        let (r, _) = run(&controls("sliding-window-counter", "boundary-burst", 60)).expect("runs");
+        let (r, _) = run(&controls(
+            LimiterKind::SlidingWindowCounter,
+            Attack::BoundaryBurst,
+            60,
+        ))
+        .expect("runs");
         assert_eq!(r.worst_window, 60 + 59, "the counter's weak moment: {r:?}");
     }
 
     #[test]
     fn the_flood_reaches_the_bound_for_every_algorithm() {
         for kind in LimiterKind::ALL {
-            let (r, _) = run(&controls(kind.name(), "flood", 60)).expect("runs");
+            let (r, _) = run(&controls(kind, Attack::Flood, 60)).expect("runs");
             assert_eq!(Some(r.worst_window), r.bound, "{}", kind.name());
         }
     }
 
     #[test]
     fn recording_rejects_turns_the_retry_storm_into_a_lockout() {
-        let mut c = controls("sliding-log", "retry-storm", 60);
+        let mut c = controls(LimiterKind::SlidingLog, Attack::RetryStorm, 60);
         let (open, _) = run(&c).expect("runs");
         c.record_rejects = true;
         let (locked, _) = run(&c).expect("runs");
@@ -965,8 +785,8 @@ mod tests {
     #[test]
     fn the_trace_agrees_with_the_readout_and_the_cli_args_parse() {
         let c = Controls {
-            traffic: "page-loads".into(),
-            ..controls("sliding-window-counter", "none", 60)
+            traffic: Traffic::PageLoads,
+            ..controls(LimiterKind::SlidingWindowCounter, Attack::None, 60)
         };
         let (r, t) = run(&c).expect("runs");
         assert_eq!(recount(&t, c.limit, c.window_s * SECOND), r.worst_window);
@@ -977,8 +797,8 @@ mod tests {
             r.cli
         );
         let leaky = Controls {
-            leaky_mode: "queue".into(),
-            ..controls("leaky-bucket", "flood", 5)
+            leaky_mode: ratelab::limiter::LeakyMode::Queue,
+            ..controls(LimiterKind::LeakyBucket, Attack::Flood, 5)
         };
         let (r, t) = run(&leaky).expect("runs");
         assert_eq!(recount(&t, leaky.limit, MINUTE), r.worst_window);
@@ -987,7 +807,6 @@ mod tests {
     #[test]
     fn bad_controls_name_the_control() {
         let bad = [
-            (controls("token-buckt", "none", 60), "token-buckt"),
             (
                 Controls {
                     limit: 0,
@@ -1009,13 +828,35 @@ mod tests {
                 },
                 "load",
             ),
-            (controls("token-bucket", "nuke", 60), "attack"),
-            (controls("token-bucket", "none", 0), "burst"),
+            (controls(LimiterKind::TokenBucket, Attack::None, 0), "burst"),
         ];
         for (c, needle) in bad {
             let e = run(&c).expect_err(needle).to_string();
             assert!(e.contains(needle), "{e}");
         }
+    }
+
+    #[test]
+    fn a_name_the_page_does_not_know_is_refused_where_it_enters() {
+        for (json, needle) in [
+            (r#"{"algorithm":"token-buckt"}"#, "token-buckt"),
+            (r#"{"attack":"nuke"}"#, "nuke"),
+            (r#"{"traffic":"lumpy"}"#, "lumpy"),
+            (r#"{"leakyMode":"drip"}"#, "drip"),
+        ] {
+            let e = serde_json::from_str::<Controls>(json)
+                .expect_err(json)
+                .to_string();
+            assert!(e.contains(needle), "{e}");
+        }
+        let ok: Controls = serde_json::from_str(
+            r#"{"algorithm":"gcra","attack":"retry-storm","traffic":"on-off","leakyMode":"queue"}"#,
+        )
+        .expect("the page's names");
+        assert_eq!(
+            (ok.algorithm, ok.attack, ok.traffic),
+            (LimiterKind::Gcra, Attack::RetryStorm, Traffic::OnOff)
+        );
     }
 
     #[test]

@@ -1,0 +1,327 @@
+//! A figure's controls, typed: which limiter, which traffic, which attack, which form of the
+//! leaky bucket. The page sends them as a plain object whose names (`"token-bucket"`,
+//! `"boundary-burst"`) are these enums' serde names, so a name the page does not know is
+//! refused where it enters, and nothing downstream compares strings.
+
+use ratelab::limiter::LeakyMode;
+use ratelab::sim::Scenario;
+use ratelab::spec::{LimiterKind, LimiterSpec, Replay, TrafficSpec};
+use ratelab::time::{MINUTE, SECOND};
+use ratelab::Error;
+use serde::{Deserialize, Serialize};
+
+/// The enums the page offers by name: each lists its values in the page's order and knows
+/// each one's name, from which the link codec and the page's menus are made.
+pub trait Named: Copy + PartialEq + 'static {
+    /// Every value, in the page's order.
+    const ALL: &'static [Self];
+    /// The name in links, menus and specs.
+    fn name(self) -> &'static str;
+    /// The value with this name.
+    fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|v| v.name() == name)
+    }
+    /// Every name, comma-separated, for messages.
+    fn names() -> String {
+        Self::ALL
+            .iter()
+            .map(|v| v.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl Named for LimiterKind {
+    const ALL: &'static [Self] = &LimiterKind::ALL;
+    fn name(self) -> &'static str {
+        LimiterKind::name(self)
+    }
+}
+
+impl Named for LeakyMode {
+    const ALL: &'static [Self] = &[LeakyMode::Meter, LeakyMode::Queue];
+    fn name(self) -> &'static str {
+        match self {
+            LeakyMode::Meter => "meter",
+            LeakyMode::Queue => "queue",
+        }
+    }
+}
+
+/// The traffic a figure runs when no attack is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Traffic {
+    /// Poisson arrivals.
+    Steady,
+    /// Groups of about 5.
+    SmallBursts,
+    /// Groups of about 20, like a page's assets.
+    PageLoads,
+    /// Groups of about 50.
+    BigBursts,
+    /// Busy and idle spells.
+    OnOff,
+    /// The reader's own file (never in a link: it stays in their browser).
+    File,
+}
+
+impl Traffic {
+    /// The generated shapes, the ones a link or the honest-client section may name.
+    pub const SHAPES: &'static [Traffic] = &[
+        Traffic::Steady,
+        Traffic::SmallBursts,
+        Traffic::PageLoads,
+        Traffic::BigBursts,
+        Traffic::OnOff,
+    ];
+}
+
+impl Named for Traffic {
+    const ALL: &'static [Self] = &[
+        Traffic::Steady,
+        Traffic::SmallBursts,
+        Traffic::PageLoads,
+        Traffic::BigBursts,
+        Traffic::OnOff,
+        Traffic::File,
+    ];
+    fn name(self) -> &'static str {
+        match self {
+            Traffic::Steady => "steady",
+            Traffic::SmallBursts => "small-bursts",
+            Traffic::PageLoads => "page-loads",
+            Traffic::BigBursts => "big-bursts",
+            Traffic::OnOff => "on-off",
+            Traffic::File => "file",
+        }
+    }
+}
+
+/// The attack a figure runs instead of its honest traffic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Attack {
+    /// No attack: the honest traffic.
+    None,
+    /// Two ticks of `L` either side of the limiter's weak moment.
+    BoundaryBurst,
+    /// One request every millisecond from the worst moment on.
+    Flood,
+    /// A spike of `2L`, every rejected request retried each second.
+    RetryStorm,
+}
+
+impl Named for Attack {
+    const ALL: &'static [Self] = &[
+        Attack::None,
+        Attack::BoundaryBurst,
+        Attack::Flood,
+        Attack::RetryStorm,
+    ];
+    fn name(self) -> &'static str {
+        match self {
+            Attack::None => "none",
+            Attack::BoundaryBurst => "boundary-burst",
+            Attack::Flood => "flood",
+            Attack::RetryStorm => "retry-storm",
+        }
+    }
+}
+
+/// The controls of a figure, as the page sends them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Controls {
+    /// The limiter.
+    pub algorithm: LimiterKind,
+    /// The capacity (burst) dial: `B` for buckets, nginx's `burst` for the leaky bucket.
+    pub capacity: u64,
+    /// `L`.
+    pub limit: u64,
+    /// `W` in seconds.
+    pub window_s: u64,
+    /// The honest traffic.
+    pub traffic: Traffic,
+    /// Its load, as a share of the limit.
+    pub load: f64,
+    /// The seed.
+    pub seed: u64,
+    /// How long honest traffic runs.
+    pub minutes: u64,
+    /// The attack, if any.
+    pub attack: Attack,
+    /// Whether the counters and logs record rejected requests.
+    pub record_rejects: bool,
+    /// The leaky bucket's form.
+    pub leaky_mode: LeakyMode,
+    /// The reader's own traffic, when `traffic` is [`Traffic::File`]. Never read from the page's object:
+    /// the handle that holds the file's times puts it here.
+    #[serde(skip)]
+    pub replay: Option<Replay>,
+}
+
+impl Default for Controls {
+    fn default() -> Self {
+        Controls {
+            algorithm: LimiterKind::TokenBucket,
+            capacity: 60,
+            limit: 60,
+            window_s: 60,
+            traffic: Traffic::Steady,
+            load: 0.8,
+            seed: 1,
+            minutes: 10,
+            attack: Attack::None,
+            record_rejects: false,
+            leaky_mode: LeakyMode::Meter,
+            replay: None,
+        }
+    }
+}
+
+/// The largest capacity the dial offers, as a multiple of the limit.
+pub const CAPACITY_FACTOR: u64 = 2;
+
+impl Controls {
+    /// The limiter spec these controls describe, as the CLI would write it.
+    pub fn limiter_spec(&self) -> Result<LimiterSpec, Error> {
+        let kind = self.algorithm;
+        let mut text = kind.name().to_owned();
+        let mut keys = Vec::new();
+        if kind.has_bucket() {
+            keys.push(format!("burst={}", self.capacity));
+        }
+        if kind.can_record_rejects() && self.record_rejects {
+            keys.push("record-rejects=true".into());
+        }
+        if kind == LimiterKind::LeakyBucket && self.leaky_mode == LeakyMode::Queue {
+            keys.push("mode=queue".into());
+        }
+        if !keys.is_empty() {
+            text = format!("{text}:{}", keys.join(","));
+        }
+        LimiterSpec::parse(&text)
+    }
+
+    /// The traffic as a spec string: the honest shape, or the attack aimed at this
+    /// algorithm's weak moment.
+    pub fn traffic_text(&self) -> Result<String, Error> {
+        let w = self.window_s;
+        Ok(match self.attack {
+            Attack::None if self.traffic == Traffic::File => {
+                let replay = self.replay()?;
+                let mut text = format!("replay:file={}", replay.file);
+                if replay.format != ratelab::import::Format::Auto {
+                    text.push_str(&format!(",format={}", replay.format.name()));
+                }
+                if let Some(f) = &replay.filter {
+                    match f.field {
+                        ratelab::import::Field::Host => {
+                            text.push_str(&format!(",client={}", f.value))
+                        }
+                        field => text.push_str(&format!(",field={}:{}", field.name(), f.value)),
+                    }
+                }
+                text
+            }
+            Attack::None => format!("{}:load={}", self.traffic.name(), self.load),
+            // The two-tick attack. Most limiters are weakest across a window boundary; the
+            // sliding-window counter is weakest when the second tick comes just before the
+            // first one leaves the window, because it has faded the first tick out by then.
+            Attack::BoundaryBurst
+                if self.algorithm == LimiterKind::SlidingWindowCounter && w >= 2 =>
+            {
+                format!("boundary-burst:before=500ms,after={}ms", w * 1000 - 1000)
+            }
+            Attack::BoundaryBurst => "boundary-burst:before=500ms,after=500ms".into(),
+            Attack::Flood => "flood:start=worst".into(),
+            Attack::RetryStorm => {
+                // A client using a quarter of its quota, then a spike of twice the limit, with
+                // every rejected request retried each second, twenty tries in all.
+                let rate = (self.limit / 4).max(1);
+                format!(
+                    "retry:rate={rate}/{w}s,spike={},at={w}s,tries=20,every=1s",
+                    self.limit * 2
+                )
+            }
+        })
+    }
+
+    /// The reader's file, when the traffic is `file`.
+    pub(crate) fn replay(&self) -> Result<&Replay, Error> {
+        self.replay.as_ref().ok_or_else(|| Error::Invalid {
+            what: "traffic".into(),
+            got: "file".into(),
+            accepted: "a traffic file chosen under \"Your own traffic\" first".into(),
+        })
+    }
+
+    /// The parsed traffic and how many minutes it runs.
+    pub fn traffic_spec(&self) -> Result<(TrafficSpec, u64), Error> {
+        if self.traffic == Traffic::File && self.attack == Attack::None {
+            // A replay lasts as long as its own times; the scenario's duration is not used (and
+            // a file's span may be far longer than the minutes generated traffic may run).
+            return Ok((TrafficSpec::Replay(self.replay()?.clone()), 1));
+        }
+        let minutes = if self.attack == Attack::RetryStorm {
+            self.minutes.max(30)
+        } else {
+            self.minutes
+        };
+        Ok((TrafficSpec::parse(&self.traffic_text()?)?, minutes))
+    }
+
+    /// The scenario of one run of this figure.
+    pub fn scenario(&self) -> Result<Scenario, Error> {
+        if !(1..=100_000).contains(&self.limit) {
+            return Err(Error::Invalid {
+                what: "limit".into(),
+                got: self.limit.to_string(),
+                accepted: "a whole number from 1 to 100000".into(),
+            });
+        }
+        if !(1..=3_600).contains(&self.window_s) {
+            return Err(Error::Invalid {
+                what: "window".into(),
+                got: self.window_s.to_string(),
+                accepted: "a whole number of seconds from 1 to 3600".into(),
+            });
+        }
+        let (traffic, minutes) = self.traffic_spec()?;
+        let scenario = Scenario {
+            limiters: vec![self.limiter_spec()?],
+            traffic,
+            limit: self.limit,
+            window: self.window_s * SECOND,
+            duration: minutes * MINUTE,
+            runs: 1,
+            seed: self.seed,
+        };
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    /// The `ratelab simulate` arguments that reproduce this figure's run.
+    pub fn cli_args(&self) -> Result<Vec<String>, Error> {
+        let s = self.scenario()?;
+        let (traffic, minutes) = self.traffic_spec()?;
+        let mut args: Vec<String> = vec![
+            "simulate".into(),
+            "--limiter".into(),
+            s.limiters[0].text.clone(),
+            "--traffic".into(),
+            self.traffic_text()?,
+            "--limit".into(),
+            s.limit.to_string(),
+            "--window".into(),
+            format!("{}s", self.window_s),
+        ];
+        // A replay's length is its own; generated traffic runs for `--minutes`.
+        if !matches!(traffic, TrafficSpec::Replay(_)) {
+            args.extend(["--minutes".into(), minutes.to_string()]);
+        }
+        args.extend(["--seed".into(), s.seed.to_string()]);
+        Ok(args)
+    }
+}

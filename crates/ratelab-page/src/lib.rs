@@ -1,0 +1,9 @@
+//! Everything that decides what the ratelab page shows, in plain Rust with no browser in
+//! sight: the figure's typed controls, the link codec, the main figure, compare, replay and
+//! the section figures. The wasm crates (`ratelab-web`, the page's handle, and
+//! `ratelab-extra`, the on-demand module) are thin bindings over it, so all of it is tested
+//! natively.
+
+pub mod controls;
+pub mod link;
+pub mod page;
