@@ -9,6 +9,47 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use serde::{Deserialize, Serialize};
+
+/// A colour as `[r, g, b]`, so that a [`Plot`] crosses the wasm boundary and a worker's
+/// `postMessage` as plain data.
+mod rgb {
+    use plotters::style::RGBColor;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(c: &RGBColor, s: S) -> Result<S::Ok, S::Error> {
+        [c.0, c.1, c.2].serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<RGBColor, D::Error> {
+        let [r, g, b] = <[u8; 3]>::deserialize(d)?;
+        Ok(RGBColor(r, g, b))
+    }
+}
+
+/// Bars as `[label, value, [r, g, b]]`.
+mod rgb_bars {
+    use plotters::style::RGBColor;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    type Bar = (String, f64, RGBColor);
+
+    pub fn serialize<S: Serializer>(bars: &[Bar], s: S) -> Result<S::Ok, S::Error> {
+        let plain: Vec<(&str, f64, [u8; 3])> = bars
+            .iter()
+            .map(|(l, v, c)| (l.as_str(), *v, [c.0, c.1, c.2]))
+            .collect();
+        plain.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Bar>, D::Error> {
+        let plain = Vec::<(String, f64, [u8; 3])>::deserialize(d)?;
+        Ok(plain
+            .into_iter()
+            .map(|(l, v, [r, g, b])| (l, v, RGBColor(r, g, b)))
+            .collect())
+    }
+}
 
 /// Foreground, background and grid colours, so one chart serves light and dark pages.
 #[derive(Debug, Clone, Copy)]
@@ -67,7 +108,8 @@ fn err<E: std::fmt::Display>(e: E) -> String {
 }
 
 /// Requests per time bin: admitted and rejected, for the arrivals chart.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Bins {
     /// Bin width, in seconds.
     pub width_s: f64,
@@ -415,13 +457,15 @@ pub fn window_chart<DB: DrawingBackend>(
 }
 
 /// One named line of an XY chart.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Series {
     /// Its legend entry.
     pub name: String,
     /// Its points.
     pub points: Vec<(f64, f64)>,
     /// Its colour.
+    #[serde(with = "rgb")]
     pub color: RGBColor,
     /// Whether to mark each point.
     pub markers: bool,
@@ -609,7 +653,8 @@ pub fn bar_chart<DB: DrawingBackend>(
 
 /// A chart as data: what the page draws on a canvas, what the export turns into SVG and CSV.
 /// One value, one drawing: [`Plot::draw`] calls the chart functions above on any backend.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum Plot {
     /// Requests per bin, admitted and rejected ([`arrivals_chart`]).
     Arrivals(Bins),
@@ -648,6 +693,7 @@ pub enum Plot {
         /// The chart's title.
         title: String,
         /// Label, value and colour of each bar.
+        #[serde(with = "rgb_bars")]
         bars: Vec<(String, f64, RGBColor)>,
         /// The axis maximum.
         max: f64,

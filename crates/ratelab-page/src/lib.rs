@@ -5,5 +5,9 @@
 //! natively.
 
 pub mod controls;
+pub mod export;
+pub mod import_view;
 pub mod link;
 pub mod page;
+pub mod probe_view;
+pub mod sections;

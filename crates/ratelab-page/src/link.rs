@@ -43,7 +43,7 @@ impl Default for Sections {
 }
 
 /// What a link said.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Decoded {
     /// The figure's controls.
@@ -56,18 +56,6 @@ pub struct Decoded {
     pub sections: Sections,
     /// What was wrong, one entry per bad parameter.
     pub problems: Vec<Problem>,
-}
-
-impl Default for Decoded {
-    fn default() -> Self {
-        Decoded {
-            controls: Controls::default(),
-            compare: false,
-            embed: false,
-            sections: Sections::default(),
-            problems: Vec::new(),
-        }
-    }
 }
 
 /// One bad parameter.
@@ -140,71 +128,110 @@ fn on_off(v: bool) -> Option<String> {
 pub const PARAMS: [Param; 15] = [
     Param::new(
         "algorithm",
-        |d, v| Ok(d.controls.algorithm = one_of::<LimiterKind>(v)?),
+        |d, v| {
+            d.controls.algorithm = one_of::<LimiterKind>(v)?;
+            Ok(())
+        },
         |d| Some(d.controls.algorithm.name().into()),
     ),
     Param::new(
         "capacity",
-        |d, v| Ok(d.controls.capacity = whole(v, 0, MAX_CAPACITY)?),
+        |d, v| {
+            d.controls.capacity = whole(v, 0, MAX_CAPACITY)?;
+            Ok(())
+        },
         |d| Some(d.controls.capacity.to_string()),
     ),
     Param::new(
         "limit",
-        |d, v| Ok(d.controls.limit = whole(v, 1, 100_000)?),
+        |d, v| {
+            d.controls.limit = whole(v, 1, 100_000)?;
+            Ok(())
+        },
         |d| Some(d.controls.limit.to_string()),
     ),
     Param::new(
         "window",
-        |d, v| Ok(d.controls.window_s = whole(v, 1, 3_600)?),
+        |d, v| {
+            d.controls.window_s = whole(v, 1, 3_600)?;
+            Ok(())
+        },
         |d| Some(d.controls.window_s.to_string()),
     )
     .shown("60 s"),
     Param::new(
         "traffic",
-        |d, v| Ok(d.controls.traffic = shape(v)?),
+        |d, v| {
+            d.controls.traffic = shape(v)?;
+            Ok(())
+        },
         // A reader's own file is never part of a link: it stays in their browser.
         |d| (d.controls.traffic != Traffic::File).then(|| d.controls.traffic.name().into()),
     ),
     Param::new(
         "load",
-        |d, v| Ok(d.controls.load = load(v)?),
+        |d, v| {
+            d.controls.load = load(v)?;
+            Ok(())
+        },
         |d| Some(d.controls.load.to_string()),
     ),
     Param::new(
         "seed",
-        |d, v| Ok(d.controls.seed = whole(v, 0, MAX_SEED)?),
+        |d, v| {
+            d.controls.seed = whole(v, 0, MAX_SEED)?;
+            Ok(())
+        },
         |d| Some(d.controls.seed.to_string()),
     ),
     Param::new(
         "attack",
-        |d, v| Ok(d.controls.attack = one_of::<Attack>(v)?),
+        |d, v| {
+            d.controls.attack = one_of::<Attack>(v)?;
+            Ok(())
+        },
         |d| Some(d.controls.attack.name().into()),
     ),
     Param::new(
         "record-rejects",
-        |d, v| Ok(d.controls.record_rejects = flag(v)?),
+        |d, v| {
+            d.controls.record_rejects = flag(v)?;
+            Ok(())
+        },
         |d| on_off(d.controls.record_rejects),
     )
     .shown("off"),
     Param::new(
         "leaky-mode",
-        |d, v| Ok(d.controls.leaky_mode = one_of::<LeakyMode>(v)?),
+        |d, v| {
+            d.controls.leaky_mode = one_of::<LeakyMode>(v)?;
+            Ok(())
+        },
         |d| Some(d.controls.leaky_mode.name().into()),
     ),
     Param::new(
         "compare",
-        |d, v| Ok(d.compare = flag(v)?),
+        |d, v| {
+            d.compare = flag(v)?;
+            Ok(())
+        },
         |d| on_off(d.compare),
     )
     .shown("off"),
     Param::new(
         "ceiling-capacity",
-        |d, v| Ok(d.sections.ceiling_capacity = whole(v, 1, MAX_CEILING_CAPACITY)?),
+        |d, v| {
+            d.sections.ceiling_capacity = whole(v, 1, MAX_CEILING_CAPACITY)?;
+            Ok(())
+        },
         |d| Some(d.sections.ceiling_capacity.to_string()),
     ),
     Param::new(
         "honest-traffic",
-        |d, v| Ok(d.sections.honest_traffic = shape(v)?),
+        |d, v| {
+            d.sections.honest_traffic = shape(v)?;
+            Ok(())
+        },
         |d| Some(d.sections.honest_traffic.name().into()),
     ),
     Param::new(
@@ -212,13 +239,21 @@ pub const PARAMS: [Param; 15] = [
         |d, v| {
             let i = HONEST_LOADS.iter().position(|l| *l == v);
             let i = i.ok_or_else(|| format!("one of {}", HONEST_LOADS.join(", ")))?;
-            Ok(d.sections.honest_load = HONEST_LOADS[i].into())
+            d.sections.honest_load = HONEST_LOADS[i].into();
+            Ok(())
         },
         |d| Some(d.sections.honest_load.clone()),
     ),
-    Param::new("embed", |d, v| Ok(d.embed = flag(v)?), |d| on_off(d.embed))
-        .shown("off")
-        .view(),
+    Param::new(
+        "embed",
+        |d, v| {
+            d.embed = flag(v)?;
+            Ok(())
+        },
+        |d| on_off(d.embed),
+    )
+    .shown("off")
+    .view(),
 ];
 
 /// Decodes a query string (with or without its leading `?`).

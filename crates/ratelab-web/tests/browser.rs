@@ -2,7 +2,7 @@
 //! `cargo test -p ratelab-web --target wasm32-unknown-unknown` (see `cargo xtask test`).
 #![cfg(target_arch = "wasm32")]
 
-use ratelab_page::page::Controls;
+use ratelab_page::controls::{Attack, Controls, Named};
 use ratelab_web::Lab;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -31,8 +31,8 @@ fn canvas(id: &str) -> web_sys::HtmlCanvasElement {
 
 fn controls(algorithm: &str, attack: &str) -> wasm_bindgen::JsValue {
     let c = Controls {
-        algorithm: algorithm.into(),
-        attack: attack.into(),
+        algorithm: ratelab::LimiterKind::from_name(algorithm).expect("a limiter"),
+        attack: <Attack as Named>::from_name(attack).expect("an attack"),
         ..Controls::default()
     };
     serde_wasm_bindgen::to_value(&c).expect("serialises")
