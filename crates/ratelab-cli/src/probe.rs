@@ -161,7 +161,7 @@ pub(crate) fn main(args: &ProbeArgs, given: &[String]) -> Result<Done, String> {
         "ratelab probe {}",
         given
             .iter()
-            .map(|a| shell_word(a))
+            .map(|a| ratelab::text::shell_word(a))
             .collect::<Vec<_>>()
             .join(" ")
     );
@@ -272,17 +272,6 @@ fn catch_ctrl_c(rt: &tokio::runtime::Runtime) -> Result<Arc<AtomicBool>, String>
         }
     });
     Ok(stop)
-}
-
-fn shell_word(a: &str) -> String {
-    if !a.is_empty()
-        && a.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_=:,./%@+".contains(&b))
-    {
-        a.to_owned()
-    } else {
-        format!("'{}'", a.replace('\'', r"'\''"))
-    }
 }
 
 fn show_statuses(ranges: &[(u16, u16)]) -> String {

@@ -39,8 +39,10 @@ pub struct Readout {
     pub invariant_ok: bool,
     /// The limit, for the page's sentences.
     pub limit: u64,
-    /// The equivalent command line.
+    /// The equivalent command line's arguments.
     pub cli: Vec<String>,
+    /// The same, as one line to paste into a shell.
+    pub command: String,
     /// The run's horizon, in seconds.
     pub horizon_s: f64,
 }
@@ -54,6 +56,7 @@ pub fn run(controls: &Controls) -> Result<(Readout, Trace), Error> {
 }
 
 fn readout(controls: &Controls, scenario: &Scenario, stats: &RunStats) -> Result<Readout, Error> {
+    let cli = controls.cli_args()?;
     let decisions = stats.decisions.max(1) as f64;
     Ok(Readout {
         worst_window: stats.busiest,
@@ -66,7 +69,8 @@ fn readout(controls: &Controls, scenario: &Scenario, stats: &RunStats) -> Result
         admitted: stats.admitted,
         invariant_ok: stats.busiest <= scenario.limit,
         limit: scenario.limit,
-        cli: controls.cli_args()?,
+        command: ratelab::text::shell_line("ratelab", &cli),
+        cli,
         horizon_s: horizon(scenario) as f64 / 1e6,
     })
 }
@@ -389,6 +393,25 @@ mod tests {
         assert_eq!(report.fit.admitted, 121);
         assert_eq!((report.fit.burst, report.fit.worst_window), (120, 179));
         assert_eq!(compare(&c).expect("compares").len(), LimiterKind::ALL.len());
+    }
+
+    #[test]
+    fn the_command_line_quotes_a_file_name_for_the_shell() {
+        let mut c = controls(LimiterKind::SlidingLog, Attack::None, 10);
+        c.traffic = Traffic::File;
+        let times = [1e6, 2e6];
+        c.replay = Some(replay_of(&times, "bob's log.txt", "seconds", "", "").expect("valid"));
+        let (readout, _) = run(&c).expect("runs");
+        assert!(
+            readout
+                .command
+                .contains(r"--traffic 'replay:file=bob'\''s log.txt,format=seconds' --limit"),
+            "{}",
+            readout.command
+        );
+        assert!(readout
+            .command
+            .starts_with("ratelab simulate --limiter sliding-log "));
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod rng;
 pub mod sim;
 pub mod spec;
 pub mod study;
+pub mod text;
 pub mod theory;
 pub mod time;
 pub mod traffic;
