@@ -6,6 +6,7 @@
 //! Every bad flag, spec or file ends with exit status 2 and one line naming the problem.
 
 mod args;
+mod pool;
 mod probe;
 mod study;
 mod text;
@@ -264,36 +265,26 @@ fn malformed_warning(path: &str, imported: &Imported) -> String {
 /// Runs every run, spread over the machine's cores, as many at once as fit in the memory
 /// budget; the result does not depend on how many.
 fn run_scenario(scenario: &Scenario) -> Result<Report, String> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(scenario.runs as usize)
-        .min(scenario.memory().concurrent_runs().max(1) as usize);
+    let threads = pool::cores().min(scenario.memory().concurrent_runs().max(1) as usize);
     let mut runs: Vec<Option<Vec<RunStats>>> = vec![None; scenario.runs as usize];
-    let finished = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|thread| {
-                s.spawn(move || {
-                    let mut done: Vec<Result<(u32, Vec<RunStats>), Error>> = Vec::new();
-                    for r in (0..scenario.runs).filter(|r| *r as usize % threads == thread) {
-                        let mut stats = simulate_run(scenario, r);
-                        // One delay histogram per limiter and thread, not per run.
-                        if let (Some(Ok((_, first))), Ok(stats)) = (done.first_mut(), &mut stats) {
-                            fold_delays(first, stats);
-                        }
-                        done.push(stats.map(|stats| (r, stats)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect::<Vec<_>>()
-    });
-    for result in finished {
-        let (r, stats) = result.map_err(|e| text::core(&e))?;
-        runs[r as usize] = Some(stats);
+    let mut failed = None;
+    pool::for_each(
+        scenario.runs as usize,
+        threads,
+        |r| simulate_run(scenario, r as u32),
+        |r, stats| match stats {
+            Ok(mut stats) => {
+                // One delay histogram per limiter, kept with the first run to arrive.
+                if let Some(first) = runs.iter_mut().flatten().next() {
+                    fold_delays(first, &mut stats);
+                }
+                runs[r] = Some(stats);
+            }
+            Err(e) => failed = Some(e),
+        },
+    )?;
+    if let Some(e) = failed {
+        return Err(text::core(&e));
     }
     let runs: Vec<Vec<RunStats>> = runs
         .into_iter()

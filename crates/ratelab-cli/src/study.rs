@@ -2,6 +2,7 @@
 //! bar on stderr, and writes its tables (CSV, Markdown), plots (SVG) and REPRODUCTION.md.
 
 use crate::args::{StudyArgs, StudyFormat};
+use crate::pool;
 use crate::text::{self, quote};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use plotters::prelude::*;
@@ -10,8 +11,6 @@ use ratelab::study::{assemble, plan, run_job, JobResult, StudyConfig, StudyRepor
 use ratelab_charts::{self as charts, Series, Theme, XyChart};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 /// Parses `study` flags, runs it, writes the outputs; returns what to print.
@@ -83,40 +82,34 @@ pub fn run(
     if honest_only {
         ratelab::study::keep_honest(&mut jobs);
     }
-    let threads =
-        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let next = AtomicUsize::new(0);
-    let compute_us = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<JobResult, String>>>> = Mutex::new(vec![None; jobs.len()]);
+    let threads = threads.unwrap_or_else(pool::cores);
+    let mut compute_us = 0u128;
+    let mut results: Vec<Option<Result<JobResult, String>>> = vec![None; jobs.len()];
     let bar = progress_bar(jobs.len() as u64);
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(job) = jobs.get(i) else { break };
-                let t0 = Instant::now();
-                let result = run_job(job).map_err(|e| text::core(&e));
-                compute_us.fetch_add(t0.elapsed().as_micros() as usize, Ordering::Relaxed);
-                if let Ok(mut all) = results.lock() {
-                    all[i] = Some(result);
-                }
-                if let Some(bar) = &bar {
-                    bar.inc(1);
-                }
-            });
-        }
-    });
+    pool::for_each(
+        jobs.len(),
+        threads,
+        |i| {
+            let t0 = Instant::now();
+            let result = run_job(&jobs[i]).map_err(|e| text::core(&e));
+            (result, t0.elapsed().as_micros())
+        },
+        |i, (result, us)| {
+            compute_us += us;
+            results[i] = Some(result);
+            if let Some(bar) = &bar {
+                bar.inc(1);
+            }
+        },
+    )?;
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
     text::note(&format!(
         "ratelab: {} jobs, {:.2} s inside the simulator, summed over jobs",
         jobs.len(),
-        compute_us.load(Ordering::Relaxed) as f64 / 1e6
+        compute_us as f64 / 1e6
     ));
-    let results = results
-        .into_inner()
-        .map_err(|_| "a study thread failed".to_owned())?;
     let results: Vec<Option<JobResult>> = results
         .into_iter()
         .map(|r| {
