@@ -9,6 +9,7 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use ratelab::text::csv_field as field;
 use serde::{Deserialize, Serialize};
 
 /// A colour as `[r, g, b]`, so that a [`Plot`] crosses the wasm boundary and a worker's
@@ -852,15 +853,6 @@ fn num(v: f64) -> String {
         format!("{}", v as i64)
     } else {
         format!("{v}")
-    }
-}
-
-/// A CSV field, quoted when it holds a comma, a quote or a line break.
-pub fn field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_owned()
     }
 }
 

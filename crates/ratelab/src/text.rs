@@ -1,5 +1,6 @@
-//! Text that leaves ratelab for a shell: the one quoting function behind every command line it
-//! prints (the CLI's probe report, the page's "run this yourself").
+//! Text that leaves ratelab for another program: the one shell-quoting function behind every
+//! command line it prints (the CLI's probe report, the page's "run this yourself"), and the
+//! one CSV writer behind every table and chart it saves.
 
 /// `a` as one POSIX shell word: unquoted when it is made only of characters no shell treats
 /// specially, otherwise in single quotes, with each `'` written `'\''`.
@@ -20,6 +21,26 @@ pub fn shell_line<S: AsRef<str>>(program: &str, args: &[S]) -> String {
         .chain(args.iter().map(|a| shell_word(a.as_ref())))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// A CSV field (RFC 4180), quoted when it holds a comma, a quote or a line break.
+pub fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_owned()
+    }
+}
+
+/// A CSV record: the fields, quoted where needed, and a line break.
+pub fn csv_record<S: AsRef<str>>(fields: &[S]) -> String {
+    let mut out = fields
+        .iter()
+        .map(|f| csv_field(f.as_ref()))
+        .collect::<Vec<_>>()
+        .join(",");
+    out.push('\n');
+    out
 }
 
 #[cfg(test)]
@@ -43,5 +64,14 @@ mod tests {
             ),
             "ratelab simulate --traffic 'replay:file=my log.txt'"
         );
+    }
+
+    #[test]
+    fn csv_fields_are_quoted_only_when_they_must_be() {
+        assert_eq!(csv_field("gcra"), "gcra");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("two\r\nlines"), "\"two\r\nlines\"");
+        assert_eq!(csv_record(&["x", "1,5", ""]), "x,\"1,5\",\n");
     }
 }
