@@ -7,8 +7,7 @@ import { fitCanvases } from './js/dom.js';
 import { createLab, wireControls, firstRun, shortcuts } from './js/lab.js';
 import { startLink } from './js/link.js';
 import { startWorkshop } from './js/workshop.js';
-import { startSections, redrawSections } from './js/sections.js';
-import { startImportPanel, startOtherPanels } from './js/lazy.js';
+import { startImportPanel, startOtherPanels, startSectionsWhenNear, redrawSections } from './js/lazy.js';
 
 function start(bindings) {
   const ctx = createLab(bindings);
@@ -23,7 +22,7 @@ function start(bindings) {
   if (ctx.embedded) {
     link.embed();
   } else {
-    startSections();
+    startSectionsWhenNear();
     startOtherPanels();
   }
   window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { ctx.schedule(false); redrawSections(); });

@@ -1,5 +1,6 @@
-// When the on-demand panels load. Each panel's code (panels/*.js) is imported when the panel
-// comes near the viewport or is first used, which keeps the first load small; until then the
+// When the on-demand code loads. Each panel's code (panels/*.js) is imported when the panel
+// comes near the viewport or is first used, and the section figures' (sections.js) when the
+// essay does or the workshop needs them, which keeps the first load small; until then the
 // handlers here hold what the reader did (a chosen or dropped file) and pass it on.
 import { $, whenNear } from './dom.js';
 
@@ -10,6 +11,22 @@ const importPanel = () => load('import', () => import('./panels/import.js'));
 const studyPanel = () => load('study', () => import('./panels/study.js'));
 const quizPanel = () => load('quiz', () => import('./panels/quiz.js'));
 const realPanel = () => load('real', () => import('./panels/real.js'));
+const sectionsModule = () => load('sections', () => import('./sections.js').then((m) => { m.startSections(); return m; }));
+
+/** The section figures (not in an embedded figure): their code loads when the essay comes
+ * near the viewport, and each figure is computed when it scrolls into view. */
+let sectionsOn = false;
+export function startSectionsWhenNear() {
+  sectionsOn = true;
+  whenNear(document.querySelector('.essay'), sectionsModule);
+}
+
+/** Draws the section figures not shown yet (those inside `within`, if given), loading their
+ * code first: for the presenter view and the printed handout. */
+export const drawSections = (within) => (sectionsOn ? sectionsModule().then((m) => m.drawUnshown(within)) : Promise.resolve());
+
+/** Draws again the section figures already shown (after a resize or a theme change). */
+export const redrawSections = () => { loaded.sections?.then((m) => m.redrawSections()); };
 
 /** Your own traffic: `ctx` is the lab's (see lab.js), which the import shows a file in. */
 export function startImportPanel(ctx) {

@@ -1,5 +1,5 @@
 // The essay's section figures: each is computed in the section worker when it scrolls into
-// view and drawn here by the on-demand module.
+// view and drawn here by the on-demand module. Loaded by lazy.js when the essay comes near.
 import { $, dark, pct, fillTable } from './dom.js';
 import { addExport, fromView } from './export.js';
 import { loadExtra, sectionData } from './modules.js';

@@ -1,7 +1,7 @@
 // Workshop mode: keyboard shortcuts, a presenter view (one section at a time, in large type)
 // and a printed handout with every figure drawn.
 import { $ } from './dom.js';
-import { drawUnshown } from './sections.js';
+import { drawSections } from './lazy.js';
 
 /** `actions`: the lab's letter shortcuts; `chooseAlgorithm(i)`: the digits. Returns
  * `{ show(i), presenting() }` for the essay's "Set that up for me" buttons. */
@@ -22,7 +22,7 @@ export function startWorkshop(actions, chooseAlgorithm) {
     $('slide-next').disabled = current === all.length - 1;
     all[current].scrollIntoView({ block: 'start' });
     // The section's figure is drawn when it is seen; make sure it is.
-    drawUnshown(all[current]);
+    drawSections(all[current]);
     window.dispatchEvent(new Event('resize'));
   }
   function present(on) {
@@ -75,5 +75,5 @@ export function startWorkshop(actions, chooseAlgorithm) {
 async function drawEverything() {
   for (const d of document.querySelectorAll('details')) d.open = true;
   $('print-source').textContent = `Printed from ${location.href}, ${new Date().toISOString().slice(0, 10)}. Every figure is a run of the simulator; the command line under the lab reproduces it.`;
-  await drawUnshown();
+  await drawSections();
 }
