@@ -5,15 +5,16 @@
 import { chromium } from 'playwright-core';
 import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { serve } from './serve.mjs';
 import { spawnSync } from 'node:child_process';
 
 const dist = new URL('../dist', import.meta.url).pathname;
-const files = readdirSync(dist).filter((f) => /\.(wasm|js|css|html)$/.test(f));
+// Paths in dist/, the page's modules under js/ included.
+const files = readdirSync(dist, { recursive: true }).map((f) => f.split(sep).join('/')).filter((f) => /\.(wasm|js|css|html)$/.test(f) && !f.startsWith('probes/'));
 const gz = files.map((f) => [f, gzipSync(readFileSync(join(dist, f)), { level: 9 }).length]);
 // The study module and its worker load only when a reader runs the study.
-const onDemand = (f) => /^(ratelab-study|ratelab-extra|study-worker|import-worker|section-worker|panels)/.test(f);
+const onDemand = (f) => /^(ratelab-study|ratelab-extra|study-worker|import-worker|section-worker|js\/panels\/)/.test(f);
 const total = gz.filter(([f]) => !onDemand(f)).reduce((s, [, n]) => s + n, 0);
 const later = gz.filter(([f]) => onDemand(f)).reduce((s, [, n]) => s + n, 0);
 
@@ -30,7 +31,7 @@ for (let i = 0; i < 5; i++) {
   if (i === 0) {
     // What a reader's browser really fetched for the first screen, a second after it was drawn.
     await page.waitForTimeout(1000);
-    fetchedAtLoad = await page.evaluate(() => ['index.html', ...performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop())]);
+    fetchedAtLoad = await page.evaluate(() => ['index.html', ...performance.getEntriesByType('resource').map((e) => e.name.split(/[?#]/)[0]).filter((u) => u.startsWith(location.origin + '/')).map((u) => u.slice(location.origin.length + 1))]);
   }
   if (i === 0) {
     // 200 dial moves by keyboard on honest traffic, each a full re-run and redraw.

@@ -89,6 +89,27 @@ test('a timestamp file replays through every limiter, equal to the command line 
   assert.deepEqual(problems, []);
 });
 
+test("the lab's command line for a file named bob's log.txt runs in a shell and gives the page's numbers", async (t) => {
+  // The name has a single quote and a space: the command line must quote it for a POSIX
+  // shell (tests/cli-line.test.mjs checks the quoting itself).
+  const name = "bob's log.txt";
+  const body = burstMs();
+  writeFileSync(join(dir, name), body);
+  const { page, problems } = await open(t);
+  await importFile(page, { name, mimeType: 'text/plain', buffer: Buffer.from(body) });
+  await page.click('[data-testid=import-show]');
+  await page.waitForFunction(() => document.getElementById('traffic').value === 'file' && /replay:file/.test(document.getElementById('cli').textContent));
+  await act(page, () => page.selectOption('[data-testid=algorithm]', 'fixed-window'));
+  const line = await page.textContent('#cli');
+  assert.ok(line.includes("'replay:file=bob'\\''s log.txt"), line);
+  // Run as printed, in the file's folder, by the ratelab binary under test.
+  const out = JSON.parse(execFileSync('/bin/sh', ['-c', `ratelab() { "$RATELAB" "$@" --format json; }; ${line}`],
+    { cwd: dir, env: { ...process.env, RATELAB: cli() }, encoding: 'utf8' }));
+  assert.equal(String(out.results[0].busiest_window_max), await text(page, 'worst-window'));
+  assert.equal(await text(page, 'worst-window'), '120');
+  assert.deepEqual(problems, []);
+});
+
 test('an access log, filtered by client and equal to the command line, and an ISO file', async (t) => {
   const { page, problems } = await open(t);
   const line = (ip, s, status = 200) => `${ip} - - [01/Dec/2026:12:${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')} +0000] "GET /api/items?id=${s} HTTP/1.1" ${status} 512 "-" "curl/8.5"`;

@@ -3,27 +3,31 @@
 // (index.html's links and scripts, then every static import of those scripts, recursively)
 // and checked against what Chromium really fetched for the first screen, so that neither a
 // new static import nor an early dynamic one escapes the count. The on-demand modules (the
-// study's, the extra module, the workers, the panels) must not be among them.
+// study's, the extra module, the workers, the panels) must not be among them. Files are
+// named by their path in dist/ (the page's modules are in js/).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { join, basename } from 'node:path';
+import { join, posix } from 'node:path';
 import { setup, open, root } from './helpers.mjs';
 
 setup();
 
 const BUDGET = 150 * 1024;
 const dist = join(root, 'dist');
-const onDemand = (f) => /^(ratelab-study|ratelab-extra|study-worker|import-worker|section-worker|panels)/.test(f);
+// Paths in dist/: the panels' modules are js/panels/*.js.
+const onDemand = (f) => /^(ratelab-study|ratelab-extra|study-worker|import-worker|section-worker|js\/panels\/)/.test(f);
 const gz = (f) => gzipSync(readFileSync(join(dist, f)), { level: 9 }).length;
 
-/** Local .js, .wasm and .css files a piece of HTML or JS names statically. */
-function named(text, { js = false } = {}) {
+/** Local .js, .wasm and .css files a piece of HTML or JS names statically, as paths in dist/
+ * (`from`: the naming file's own path there, which relative imports resolve against). */
+function named(text, { js = false, from = 'index.html' } = {}) {
   const out = new Set();
   const local = (u) => {
-    const f = basename(u.split(/[?#]/)[0]);
-    if (/\.(js|wasm|css)$/.test(f) && !/^[a-z]+:/i.test(u) && existsSync(join(dist, f))) out.add(f);
+    if (/^[a-z]+:/i.test(u)) return;
+    const f = posix.normalize(posix.join(posix.dirname(from), u.split(/[?#]/)[0]));
+    if (/\.(js|wasm|css)$/.test(f) && !f.startsWith('..') && existsSync(join(dist, f))) out.add(f);
   };
   if (!js) for (const m of text.matchAll(/<(?:link|script)\b[^>]*?\b(?:href|src)=["']?([^"'\s>]+)/g)) local(m[1]);
   // Static imports (`import x from '...'`, `import '...'`, `export ... from '...'`);
@@ -41,7 +45,7 @@ function firstScreen() {
     const f = todo.pop();
     if (files.has(f)) continue;
     files.add(f);
-    if (f.endsWith('.js')) todo.push(...named(readFileSync(join(dist, f), 'utf8'), { js: true }));
+    if (f.endsWith('.js')) todo.push(...named(readFileSync(join(dist, f), 'utf8'), { js: true, from: f }));
   }
   return files;
 }
@@ -52,8 +56,9 @@ const show = (files) => [...files].sort().map((f) => `${f} ${(gz(f) / 1024).toFi
 test('the first screen, read from dist/, is at most 150 KB gzipped and loads nothing on demand', () => {
   assert.ok(existsSync(join(dist, 'index.html')), 'build the page first (cargo xtask build)');
   const files = firstScreen();
-  // The parse found the page's parts: its main module's JS and wasm, its CSS and app.js.
-  for (const kind of [/\.wasm$/, /^ratelab-web.*\.js$/, /\.css$/, /^app.*\.js$/]) {
+  // The parse found the page's parts: its main module's JS and wasm, its CSS, app.js and the
+  // modules app.js imports from js/.
+  for (const kind of [/\.wasm$/, /^ratelab-web.*\.js$/, /\.css$/, /^app.*\.js$/, /^js\/lab\.js$/]) {
     assert.ok([...files].some((f) => kind.test(f)), `no ${kind} among ${[...files]}`);
   }
   assert.deepEqual([...files].filter(onDemand), [], 'on-demand modules in the first screen');
@@ -65,7 +70,11 @@ test('what Chromium fetches for the first screen is that set, within the same bu
   const { page, problems } = await open(t);
   // A second after the first figure, as tests/bench-page.mjs measures it.
   await page.waitForTimeout(1000);
-  const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop()));
+  // Each fetched file by its path under the page's own folder (the page is served at a sub-path).
+  const fetched = await page.evaluate(() => {
+    const base = new URL('./', location.href).href;
+    return performance.getEntriesByType('resource').map((e) => e.name.split(/[?#]/)[0]).filter((u) => u.startsWith(base)).map((u) => u.slice(base.length));
+  });
   const known = fetched.filter((f) => existsSync(join(dist, f)) && /\.(js|wasm|css|html)$/.test(f));
   const files = new Set([...firstScreen(), ...known]);
   const early = known.filter((f) => !firstScreen().has(f));

@@ -1,0 +1,205 @@
+// The main figure: reads its controls, hands them to the Rust `Lab` handle, writes the
+// read-outs and lets Rust draw on the canvases. No simulation happens here.
+import { $, dark, pct, fitCanvases, scrollBehavior } from './dom.js';
+import { addExport, fromView } from './export.js';
+import { isBroken } from './failure.js';
+import { formFields, readControls, syncControls, explain } from './controls.js';
+import { commandLine } from './cli.js';
+
+// Timings of recent runs (simulate + draw), for the performance check in the end-to-end tests.
+const timings = [];
+window.__ratelab = { timings, runs: 0 };
+
+/** The main figure's state, shared with the link and the panels: `attack`, `touched` (the
+ * reader changed something, so the address follows the figure), `readControls()`,
+ * `schedule(user)`, and `writeState(controls)`, which link.js provides. */
+export function createLab(bindings) {
+  const lab = new bindings.Lab();
+  const linked = bindings.decodeState(location.search);
+  const ctx = {
+    lab, linked, embedded: linked.embed, figure: $('lab'), fields: formFields(),
+    attack: 'none', touched: false, workshop: null, writeState: () => {},
+  };
+  const { fields, figure } = ctx;
+  ctx.readControls = () => readControls(fields, ctx.attack);
+  ctx.syncControls = () => syncControls(fields, ctx.attack);
+  ctx.showError = (message) => {
+    const box = $('error');
+    box.textContent = message;
+    box.hidden = !message;
+    figure.dataset.error = message ? 'true' : 'false';
+  };
+
+  let pending = false;
+  ctx.runMain = () => {
+    pending = false;
+    if (isBroken()) return;
+    let controls;
+    try {
+      controls = ctx.readControls();
+    } catch (e) {
+      ctx.showError(e.message);
+      return;
+    }
+    const t0 = performance.now();
+    let r;
+    try {
+      r = lab.run(controls);
+      lab.draw('plot-arrivals', 'plot-window', 'plot-share', dark());
+    } catch (e) {
+      ctx.showError(String(e.message ?? e));
+      return;
+    }
+    ctx.showError('');
+    $('worst-window').textContent = String(r.worstWindow);
+    $('bound').textContent = r.bound == null ? '–' : String(r.bound);
+    $('served-share').textContent = pct(r.servedShare);
+    $('wrong-admits').textContent = pct(r.wrongAdmits, 2);
+    $('wrong-rejects').textContent = pct(r.wrongRejects, 2);
+    const inv = $('invariant');
+    inv.dataset.state = r.invariantOk ? 'ok' : 'violated';
+    $('invariant-text').textContent = r.invariantOk ? `Rule kept: never more than ${r.limit} in a window` : `Rule broken: ${r.worstWindow} in one window`;
+    $('explain').textContent = explain(fields, controls, r);
+    $('cli').textContent = commandLine(r.cli);
+    if ($('compare').getAttribute('aria-pressed') === 'true') runCompare(lab, controls);
+    ctx.writeState(controls);
+    timings.push(performance.now() - t0);
+    // Time from navigation start to the first figure drawn, for the page benchmark.
+    if (window.__ratelab.firstFigureMs === undefined) window.__ratelab.firstFigureMs = performance.now();
+    if (timings.length > 500) timings.shift();
+    window.__ratelab.runs += 1;
+    figure.dataset.runs = String(window.__ratelab.runs);
+  };
+
+  /** Re-runs the figure on the next frame; `user` is false for a resize or a theme change. */
+  ctx.schedule = (user = true) => {
+    if (user) ctx.touched = true;
+    ctx.syncControls();
+    if (!pending) {
+      pending = true;
+      requestAnimationFrame(ctx.runMain);
+    }
+  };
+
+  /** Shows the reader's imported file (`times`, described by `f`) as the lab's traffic. */
+  ctx.showReplay = (times, f) => {
+    lab.setReplay(times, f.file, f.format, f.field, f.value);
+    const option = $('traffic-file');
+    option.disabled = false;
+    option.textContent = `your file: ${f.label}`;
+    fields.traffic.value = 'file';
+    ctx.attack = 'none';
+    ctx.schedule();
+    figure.scrollIntoView({ behavior: scrollBehavior() });
+    fields.traffic.focus({ preventScroll: true });
+  };
+  return ctx;
+}
+
+/** The figure's own controls: its fields, the attack buttons, new seed, compare, and the
+ * essay's "Set that up for me" buttons. */
+export function wireControls(ctx) {
+  const { fields, schedule } = ctx;
+  for (const el of Object.values(fields)) {
+    el.addEventListener('input', () => schedule());
+    el.addEventListener('change', () => schedule());
+  }
+  for (const b of document.querySelectorAll('[data-attack]')) {
+    b.addEventListener('click', () => { ctx.attack = b.dataset.attack; schedule(); });
+  }
+  $('new-seed').addEventListener('click', () => {
+    fields.seed.value = String(1 + Math.floor(Math.random() * 1e9));
+    schedule();
+  });
+  $('compare').addEventListener('click', () => {
+    const on = $('compare').getAttribute('aria-pressed') !== 'true';
+    $('compare').setAttribute('aria-pressed', String(on));
+    $('compare-view').hidden = !on;
+    schedule();
+  });
+  for (const b of document.querySelectorAll('[data-goto]')) {
+    b.addEventListener('click', () => {
+      fields.algorithm.value = b.dataset.goto;
+      ctx.attack = b.dataset.gotoAttack;
+      fields.recordRejects.checked = b.dataset.gotoRecord === 'true';
+      schedule();
+      if (ctx.workshop?.presenting()) ctx.workshop.show(0);
+      ctx.figure.scrollIntoView({ behavior: scrollBehavior() });
+      fields.algorithm.focus({ preventScroll: true });
+    });
+  }
+}
+
+/** Draws the figure for the first time, with its export buttons. */
+export function firstRun(ctx) {
+  ['plot-window', 'plot-arrivals', 'plot-share'].forEach((id, i) => addExport($(id), id.slice(5), () => fromView('main', ctx.readControls(), i)));
+  for (const form of document.querySelectorAll('form')) form.addEventListener('submit', (e) => e.preventDefault());
+  fitCanvases(ctx.figure);
+  ctx.syncControls();
+  ctx.runMain();
+}
+
+/** The figure's keyboard shortcuts, for the workshop mode: letters, and algorithm `i`. */
+export function shortcuts(ctx) {
+  const { fields, schedule } = ctx;
+  const nudgeCapacity = (by) => {
+    if (fields.capacity.disabled) return;
+    fields.capacity.value = String(Number(fields.capacity.value) + by);
+    schedule();
+  };
+  const actions = {
+    h: () => $('honest').click(), b: () => $('boundary-burst').click(), f: () => $('flood').click(),
+    r: () => $('retry-storm').click(), c: () => $('compare').click(), s: () => $('new-seed').click(),
+    l: () => { if (!fields.recordRejects.disabled) fields.recordRejects.click(); },
+    '[': () => nudgeCapacity(-1), ']': () => nudgeCapacity(1),
+  };
+  const chooseAlgorithm = (i) => {
+    const options = fields.algorithm.options;
+    if (i < options.length) { fields.algorithm.selectedIndex = i; schedule(); }
+  };
+  return { actions, chooseAlgorithm };
+}
+
+/** Every algorithm on the figure's requests: small multiples and a table. */
+function runCompare(lab, controls) {
+  const rows = lab.compare(controls);
+  drawMultiples(lab, rows, 'multiples', 'multiple', 200, controls);
+  const body = $('compare-table').tBodies[0];
+  body.replaceChildren(...rows.map((row) => {
+    const tr = document.createElement('tr');
+    const cells = [row.limiter, pct(row.servedShare), String(row.worstWindow), row.bound == null ? '–' : String(row.bound), pct(row.wrongAdmits, 2), pct(row.wrongRejects, 2)];
+    cells.forEach((text, j) => {
+      const td = document.createElement(j === 0 ? 'th' : 'td');
+      if (j === 0) td.scope = 'row';
+      td.textContent = text;
+      if (j === 2 && row.worstWindow > controls.limit) td.className = 'over';
+      tr.append(td);
+    });
+    return tr;
+  }));
+}
+
+/** Small multiples: one captioned canvas per compared algorithm in `boxId`, drawn by `lab`. */
+function drawMultiples(lab, rows, boxId, prefix, height, controls) {
+  const box = $(boxId);
+  if (box.children.length !== rows.length) {
+    box.replaceChildren(...rows.map((_, i) => {
+      const fig = document.createElement('figure');
+      const c = document.createElement('canvas');
+      c.id = `${prefix}-${i}`;
+      c.width = 420;
+      c.height = height;
+      c.setAttribute('role', 'img');
+      fig.append(c, document.createElement('figcaption'));
+      return fig;
+    }));
+    rows.forEach((row, i) => addExport($(`${prefix}-${i}`), `${prefix}-${i}`, () => fromView('compare', box.exportControls, i)));
+  }
+  box.exportControls = controls;
+  rows.forEach((row, i) => {
+    const fig = box.children[i];
+    fig.querySelector('figcaption').textContent = row.limiter;
+    fig.querySelector('canvas').setAttribute('aria-label', `${row.limiter}: admitted in the trailing window over time`);
+  });
+  lab.drawCompare(rows.map((_, i) => `${prefix}-${i}`), dark());
+}

@@ -1,0 +1,68 @@
+// When the on-demand code loads. Each panel's code (panels/*.js) is imported when the panel
+// comes near the viewport or is first used, and the section figures' (sections.js) when the
+// essay does or the workshop needs them, which keeps the first load small; until then the
+// handlers here hold what the reader did (a chosen or dropped file) and pass it on.
+import { $, whenNear } from './dom.js';
+
+/** Each panel module, imported once, on first use. */
+const loaded = {};
+const load = (name, get) => (loaded[name] ??= get());
+const importPanel = () => load('import', () => import('./panels/import.js'));
+const studyPanel = () => load('study', () => import('./panels/study.js'));
+const quizPanel = () => load('quiz', () => import('./panels/quiz.js'));
+const realPanel = () => load('real', () => import('./panels/real.js'));
+const sectionsModule = () => load('sections', () => import('./sections.js').then((m) => { m.startSections(); return m; }));
+
+/** The section figures (not in an embedded figure): their code loads when the essay comes
+ * near the viewport, and each figure is computed when it scrolls into view. */
+let sectionsOn = false;
+export function startSectionsWhenNear() {
+  sectionsOn = true;
+  whenNear(document.querySelector('.essay'), sectionsModule);
+}
+
+/** Draws the section figures not shown yet (those inside `within`, if given), loading their
+ * code first: for the presenter view and the printed handout. */
+export const drawSections = (within) => (sectionsOn ? sectionsModule().then((m) => m.drawUnshown(within)) : Promise.resolve());
+
+/** Draws again the section figures already shown (after a resize or a theme change). */
+export const redrawSections = () => { loaded.sections?.then((m) => m.redrawSections()); };
+
+/** Your own traffic: `ctx` is the lab's (see lab.js), which the import shows a file in. */
+export function startImportPanel(ctx) {
+  const { fields } = ctx;
+  const api = { readControls: ctx.readControls, show: ctx.showReplay };
+  let importUi = null;
+  const withImport = () => (importUi ??= importPanel().then((m) => m.startImport(api)));
+  whenNear($('your-traffic'), withImport);
+  const readFile = async (file) => (await withImport()).read(file);
+  $('import-file').addEventListener('change', () => readFile($('import-file').files[0]));
+  const drop = $('import-drop');
+  drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (e) => {
+    e.preventDefault();
+    drop.classList.remove('over');
+    const file = e.dataTransfer?.files?.[0];
+    if (file) readFile(file);
+  });
+  for (const id of ['import-format', 'import-field', 'import-value']) {
+    $(id).addEventListener('change', () => { if ($('import-file').files[0]) readFile($('import-file').files[0]); });
+  }
+  const reanalyze = () => importUi?.then((ui) => ui.reanalyze());
+  for (const el of [fields.limit, fields.windowS, fields.capacity]) el.addEventListener('input', () => reanalyze());
+}
+
+/** The recall quiz, the real limiters and the study, each loaded when near or used. */
+export function startOtherPanels() {
+  whenNear($('recall'), () => quizPanel().then((m) => m.startQuiz()));
+  let real = null;
+  whenNear($('real'), async () => { real = (await realPanel()).startReal(); });
+  window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => real?.redraw());
+  let runStudy = null;
+  whenNear($('study'), () => studyPanel());
+  $('run-study').addEventListener('click', async () => {
+    runStudy ??= (await studyPanel()).startStudy();
+    runStudy();
+  });
+}

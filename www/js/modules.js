@@ -1,0 +1,40 @@
+// The on-demand wasm: the extra module (section figures, the study's results, file import,
+// SVG and CSV export, probe reports), loaded on this thread once, on first use, and the
+// section worker, which computes the section figures' data off the page's thread.
+
+/** Loads the on-demand module (a classic script defining `wasm_bindgen`) once, on first use. */
+let extraModule;
+export function loadExtra() {
+  extraModule ??= new Promise((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = 'ratelab-extra.js';
+    script.onload = () => {
+      /* global wasm_bindgen */
+      wasm_bindgen({ module_or_path: 'ratelab-extra_bg.wasm' }).then(() => { wasm_bindgen.extraPanicHook(); resolve(wasm_bindgen); }, reject);
+    };
+    script.onerror = () => reject(new Error('the on-demand module did not load'));
+    document.head.append(script);
+  });
+  return extraModule;
+}
+
+/** The section worker, started on first use; `sectionData` asks it for one section's data. */
+let sectionWorker = null;
+const pending = new Map();
+let sectionSeq = 0;
+export function sectionData(name, params) {
+  if (!sectionWorker) {
+    sectionWorker = new Worker('section-worker.js');
+    sectionWorker.onmessage = ({ data: msg }) => {
+      if (msg.type === 'panic') { window.ratelabPanicked(msg.message); return; }
+      const p = pending.get(msg.seq);
+      pending.delete(msg.seq);
+      if (msg.type === 'section') p?.resolve(msg.data); else p?.reject(new Error(msg.message));
+    };
+  }
+  const seq = ++sectionSeq;
+  return new Promise((resolve, reject) => {
+    pending.set(seq, { resolve, reject });
+    sectionWorker.postMessage({ seq, name, params });
+  });
+}

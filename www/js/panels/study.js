@@ -1,0 +1,179 @@
+// The whole study, in Web Workers: one wasm instance per worker, results collected here.
+// Loaded by lazy.js when the study's panel comes near the viewport or the study is run.
+import { $, dark, fillTable } from '../dom.js';
+import { addExport, download } from '../export.js';
+import { loadExtra } from '../modules.js';
+
+export function startStudy() {
+  const button = $('run-study');
+  const cancel = $('cancel-study');
+  const progress = $('study-progress');
+  const status = $('study-status');
+  let workers = [];
+  // The study's figures and tables are drawn while it runs, as results come in, and again at
+  // the end. Each plot is drawn in a task of its own and the tables in another, so that no
+  // step holds the page's thread for long; and at most one such render runs at a time, a
+  // quarter of a second apart, so that they leave the page's thread mostly idle.
+  let rendering = null;
+  let lastRender = 0;
+  let generation = 0;
+  const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  // Draws the results so far, step by step; returns the longest step in ms. Stops early if
+  // another study started or this one was stopped (`gen` is no longer current).
+  async function render(study, gen) {
+    let longest = 0;
+    const box = $('study-plots');
+    for (const [id, title] of study.plots()) {
+      await nextTask();
+      if (gen !== generation) return longest;
+      const t0 = performance.now();
+      let c = $(`study-plot-${id}`);
+      if (!c) {
+        c = document.createElement('canvas');
+        c.id = `study-plot-${id}`;
+        c.width = Math.max(280, Math.min(880, box.clientWidth || 880));
+        c.height = 260;
+        c.setAttribute('role', 'img');
+        c.setAttribute('aria-label', title);
+        box.append(c);
+        addExport(c, id, () => async (cv) => study.exportPlot(id, cv.width, cv.height, dark()));
+      }
+      study.drawPlot(id, c.id, dark());
+      c.dataset.drawn = 'true';
+      longest = Math.max(longest, performance.now() - t0);
+    }
+    await nextTask();
+    if (gen !== generation) return longest;
+    const t0 = performance.now();
+    const tables = study.tables();
+    $('study-tables').replaceChildren(...tables.map((t) => {
+      const table = document.createElement('table');
+      table.dataset.table = t.id;
+      const caption = document.createElement('caption');
+      caption.textContent = t.title;
+      table.append(caption);
+      const body = document.createElement('tbody');
+      table.append(body);
+      fillTable(table, [t.header, ...t.rows]);
+      const bar = document.createElement('div');
+      bar.className = 'export';
+      bar.setAttribute('role', 'group');
+      bar.setAttribute('aria-label', `Save the table: ${t.title}`);
+      for (const [kind, ext, type] of [['CSV', 'csv', 'text/csv'], ['Markdown', 'md', 'text/markdown']]) {
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.textContent = kind;
+        b.dataset.testid = `export-${ext}-table-${t.id}`;
+        b.setAttribute('aria-label', `Save the table ${t.title} as ${kind}`);
+        b.addEventListener('click', () => download(`ratelab-study-${t.id}.${ext}`, new Blob([ext === 'csv' ? study.tableCsv(t.id) : study.tableMarkdown(t.id)], { type })));
+        bar.append(b);
+      }
+      if (t.rows.length <= 25) {
+        const wrap = document.createElement('div');
+        wrap.append(table, bar);
+        return wrap;
+      }
+      // Long tables (the 51 flood offsets) fold away behind their title.
+      const fold = document.createElement('details');
+      const summary = document.createElement('summary');
+      summary.textContent = t.title;
+      fold.append(summary, table, bar);
+      return fold;
+    }));
+    return Math.max(longest, performance.now() - t0);
+  }
+
+  function stop(message) {
+    generation++;
+    for (const w of workers) w.terminate();
+    workers = [];
+    button.disabled = false;
+    cancel.disabled = true;
+    status.textContent = message;
+  }
+
+  cancel.addEventListener('click', () => stop('Cancelled.'));
+  return async () => {
+    const full = $('study-full').checked;
+    const size = full ? { runs: 20, minutes: 2000, seed: 1 } : { runs: 5, minutes: 200, seed: 1 };
+    size.honestOnly = $('study-honest-only').checked;
+    button.disabled = true;
+    let Study;
+    try {
+      ({ StudyResults: Study } = await loadExtra());
+    } catch (e) {
+      stop(`The study could not start: ${e.message}`);
+      return;
+    }
+    const study = new Study(size.runs, size.minutes, size.seed, size.honestOnly);
+    const gen = ++generation;
+    const total = study.jobs();
+    progress.max = total;
+    progress.value = 0;
+    $('study-done')?.remove();
+    $('study-plots').replaceChildren();
+    $('study-tables').replaceChildren();
+    $('study-repro').hidden = true;
+    button.disabled = true;
+    cancel.disabled = false;
+    status.textContent = `0 of ${total} jobs`;
+    const started = performance.now();
+    let computeMs = 0;
+    let next = 0;
+    const count = Math.max(1, Math.min(navigator.hardwareConcurrency || 2, 8));
+    const give = (w) => { if (next < total) w.postMessage({ type: 'job', index: next++ }); };
+    workers = Array.from({ length: count }, () => {
+      const w = new Worker('study-worker.js');
+      w.onmessage = (e) => {
+        const msg = e.data;
+        if (msg.type === 'ready') { give(w); return; }
+        if (msg.type === 'panic') { stop('A worker failed.'); window.ratelabPanicked(msg.message); return; }
+        if (msg.type === 'error') { stop(`A worker failed: ${msg.message}`); return; }
+        study.addResult(msg.index, msg.result);
+        computeMs += msg.ms;
+        // Per-job simulation time, for comparing wasm with native job by job.
+        (window.__ratelab.jobMs ??= [])[msg.index] = msg.ms;
+        const done = study.done();
+        progress.value = done;
+        status.textContent = `${done} of ${total} jobs`;
+        if (done === total) {
+          const ms = Math.round(performance.now() - started);
+          finish(ms);
+          return;
+        }
+        give(w);
+        if (!rendering && performance.now() - lastRender > 250) {
+          lastRender = performance.now();
+          rendering = render(study, gen).finally(() => { rendering = null; });
+        }
+      };
+      w.onerror = (e) => stop(`A worker failed: ${e.message}`);
+      w.postMessage({ type: 'init', ...size });
+      return w;
+    });
+    // The last steps, after any render still under way: the figures and tables, step by
+    // step, then the reproduction report in a task of its own.
+    async function finish(ms) {
+      await rendering;
+      const renderMs = await render(study, gen);
+      if (gen !== generation) return;
+      await nextTask();
+      if (gen !== generation) return;
+      const t0 = performance.now();
+      $('study-repro-text').textContent = study.reproduction();
+      $('study-repro').hidden = false;
+      // How long each last step held the page's thread, for the long-task test's diagnostics.
+      window.__ratelab.finishMs = [renderMs, performance.now() - t0];
+      stop(`Done in ${(ms / 1000).toFixed(1)} s with ${count} workers.`);
+      const mark = document.createElement('span');
+      mark.id = 'study-done';
+      mark.dataset.testid = 'study-done';
+      mark.className = 'visually-hidden';
+      mark.textContent = String(ms);
+      // Time spent inside the simulator, summed over jobs, for the wasm-against-native benchmark.
+      window.__ratelab.studyComputeMs = computeMs;
+      $('fig-study').append(mark);
+    }
+  };
+}

@@ -1,0 +1,103 @@
+// The essay's section figures: each is computed in the section worker when it scrolls into
+// view and drawn here by the on-demand module. Loaded by lazy.js when the essay comes near.
+import { $, dark, pct, fillTable } from './dom.js';
+import { addExport, fromView } from './export.js';
+import { loadExtra, sectionData } from './modules.js';
+
+/** Every section figure: `{ el, shown, draw() }` and how it is computed. */
+export const sections = [];
+
+/** Section 1: every algorithm on one page-load client, as small multiples and a table,
+ * computed in the section worker and drawn here. */
+async function drawRules() {
+  const controls = { algorithm: 'sliding-log', capacity: 100, limit: 100, windowS: 60, traffic: 'page-loads', load: 0.8, seed: 3, minutes: 10, attack: 'none', recordRejects: false, leakyMode: 'meter' };
+  const [{ rows, plots }, extra] = await Promise.all([sectionData('compare', controls), loadExtra()]);
+  const box = $('rules-multiples');
+  if (box.children.length !== rows.length) {
+    box.replaceChildren(...rows.map((row, i) => {
+      const fig = document.createElement('figure');
+      const c = document.createElement('canvas');
+      c.id = `rules-${i}`;
+      c.width = 420;
+      c.height = 180;
+      c.setAttribute('role', 'img');
+      c.setAttribute('aria-label', `${row.limiter}: admitted in the trailing window over time`);
+      const caption = document.createElement('figcaption');
+      caption.textContent = row.limiter;
+      fig.append(c, caption);
+      return fig;
+    }));
+    rows.forEach((row, i) => addExport($(`rules-${i}`), `rules-${i}`, () => fromView('compare', controls, i)));
+  }
+  plots.forEach((plot, i) => extra.drawWindow(`rules-${i}`, plot, dark()));
+  const rowsText = rows.map((r) => [r.limiter, pct(r.servedShare), String(r.worstWindow), r.bound == null ? '–' : String(r.bound)]);
+  fillTable($('rules-table'), [['Algorithm', 'Served', 'Busiest window', 'Worst case in theory'], ...rowsText]);
+}
+
+export function startSections() {
+  const defs = [
+    { el: 'fig-rules', custom: drawRules },
+    { el: 'fig-boundary', name: 'boundary-table', canvas: '', params: () => ({ limit: 60 }), table: 'boundary-table' },
+    { el: 'plot-ceiling', name: 'ceiling', canvas: 'plot-ceiling', params: () => ({ limit: 60, capacity: Number($('ceiling-capacity').value) }) },
+    { el: 'plot-honest', name: 'honest', canvas: 'plot-honest', params: () => ({ traffic: $('honest-traffic').value, load: Number($('honest-load').value), seed: 1 }), table: 'honest-table' },
+    { el: 'plot-swc', name: 'swc-offsets', canvas: 'plot-swc', params: () => ({ limit: 100 }) },
+    { el: 'plot-lockout', name: 'lockout', canvas: 'plot-lockout', params: () => ({ limit: 100, seed: 1 }) },
+    { el: 'plot-split', name: 'split', canvas: 'plot-split', params: () => ({ seed: 1 }) },
+  ];
+  for (const def of defs) {
+    const s = { ...def, shown: false };
+    // The section figures live in the on-demand module: computed in the section worker, drawn
+    // here. While one is computing, further changes (a dragged slider) wait, and only the
+    // latest is computed next.
+    let busy = null;
+    let again = false;
+    const drawOnce = async () => {
+      try {
+        if (s.custom) {
+          await s.custom();
+        } else {
+          const params = s.params();
+          const [data, extra] = await Promise.all([sectionData(s.name, params), loadExtra()]);
+          if (s.canvas) extra.drawSection(s.name, data, params, s.canvas, dark());
+          if (s.table) fillTable($(s.table), data.table);
+          if (s.canvas) addExport($(s.canvas), s.name, () => fromView(`section:${s.name}`, s.params(), 0));
+        }
+        $(s.el).dataset.drawn = 'true';
+        delete $(s.el).dataset.error;
+      } catch (e) {
+        $(s.el).dataset.error = String(e.message ?? e);
+      }
+    };
+    s.draw = () => {
+      if (busy) { again = true; return busy; }
+      busy = (async () => {
+        do { again = false; await drawOnce(); } while (again);
+        busy = null;
+      })();
+      return busy;
+    };
+    sections.push(s);
+  }
+  const observer = new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      const s = sections.find((x) => $(x.el) === entry.target);
+      if (s && entry.isIntersecting && !s.shown) { s.shown = true; s.draw(); }
+    }
+  }, { rootMargin: '0px' });
+  for (const s of sections) observer.observe($(s.el));
+  $('ceiling-capacity').addEventListener('input', () => {
+    $('ceiling-capacity-out').textContent = $('ceiling-capacity').value;
+    sections.find((s) => s.name === 'ceiling').draw();
+  });
+  for (const id of ['honest-traffic', 'honest-load']) $(id).addEventListener('change', () => sections.find((s) => s.name === 'honest').draw());
+}
+
+/** Draws again the section figures already shown (after a resize or a theme change). */
+export function redrawSections() {
+  for (const s of sections) if (s.shown) s.draw();
+}
+
+/** Draws the section figures not shown yet, those inside `within` if given; resolves when done. */
+export function drawUnshown(within = null) {
+  return Promise.all(sections.filter((s) => !s.shown && (!within || within.contains($(s.el)))).map((s) => { s.shown = true; return s.draw(); }));
+}
