@@ -91,7 +91,7 @@ test('a timestamp file replays through every limiter, equal to the command line 
 
 test("the lab's command line for a file named bob's log.txt runs in a shell and gives the page's numbers", async (t) => {
   // The name has a single quote and a space: the command line must quote it for a POSIX
-  // shell (tests/cli-line.test.mjs checks the quoting itself).
+  // shell (ratelab::text::shell_word quotes it; its tests have /bin/sh read lines back).
   const name = "bob's log.txt";
   const body = burstMs();
   writeFileSync(join(dir, name), body);

@@ -4,7 +4,6 @@ import { $, dark, pct, fitCanvases, scrollBehavior } from './dom.js';
 import { addExport, fromView } from './export.js';
 import { isBroken } from './failure.js';
 import { formFields, readControls, syncControls, explain } from './controls.js';
-import { commandLine } from './cli.js';
 
 // Timings of recent runs (simulate + draw), for the performance check in the end-to-end tests.
 const timings = [];
@@ -60,7 +59,7 @@ export function createLab(bindings) {
     inv.dataset.state = r.invariantOk ? 'ok' : 'violated';
     $('invariant-text').textContent = r.invariantOk ? `Rule kept: never more than ${r.limit} in a window` : `Rule broken: ${r.worstWindow} in one window`;
     $('explain').textContent = explain(fields, controls, r);
-    $('cli').textContent = commandLine(r.cli);
+    $('cli').textContent = r.command;
     if ($('compare').getAttribute('aria-pressed') === 'true') runCompare(lab, controls);
     ctx.writeState(controls);
     timings.push(performance.now() - t0);

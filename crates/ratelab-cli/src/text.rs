@@ -3,29 +3,12 @@
 //! did-you-mean suggestions.
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
+use ratelab::text::{push_safe, SHOWN};
 use ratelab::Error;
 use std::io::Write;
 
-/// How many characters of a user's text a message quotes.
-pub(crate) const SHOWN: usize = 60;
 /// The longest message line, whatever it quotes.
 const LINE: usize = 1_000;
-
-/// Whether `c` must not reach a terminal raw: control characters (newlines, tabs, escape
-/// sequences, C1 controls) and the invisible marks that reorder text (bidi controls).
-fn unsafe_char(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
-
-/// Appends `c`, escaped as Rust writes it (`\n`, `\t`, `\u{1b}`) if it is unsafe.
-fn push_safe(out: &mut String, c: char) {
-    if unsafe_char(c) {
-        out.extend(c.escape_default());
-    } else {
-        out.push(c);
-    }
-}
 
 /// `text` in single quotes for a one-line message: unsafe characters escaped, and cut after
 /// [`SHOWN`] characters with an ellipsis and how long it was.

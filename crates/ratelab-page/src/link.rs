@@ -395,17 +395,9 @@ pub fn encode(controls: &Controls, compare: bool, sections: &Sections) -> String
         .join("&")
 }
 
-/// At most [`QUOTE`] characters of a value, for a message.
+/// At most [`QUOTE`] characters of a value, for a message, made safe to show.
 fn quote(text: &str) -> String {
-    let mut out: String = text
-        .chars()
-        .take(QUOTE)
-        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
-        .collect();
-    if text.chars().nth(QUOTE).is_some() {
-        out.push('…');
-    }
-    out
+    ratelab::text::shown(text, QUOTE)
 }
 
 /// `application/x-www-form-urlencoded` decoding: `+` is a space, `%XX` a byte; the bytes are

@@ -89,7 +89,11 @@ impl fmt::Display for Error {
                 got,
                 accepted,
             } => {
-                write!(f, "invalid {what} '{}': expected {accepted}", Shown(got))
+                write!(
+                    f,
+                    "invalid {what} '{}': expected {accepted}",
+                    crate::text::shown(got, crate::text::SHOWN)
+                )
             }
             Error::Unknown {
                 what,
@@ -99,7 +103,7 @@ impl fmt::Display for Error {
                 write!(
                     f,
                     "unknown {what} '{}': accepted are {accepted}",
-                    Shown(got)
+                    crate::text::shown(got, crate::text::SHOWN)
                 )
             }
             Error::Missing { what, key, example } => {
@@ -114,26 +118,6 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
-
-/// Shows user text inside a one-line message: control characters escaped, long text cut.
-struct Shown<'a>(&'a str);
-
-impl fmt::Display for Shown<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const MAX: usize = 60;
-        for (i, c) in self.0.chars().enumerate() {
-            if i == MAX {
-                return write!(f, "…");
-            }
-            if c.is_control() {
-                write!(f, "{}", c.escape_default())?;
-            } else {
-                write!(f, "{c}")?;
-            }
-        }
-        Ok(())
-    }
-}
 
 #[cfg(test)]
 mod tests {

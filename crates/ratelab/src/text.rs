@@ -1,6 +1,40 @@
-//! Text that leaves ratelab for another program: the one shell-quoting function behind every
-//! command line it prints (the CLI's probe report, the page's "run this yourself"), and the
-//! one CSV writer behind every table and chart it saves.
+//! Text that crosses ratelab's edges: the one function that makes a user's text safe to quote
+//! in a message (the core's errors, the CLI's, the page's link problems), the one shell-quoting
+//! function behind every command line it prints (the CLI's probe report, the page's "run this
+//! yourself"), and the one CSV writer behind every table and chart it saves.
+
+/// How many characters of a user's text a message quotes.
+pub const SHOWN: usize = 60;
+
+/// Whether `c` must not be shown raw: control characters (newlines, tabs, escape sequences,
+/// C1 controls) and the invisible marks that reorder text (bidi controls).
+pub fn unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Appends `c`, escaped as Rust writes it (`\n`, `\t`, `\u{1b}`) if it is unsafe.
+pub fn push_safe(out: &mut String, c: char) {
+    if unsafe_char(c) {
+        out.extend(c.escape_default());
+    } else {
+        out.push(c);
+    }
+}
+
+/// A user's text inside a one-line message: unsafe characters escaped, and cut after `max`
+/// characters with an ellipsis.
+pub fn shown(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == max {
+            out.push('…');
+            break;
+        }
+        push_safe(&mut out, c);
+    }
+    out
+}
 
 /// `a` as one POSIX shell word: unquoted when it is made only of characters no shell treats
 /// specially, otherwise in single quotes, with each `'` written `'\''`.
@@ -48,6 +82,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn shown_text_is_one_safe_line_of_bounded_length() {
+        assert_eq!(shown("1m\nx", SHOWN), "1m\\nx");
+        assert_eq!(
+            shown("\u{1b}[31mred\u{202e}", SHOWN),
+            "\\u{1b}[31mred\\u{202e}"
+        );
+        assert_eq!(shown(&"x".repeat(100), 5), "xxxxx…");
+        assert_eq!(shown("exactly", 7), "exactly");
+    }
+
+    #[test]
     fn words_a_shell_would_split_or_expand_are_quoted() {
         assert_eq!(shell_word("token-bucket:burst=60"), "token-bucket:burst=60");
         assert_eq!(
@@ -64,6 +109,33 @@ mod tests {
             ),
             "ratelab simulate --traffic 'replay:file=my log.txt'"
         );
+    }
+
+    #[test]
+    fn a_posix_shell_reads_the_line_back_as_the_same_arguments() {
+        // A test may run a program; the library never does.
+        let args = [
+            "simulate",
+            "replay:file=bob's.log",
+            "it's \"quoted\" $HOME `x` \\ ;|&",
+            "'",
+            "a'b'c",
+            "",
+            "tab\there",
+            "new\nline",
+            "%@+",
+        ];
+        let line = shell_line("ratelab", &args);
+        let script = format!("ratelab() {{ printf '%s\\0' \"$@\"; }}; {line}");
+        let out = std::process::Command::new("/bin/sh")
+            .args(["-c", &script])
+            .output()
+            .expect("/bin/sh runs");
+        let back: Vec<&str> = std::str::from_utf8(&out.stdout)
+            .expect("utf-8")
+            .split('\0')
+            .collect();
+        assert_eq!(&back[..back.len() - 1], &args[..], "{line}");
     }
 
     #[test]
