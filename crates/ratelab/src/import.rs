@@ -37,11 +37,14 @@
 //! [`MAX_REPLAY`] timestamps.
 
 use crate::error::Error;
-use crate::sim::MAX_REPLAY;
 use crate::time::Micros;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// The most replayed timestamps: 8 bytes each while simulated, 16 while a file is read into
+/// them (the importer's list and the shared copy), so that reading the largest stays within
+/// [`crate::sim::MEMORY_BUDGET`].
+pub const MAX_REPLAY: usize = 25_000_000;
 /// The longest line read; longer ones are malformed and never held whole.
 const MAX_LINE: usize = 64 * 1024;
 /// How far into the file a NUL byte means binary.

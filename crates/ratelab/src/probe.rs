@@ -10,8 +10,9 @@
 use crate::audit::Auditor;
 use crate::error::Error;
 use crate::limiter::{Decide, Limiter};
-use crate::sim::{RetryClient, Scenario};
+use crate::sim::Scenario;
 use crate::time::{format_duration, Micros, HOUR, SECOND};
+use crate::traffic::RetryClient;
 use serde::{Deserialize, Serialize};
 
 /// The most requests one probe may send, retries included.
@@ -95,7 +96,7 @@ impl Plan {
             ));
         }
         check_size(scenario)?;
-        let closed = RetryClient::new(scenario, 0);
+        let closed = scenario.retry_client(0);
         let mut first: Vec<Micros> = Vec::new();
         let (tries, every) = match &scenario.traffic {
             crate::TrafficSpec::Retry {

@@ -8,6 +8,7 @@
 use crate::audit::Auditor;
 use crate::error::Error;
 use crate::histogram::Histogram;
+use crate::import::MAX_REPLAY;
 use crate::limiter::{
     Decide, Decision, FixedWindow, Gcra, LeakyBucket, LeakyMode, Limiter, Rate, SlidingLog,
     SlidingWindowCounter, Split, TokenBucket,
@@ -17,9 +18,8 @@ use crate::rng::{Rng, Stream};
 use crate::spec::{LimiterKind, LimiterSpec, TrafficSpec};
 use crate::theory;
 use crate::time::{format_duration, Micros, MINUTE, MS};
-use crate::traffic::{Arrivals, Groups, OnOff, Poisson};
+use crate::traffic::{Arrivals, FloodStart, Groups, OnOff, Poisson, RetryClient};
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 /// Everything that determines a simulation. Same scenario, same report, on every target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -64,10 +64,6 @@ pub const MINUTES_RANGE: (u64, u64) = (1, 100_000);
 pub const RUNS_RANGE: (u64, u64) = (1, 100_000);
 /// The most decisions one scenario may ask for (about a minute of work on a laptop core).
 pub const MAX_DECISIONS: f64 = 1e10;
-/// The most replayed timestamps: 8 bytes each while simulated, 16 while a file is read into
-/// them (the importer's list and the shared copy), so that reading the largest stays within
-/// [`MEMORY_BUDGET`].
-pub const MAX_REPLAY: usize = 25_000_000;
 /// The most memory a scenario may need, by [`Scenario::memory`]'s bound: 512 MB.
 pub const MEMORY_BUDGET: u64 = 512 << 20;
 /// The latest time, in µs from a run's start, that any arrival, retry or window end of an
@@ -80,6 +76,27 @@ pub const MAX_TIME: Micros = (1 << 53) - 1;
 pub const CHUNK: usize = 1024;
 
 impl Scenario {
+    /// The retrying client of run `run` (`None` unless the traffic retries).
+    pub fn retry_client(&self, run: u32) -> Option<RetryClient> {
+        let TrafficSpec::Retry {
+            spike,
+            at,
+            tries,
+            every,
+            ..
+        } = self.traffic
+        else {
+            return None;
+        };
+        Some(RetryClient::new(
+            self.arrivals(run),
+            spike,
+            at,
+            tries,
+            every,
+        ))
+    }
+
     /// Checks everything before any work starts: ranges, that every limiter can be built, and
     /// that the scenario is not too large.
     pub fn validate(&self) -> Result<(), Error> {
@@ -243,7 +260,7 @@ impl Scenario {
     fn validate_traffic(&self) -> Result<(), Error> {
         match &self.traffic {
             TrafficSpec::Flood { start, every, .. } => {
-                if let crate::spec::FloodStart::Offset(s) = start {
+                if let FloodStart::Offset(s) = start {
                     if *s >= self.window {
                         return Err(Error::invalid(
                             "flood: start",
@@ -820,94 +837,6 @@ pub fn decide_and_audit(limiter: &mut Limiter, audit: &mut Auditor, times: &[Mic
     }
 }
 
-/// A retrying client: first tries from the scenario's stream plus a spike; every rejected
-/// try comes back `every` later until it has had `tries` tries. The simulator tells it each
-/// decision at once; `ratelab probe` tells it what a real limiter answered.
-#[derive(Debug, Clone)]
-pub struct RetryClient {
-    first: Arrivals,
-    next_first: Option<Micros>,
-    spike_left: u64,
-    spike_at: Micros,
-    retries: VecDeque<(Micros, u32)>,
-    tries: u32,
-    every: Micros,
-}
-
-impl RetryClient {
-    /// The client of run `run` of a scenario with retrying traffic (`None` for other traffic).
-    pub fn new(scenario: &Scenario, run: u32) -> Option<Self> {
-        let TrafficSpec::Retry {
-            spike,
-            at,
-            tries,
-            every,
-            ..
-        } = scenario.traffic
-        else {
-            return None;
-        };
-        let mut first = scenario.arrivals(run);
-        Some(RetryClient {
-            next_first: first.next(),
-            first,
-            spike_left: spike,
-            spike_at: at,
-            retries: VecDeque::new(),
-            tries,
-            every,
-        })
-    }
-
-    /// When the next try comes, without taking it.
-    pub fn peek(&self) -> Option<Micros> {
-        let retry = self.retries.front().map(|r| r.0);
-        let spike = (self.spike_left > 0).then_some(self.spike_at);
-        [retry, spike, self.next_first].into_iter().flatten().min()
-    }
-
-    /// The gap between a rejected try and the next.
-    pub fn every(&self) -> Micros {
-        self.every
-    }
-
-    /// The next try: its time, which try it is (1 for new requests). Ties go to retries,
-    /// then the spike, then the steady stream.
-    #[allow(clippy::should_implement_trait)]
-    pub fn next(&mut self) -> Option<(Micros, u32)> {
-        let retry = self.retries.front().map(|r| r.0);
-        let spike = (self.spike_left > 0).then_some(self.spike_at);
-        let candidates = [retry, spike, self.next_first];
-        let (which, t) = candidates
-            .iter()
-            .enumerate()
-            .filter_map(|(i, t)| t.map(|t| (i, t)))
-            .min_by_key(|&(i, t)| (t, i))?;
-        Some(match which {
-            0 => self.retries.pop_front().unwrap_or((t, 1)),
-            1 => {
-                self.spike_left -= 1;
-                (t, 1)
-            }
-            _ => {
-                self.next_first = self.first.next();
-                (t, 1)
-            }
-        })
-    }
-
-    /// Try `attempt` at `t` was rejected: it comes back `every` later unless it was the last.
-    /// Rejections must be reported in the order of their times (the simulator does);
-    /// one out of order is put in its place.
-    pub fn rejected(&mut self, t: Micros, attempt: u32) {
-        if attempt < self.tries {
-            let retry = (t + self.every, attempt + 1);
-            let at = self.retries.partition_point(|r| r.0 <= retry.0);
-            self.retries.insert(at, retry);
-        }
-    }
-}
-
 /// Runs run `run` of the scenario for every limiter. The scenario must have been validated.
 pub fn simulate_run(scenario: &Scenario, run: u32) -> Result<Vec<RunStats>, Error> {
     let mut lanes = Vec::with_capacity(scenario.limiters.len());
@@ -935,7 +864,7 @@ pub fn simulate_run(scenario: &Scenario, run: u32) -> Result<Vec<RunStats>, Erro
 }
 
 fn run_closed_loop(scenario: &Scenario, run: u32, mut lane: Lane) -> (RunStats, Option<Trace>) {
-    if let Some(mut client) = RetryClient::new(scenario, run) {
+    if let Some(mut client) = scenario.retry_client(run) {
         while let Some((t, attempt)) = client.next() {
             lane.stats.offered += u64::from(attempt == 1);
             if !lane.step(t) {
