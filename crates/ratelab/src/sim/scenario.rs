@@ -1,0 +1,730 @@
+//! The scenario: everything that determines a simulation, the ranges it is checked against,
+//! its validation, its arrivals and limiters, and the bound on the memory it needs.
+
+use crate::error::Error;
+use crate::import::MAX_REPLAY;
+use crate::limiter::{
+    FixedWindow, Gcra, LeakyBucket, LeakyMode, Limiter, Rate, SlidingLog, SlidingWindowCounter,
+    Split, TokenBucket,
+};
+use crate::rng::{Rng, Stream};
+use crate::spec::{LimiterKind, LimiterSpec, TrafficSpec};
+use crate::theory;
+use crate::time::{format_duration, Micros, MINUTE, MS};
+use crate::traffic::{Arrivals, FloodStart, Groups, OnOff, Poisson, RetryClient};
+use serde::{Deserialize, Serialize};
+
+/// Everything that determines a simulation. Same scenario, same report, on every target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scenario {
+    /// The limiters to compare, in report order.
+    pub limiters: Vec<LimiterSpec>,
+    /// The traffic every limiter faces.
+    pub traffic: TrafficSpec,
+    /// `L`: requests allowed per window.
+    pub limit: u64,
+    /// `W`, in µs.
+    pub window: Micros,
+    /// How long shaped and retrying traffic runs, in µs (floods and bursts set their own).
+    pub duration: Micros,
+    /// Independent runs.
+    pub runs: u32,
+    /// The seed of every random choice.
+    pub seed: u64,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Scenario {
+            limiters: Vec::new(),
+            traffic: TrafficSpec::Steady { load: 0.8 },
+            limit: 100,
+            window: MINUTE,
+            duration: 60 * MINUTE,
+            runs: 1,
+            seed: 1,
+        }
+    }
+}
+
+/// The accepted range of the limit.
+pub const LIMIT_RANGE: (u64, u64) = (1, 1_000_000);
+/// The accepted range of the window, in µs: 1 ms to 1 day.
+pub const WINDOW_RANGE: (Micros, Micros) = (MS, 24 * 60 * MINUTE);
+/// The accepted range of the duration, in minutes.
+pub const MINUTES_RANGE: (u64, u64) = (1, 100_000);
+/// The accepted range of the run count.
+pub const RUNS_RANGE: (u64, u64) = (1, 100_000);
+/// The most decisions one scenario may ask for (about a minute of work on a laptop core).
+pub const MAX_DECISIONS: f64 = 1e10;
+/// The most memory a scenario may need, by [`Scenario::memory`]'s bound: 512 MB.
+pub const MEMORY_BUDGET: u64 = 512 << 20;
+/// The latest time, in µs from a run's start, that any arrival, retry or window end of an
+/// accepted scenario may reach: 2^53 − 1 (about 285 years). Far from 64-bit overflow once a
+/// window or a bucket's capacity is added, and exact as a JavaScript number.
+pub const MAX_TIME: Micros = (1 << 53) - 1;
+
+/// The chunk of arrivals handed to every limiter at a time (small enough that a chunk and the
+/// auditor's scratch for it stay in a core's L1 cache).
+pub const CHUNK: usize = 1024;
+
+impl Scenario {
+    /// The retrying client of run `run` (`None` unless the traffic retries).
+    pub fn retry_client(&self, run: u32) -> Option<RetryClient> {
+        let TrafficSpec::Retry {
+            spike,
+            at,
+            tries,
+            every,
+            ..
+        } = self.traffic
+        else {
+            return None;
+        };
+        Some(RetryClient::new(
+            self.arrivals(run),
+            spike,
+            at,
+            tries,
+            every,
+        ))
+    }
+
+    /// Checks everything before any work starts: ranges, that every limiter can be built, and
+    /// that the scenario is not too large.
+    pub fn validate(&self) -> Result<(), Error> {
+        let range = |what: &str, v: u64, (lo, hi): (u64, u64), shown: String, accepted: String| {
+            if v < lo || v > hi {
+                Err(Error::invalid(what, &shown, &accepted))
+            } else {
+                Ok(())
+            }
+        };
+        range(
+            "limit",
+            self.limit,
+            LIMIT_RANGE,
+            self.limit.to_string(),
+            "a whole number from 1 to 1000000".into(),
+        )?;
+        range(
+            "window",
+            self.window,
+            WINDOW_RANGE,
+            format_duration(self.window),
+            "a duration from 1ms to 24h".into(),
+        )?;
+        range(
+            "minutes",
+            self.duration.div_ceil(MINUTE),
+            MINUTES_RANGE,
+            format_duration(self.duration),
+            "from 1 to 100000 minutes".into(),
+        )?;
+        range(
+            "runs",
+            u64::from(self.runs),
+            RUNS_RANGE,
+            self.runs.to_string(),
+            "a whole number from 1 to 100000".into(),
+        )?;
+        if self.limiters.is_empty() {
+            return Err(Error::Missing {
+                what: "a scenario".into(),
+                key: "at least one limiter".into(),
+                example: "--limiter sliding-log".into(),
+            });
+        }
+        self.validate_traffic()?;
+        self.validate_horizon()?;
+        for spec in &self.limiters {
+            self.build_limiter(spec, 0)?;
+        }
+        let decisions = self.expected_arrivals()
+            * f64::from(self.runs)
+            * self.limiters.len() as f64
+            * match self.traffic {
+                TrafficSpec::Retry { tries, .. } => f64::from(tries),
+                _ => 1.0,
+            };
+        if decisions > MAX_DECISIONS {
+            return Err(Error::TooLarge {
+                what: "the scenario".into(),
+                detail: format!(
+                    "about {decisions:.3e} decisions (runs × limiters × arrivals); the most is {MAX_DECISIONS:.0e}: use fewer runs, minutes or a lower load"
+                ),
+            });
+        }
+        self.memory().check(1)
+    }
+
+    /// An upper bound on the memory a simulation of this scenario needs, by part; see
+    /// [`Memory`]. The scenario must have passed the range checks of [`Scenario::validate`].
+    pub fn memory(&self) -> Memory {
+        let lanes: Vec<LaneMemory> = self
+            .limiters
+            .iter()
+            .map(|spec| self.lane_memory(spec))
+            .collect();
+        let retries = self.pending_retries();
+        let traffic = match &self.traffic {
+            // The two instants' times, built as a list and copied into a shared one.
+            TrafficSpec::BoundaryBurst { .. } => 2 * 2 * 8 * self.limit,
+            // A retrying client's pending retries: (time, try) in a deque that doubles, and
+            // the old buffer while it moves.
+            TrafficSpec::Retry { .. } => 3 * 2 * 16 * retries,
+            _ => 0,
+        };
+        let replay = match &self.traffic {
+            TrafficSpec::Replay(r) => 8 * r.times.len() as u64,
+            _ => 0,
+        };
+        Memory {
+            lanes,
+            traffic,
+            retries,
+            replay,
+            results: RESULT_BYTES * u64::from(self.runs) * (self.limiters.len() as u64).max(1),
+        }
+    }
+
+    /// What one limiter of a run keeps: its auditor's buffer (two slots per admission it
+    /// keeps, plus a chunk), its own state, and a queue's departures and delay histogram.
+    fn lane_memory(&self, spec: &LimiterSpec) -> LaneMemory {
+        let k = u64::from(spec.servers);
+        let rate = spec.rate.unwrap_or(Rate {
+            count: self.limit,
+            per: self.window,
+        });
+        let burst = spec.burst.unwrap_or(match spec.kind {
+            LimiterKind::LeakyBucket => 0,
+            _ => self.limit,
+        });
+        // The most admissions any window can hold; for the rare limiter theory gives no bound
+        // for (a queue leaking more than one a µs), its burst and a window of leaking.
+        let worst = theory::worst_case(spec, self.limit, self.window).unwrap_or_else(|| {
+            let leaked = u128::from(rate.count) * u128::from(self.window) / u128::from(rate.per);
+            burst.saturating_add(2).saturating_add(leaked as u64)
+        });
+        let kept = worst.max(self.limit);
+        let audit = 16 * (kept + CHUNK as u64) + 64;
+        let own = match spec.kind {
+            LimiterKind::SlidingLog => 8 * self.limit,
+            _ => 0,
+        } + 64 * k;
+        let queue = if spec.kind == LimiterKind::LeakyBucket && spec.mode == LeakyMode::Queue {
+            // Departures still to come: at most the burst and one; a ring that doubles.
+            4 * 8 * (burst + 2) + HISTOGRAM_BYTES
+        } else {
+            0
+        };
+        LaneMemory {
+            kept,
+            audit,
+            own: own + queue,
+        }
+    }
+
+    /// The most retries a retrying client can have pending at once: each pending retry is a
+    /// different request whose first try came at most `(tries − 1) · every` before, so the
+    /// spike and the first tries of that span (a Poisson count: its mean and eight standard
+    /// deviations, more than any run will see).
+    fn pending_retries(&self) -> u64 {
+        let TrafficSpec::Retry {
+            rate,
+            spike,
+            tries,
+            every,
+            ..
+        } = &self.traffic
+        else {
+            return 0;
+        };
+        if *tries <= 1 {
+            return 0;
+        }
+        let span = u64::from(tries - 1)
+            .saturating_mul(*every)
+            .min(self.duration) as f64;
+        let mean = rate.count as f64 * span / rate.per as f64;
+        spike.saturating_add((mean + 8.0 * mean.sqrt() + 16.0) as u64)
+    }
+
+    fn validate_traffic(&self) -> Result<(), Error> {
+        match &self.traffic {
+            TrafficSpec::Flood { start, every, .. } => {
+                if let FloodStart::Offset(s) = start {
+                    if *s >= self.window {
+                        return Err(Error::invalid(
+                            "flood: start",
+                            &format_duration(*s),
+                            &format!(
+                                "an offset into the window below {}, or worst",
+                                format_duration(self.window)
+                            ),
+                        ));
+                    }
+                }
+                if *every >= self.window {
+                    return Err(Error::invalid(
+                        "flood: every",
+                        &format_duration(*every),
+                        &format!(
+                            "a gap shorter than the window ({})",
+                            format_duration(self.window)
+                        ),
+                    ));
+                }
+            }
+            TrafficSpec::BoundaryBurst { before, after }
+                if *before > self.window || *after >= self.window =>
+            {
+                return Err(Error::invalid(
+                    "boundary-burst: before/after",
+                    &format!("{}/{}", format_duration(*before), format_duration(*after)),
+                    &format!(
+                        "offsets within one window ({}) of the boundary",
+                        format_duration(self.window)
+                    ),
+                ));
+            }
+            TrafficSpec::Retry { at, .. } if *at >= self.duration => {
+                return Err(Error::invalid(
+                    "retry: at",
+                    &format_duration(*at),
+                    &format!(
+                        "a time before the end of the run ({})",
+                        format_duration(self.duration)
+                    ),
+                ));
+            }
+            TrafficSpec::Replay(r) => {
+                if r.times.is_empty() {
+                    return Err(Error::invalid(
+                        "replay: file",
+                        &r.file,
+                        "a file with at least one timestamp",
+                    ));
+                }
+                if r.times.len() > MAX_REPLAY {
+                    return Err(Error::TooLarge {
+                        what: "the replay".into(),
+                        detail: format!(
+                            "{} timestamps; the most is {MAX_REPLAY} (8 bytes each, 16 while read, within 512 MB)",
+                            r.times.len()
+                        ),
+                    });
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The average arrival rate of shaped traffic, per µs.
+    fn rate_per_us(&self, load: f64) -> f64 {
+        load * self.limit as f64 / self.window as f64
+    }
+
+    /// How many arrivals one run has, on average.
+    pub fn expected_arrivals(&self) -> f64 {
+        match &self.traffic {
+            TrafficSpec::Steady { load }
+            | TrafficSpec::Groups { load, .. }
+            | TrafficSpec::OnOff { load } => self.rate_per_us(*load) * self.duration as f64,
+            TrafficSpec::Flood { every, .. } => (self.flood_length() / every) as f64,
+            TrafficSpec::BoundaryBurst { .. } => 2.0 * self.limit as f64,
+            TrafficSpec::Retry { rate, spike, .. } => {
+                rate.count as f64 * self.duration as f64 / rate.per as f64 + *spike as f64
+            }
+            TrafficSpec::Replay(r) => r.times.len() as f64,
+        }
+    }
+
+    fn flood_length(&self) -> Micros {
+        match self.traffic {
+            TrafficSpec::Flood { length, .. } => length.unwrap_or(3 * self.window),
+            _ => 0,
+        }
+    }
+
+    /// The latest time any arrival of a run can have. For a scenario that
+    /// [`Scenario::validate`] accepted, this is at most [`MAX_TIME`]; for any other it is
+    /// `Micros::MAX` where the sum would overflow.
+    pub fn horizon(&self) -> Micros {
+        self.checked_horizon().unwrap_or(Micros::MAX)
+    }
+
+    /// [`Scenario::horizon`], or `None` where computing it overflows 64 bits.
+    pub fn checked_horizon(&self) -> Option<Micros> {
+        match &self.traffic {
+            TrafficSpec::Flood { .. } => {
+                self.window.checked_mul(2)?.checked_add(self.flood_length())
+            }
+            TrafficSpec::BoundaryBurst { after, .. } => {
+                self.window.checked_add(*after)?.checked_add(1)
+            }
+            TrafficSpec::Replay(r) => {
+                let first = r.times.first().copied().unwrap_or(0);
+                let last = r.times.last().copied().unwrap_or(0);
+                last.checked_sub(first - first % self.window)?
+                    .checked_add(1)
+            }
+            TrafficSpec::Retry { tries, every, .. } => u64::from(tries.saturating_sub(1))
+                .checked_mul(*every)?
+                .checked_add(self.duration),
+            _ => Some(self.duration),
+        }
+    }
+
+    /// Refuses a scenario whose times would reach past [`MAX_TIME`]: a flood's end, a retry's
+    /// last try, a replay's span. Checked before anything runs, so no time is ever computed
+    /// with wrapped arithmetic.
+    fn validate_horizon(&self) -> Result<(), Error> {
+        match self.checked_horizon() {
+            Some(h) if h <= MAX_TIME => Ok(()),
+            _ => {
+                let (what, shown, accepted) = match &self.traffic {
+                    TrafficSpec::Flood { length, .. } => (
+                        "flood: for",
+                        length.map_or_else(String::new, format_duration),
+                        "a flood that ends within 285 years (2^53 µs)",
+                    ),
+                    TrafficSpec::Retry { tries, every, .. } => (
+                        "retry: tries × every",
+                        format!("{tries} × {}", format_duration(*every)),
+                        "retries that end within 285 years (2^53 µs) of the start",
+                    ),
+                    _ => (
+                        "traffic",
+                        self.traffic.name().to_owned(),
+                        "traffic whose times span at most 285 years (2^53 µs)",
+                    ),
+                };
+                Err(Error::invalid(what, &shown, accepted))
+            }
+        }
+    }
+
+    /// The arrival stream of run `run` (open-loop traffic; a retrying client's first tries).
+    pub fn arrivals(&self, run: u32) -> Arrivals {
+        let rng = Rng::new(self.seed, u64::from(run), Stream::Arrivals);
+        match &self.traffic {
+            TrafficSpec::Steady { load } => {
+                Arrivals::Poisson(Poisson::new(rng, self.rate_per_us(*load), 0, self.duration))
+            }
+            TrafficSpec::Groups { shape, load } => Arrivals::Groups(Groups::new(
+                rng,
+                *shape,
+                self.rate_per_us(*load),
+                self.duration,
+            )),
+            TrafficSpec::OnOff { load } => {
+                Arrivals::OnOff(OnOff::new(rng, self.rate_per_us(*load), self.duration))
+            }
+            TrafficSpec::Flood { start, every, .. } => {
+                let first =
+                    self.window + Arrivals::flood_offset(*start, self.limit, self.window, *every);
+                Arrivals::grid(first, *every, first + self.flood_length())
+            }
+            TrafficSpec::BoundaryBurst { before, after } => {
+                let mut times = vec![self.window - before; self.limit as usize];
+                times.extend(std::iter::repeat_n(
+                    self.window + after,
+                    self.limit as usize,
+                ));
+                Arrivals::List {
+                    times: times.into(),
+                    next: 0,
+                    base: 0,
+                }
+            }
+            TrafficSpec::Retry { rate, .. } => Arrivals::Poisson(Poisson::new(
+                rng,
+                rate.count as f64 / rate.per as f64,
+                0,
+                self.duration,
+            )),
+            TrafficSpec::Replay(r) => Arrivals::replay(r.times.clone(), self.window),
+        }
+    }
+
+    /// Builds the limiter `spec` describes, for run `run`, checking it against the scenario.
+    pub fn build_limiter(&self, spec: &LimiterSpec, run: u32) -> Result<Limiter, Error> {
+        let k = u64::from(spec.servers);
+        let name = spec.kind.name();
+        if self.limit % k != 0 {
+            return Err(Error::invalid(
+                &format!("{name}: servers"),
+                &k.to_string(),
+                &format!(
+                    "a number of servers that divides the limit {} (each server gets L/K)",
+                    self.limit
+                ),
+            ));
+        }
+        let rate = spec.rate.unwrap_or(Rate {
+            count: self.limit,
+            per: self.window,
+        });
+        let burst = spec.burst.unwrap_or(match spec.kind {
+            LimiterKind::LeakyBucket => 0,
+            _ => self.limit,
+        });
+        if burst % k != 0 {
+            return Err(Error::invalid(
+                &format!("{name}: burst"),
+                &burst.to_string(),
+                &format!("a burst that {k} servers can share evenly (a multiple of {k})"),
+            ));
+        }
+        if spec.kind.has_bucket() {
+            // Buckets keep time scaled by the rate's count; keep that within 64 bits.
+            let capacity = (burst + 1).checked_mul(rate.per);
+            let scaled_time = self
+                .horizon()
+                .checked_mul(rate.count)
+                .zip(capacity)
+                .and_then(|(a, b)| a.checked_add(b));
+            if scaled_time.is_none() || rate.per.checked_mul(k).is_none() {
+                return Err(Error::invalid(
+                    &format!("{name}: rate"),
+                    &format!("{}/{}", rate.count, format_duration(rate.per)),
+                    "a rate whose count times the run length (in µs) stays below 1.8e19",
+                ));
+            }
+        }
+        let one = |limit: u64, burst: u64, rate: Rate| -> Limiter {
+            match spec.kind {
+                LimiterKind::FixedWindow => {
+                    Limiter::FixedWindow(FixedWindow::new(limit, self.window, spec.record_rejects))
+                }
+                LimiterKind::SlidingLog => {
+                    Limiter::SlidingLog(SlidingLog::new(limit, self.window, spec.record_rejects))
+                }
+                LimiterKind::SlidingWindowCounter => Limiter::SlidingWindowCounter(
+                    SlidingWindowCounter::new(limit, self.window, spec.record_rejects),
+                ),
+                LimiterKind::TokenBucket => Limiter::TokenBucket(TokenBucket::new(burst, rate)),
+                LimiterKind::Gcra => Limiter::Gcra(Gcra::new(burst, rate)),
+                LimiterKind::LeakyBucket => {
+                    Limiter::LeakyBucket(LeakyBucket::new(burst, rate, spec.mode))
+                }
+            }
+        };
+        if k == 1 {
+            return Ok(one(self.limit, burst, rate));
+        }
+        let per_server = Rate {
+            count: rate.count,
+            per: rate.per * k,
+        };
+        let servers = (0..k)
+            .map(|_| one(self.limit / k, burst / k, per_server))
+            .collect();
+        Ok(Limiter::Split(Split::new(
+            servers,
+            Rng::new(self.seed, u64::from(run), Stream::Routing),
+        )))
+    }
+}
+
+/// The bytes one run's results take until the report is made ([`RunStats`] in a list).
+const RESULT_BYTES: u64 = 128;
+/// The most a delay histogram takes (every bucket, in a list that doubles).
+const HISTOGRAM_BYTES: u64 = 2 * 58 * 1024;
+/// The process itself: code, stacks, buffers, the report.
+const BASE_BYTES: u64 = 8 << 20;
+
+/// An upper bound on what a simulation keeps, from [`Scenario::memory`]. Nothing in it grows
+/// with the arrivals of a window or the requests of a run: per limiter, what its worst window
+/// can admit; per run, a retrying client's pending retries or a boundary burst's times; for
+/// the whole scenario, replayed times (shared by every run) and a few numbers per run and
+/// limiter for the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Memory {
+    /// Each limiter of a run.
+    pub lanes: Vec<LaneMemory>,
+    /// A run's traffic: a boundary burst's times, a retrying client's pending retries.
+    pub traffic: u64,
+    /// How many retries a retrying client may have pending at once.
+    pub retries: u64,
+    /// Replayed times, shared by every run.
+    pub replay: u64,
+    /// The per-run results kept for the report.
+    pub results: u64,
+}
+
+/// What one limiter of a run keeps, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaneMemory {
+    /// The admissions its auditor keeps: `max(L, its worst window)`.
+    pub kept: u64,
+    /// Its auditor: 16 bytes per admission kept (8 each, in a buffer up to twice that), a chunk.
+    pub audit: u64,
+    /// The limiter's own state (a sliding log's L times; a queue's departures and delays).
+    pub own: u64,
+}
+
+impl Memory {
+    /// What one run keeps: its limiters (one auditor possibly growing into a copy of itself)
+    /// and its traffic.
+    pub fn per_run(&self) -> u64 {
+        let lanes: u64 = self.lanes.iter().map(|l| l.audit + l.own).sum();
+        let growing = self.lanes.iter().map(|l| l.audit).max().unwrap_or(0);
+        lanes + growing + self.traffic
+    }
+
+    /// The whole simulation with `concurrent` runs at once.
+    pub fn total(&self, concurrent: u64) -> u64 {
+        BASE_BYTES + self.replay + self.results + concurrent * self.per_run()
+    }
+
+    /// How many runs can be simulated at once within [`MEMORY_BUDGET`] (0 if not even one).
+    pub fn concurrent_runs(&self) -> u64 {
+        let fixed = BASE_BYTES + self.replay + self.results;
+        MEMORY_BUDGET.saturating_sub(fixed) / self.per_run().max(1)
+    }
+
+    /// Refuses a simulation of `concurrent` runs at once that would need more than
+    /// [`MEMORY_BUDGET`], in one line saying what takes the memory and what would fit.
+    pub fn check(&self, concurrent: u64) -> Result<(), Error> {
+        let total = self.total(concurrent);
+        if total <= MEMORY_BUDGET {
+            return Ok(());
+        }
+        let budget = format_bytes(MEMORY_BUDGET);
+        let lanes: u64 = self.lanes.iter().map(|l| l.audit + l.own).sum();
+        let parts = [
+            (self.results, 0),
+            (self.traffic, 1),
+            (lanes * concurrent, 2),
+        ];
+        let (_, largest) = parts.iter().copied().max().unwrap_or((0, 2));
+        let detail = match largest {
+            0 => format!(
+                "about {} (the report keeps {RESULT_BYTES} bytes per run and limiter, {} × {}); the most is {budget}: use fewer runs",
+                format_bytes(total),
+                self.results / RESULT_BYTES / (self.lanes.len() as u64).max(1),
+                self.lanes.len()
+            ),
+            1 if self.retries > 0 => format!(
+                "about {} (up to {} pending retries at 96 bytes each: the spike and the first tries of (tries − 1) × every); the most is {budget}: use a smaller spike, fewer tries or a shorter every",
+                format_bytes(total),
+                self.retries
+            ),
+            1 => format!(
+                "about {} (the boundary burst's 2 × L times, 32 bytes each); the most is {budget}: use a smaller limit",
+                format_bytes(total)
+            ),
+            _ => {
+                let each = lanes / (self.lanes.len() as u64).max(1);
+                let room = MEMORY_BUDGET
+                    .saturating_sub(total - lanes * concurrent)
+                    / each.max(1)
+                    / concurrent.max(1);
+                let kept = self.lanes.iter().map(|l| l.kept).max().unwrap_or(0);
+                format!(
+                    "about {} of state ({} limiters, each keeping up to {kept} admissions of its window at 16 bytes, {} each); the most is {budget}: use {}a smaller limit or burst",
+                    format_bytes(total),
+                    self.lanes.len(),
+                    format_bytes(each),
+                    if room > 0 {
+                        format!("at most {room} such limiters, or ")
+                    } else {
+                        String::new()
+                    }
+                )
+            }
+        };
+        Err(Error::TooLarge {
+            what: "the scenario".into(),
+            detail,
+        })
+    }
+}
+
+/// Bytes for people: `3.1 GB`, `512 MB`, `40 KB` (powers of 1024).
+pub fn format_bytes(bytes: u64) -> String {
+    let units = ["bytes", "KB", "MB", "GB", "TB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < units.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} bytes")
+    } else if value < 10.0 && value.fract() != 0.0 {
+        format!("{value:.1} {}", units[unit])
+    } else {
+        format!("{value:.0} {}", units[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario() -> Scenario {
+        Scenario {
+            limiters: vec![LimiterSpec::parse("sliding-log").expect("a limiter")],
+            ..Scenario::default()
+        }
+    }
+
+    fn message(s: &Scenario) -> String {
+        s.validate().expect_err("invalid").to_string()
+    }
+
+    #[test]
+    fn a_valid_scenario_passes_and_each_bad_range_is_named_with_what_is_accepted() {
+        assert_eq!(scenario().validate(), Ok(()));
+        let limit = message(&Scenario {
+            limit: 0,
+            ..scenario()
+        });
+        assert!(limit.contains("limit"), "{limit}");
+        assert!(
+            limit.contains("a whole number from 1 to 1000000"),
+            "{limit}"
+        );
+        let window = message(&Scenario {
+            window: 2 * 24 * 60 * MINUTE,
+            ..scenario()
+        });
+        assert!(window.contains("window"), "{window}");
+        assert!(window.contains("a duration from 1ms to 24h"), "{window}");
+        let runs = message(&Scenario {
+            runs: 0,
+            ..scenario()
+        });
+        assert!(runs.contains("runs"), "{runs}");
+        assert!(runs.contains("a whole number from 1 to 100000"), "{runs}");
+        let minutes = message(&Scenario {
+            duration: 100_001 * MINUTE,
+            ..scenario()
+        });
+        assert!(minutes.contains("from 1 to 100000 minutes"), "{minutes}");
+    }
+
+    #[test]
+    fn a_scenario_without_limiters_asks_for_one() {
+        let none = message(&Scenario::default());
+        assert!(none.contains("at least one limiter"), "{none}");
+        assert!(none.contains("--limiter sliding-log"), "{none}");
+    }
+
+    #[test]
+    fn only_retrying_traffic_has_a_retry_client() {
+        assert!(scenario().retry_client(0).is_none());
+        let retry = Scenario {
+            traffic: TrafficSpec::parse("retry").expect("retry traffic"),
+            ..scenario()
+        };
+        let mut client = retry.retry_client(0).expect("a client");
+        let (t, attempt) = client.next().expect("a first try");
+        assert_eq!(attempt, 1);
+        assert_eq!(Some(t), retry.arrivals(0).next().min(Some(t)));
+    }
+}
