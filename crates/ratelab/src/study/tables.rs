@@ -1,0 +1,615 @@
+//! The study's tables, comparisons and plots, assembled from its jobs' results in any order
+//! and any completeness.
+
+use super::experiments::{
+    obeying_bucket, split_bucket, split_log, JobKind, BIG_BURSTS, BUCKET_50, BUCKET_75, COUNTER,
+    GCRA, GCRA_TWIN, LIMITERS, LOADS, LOAD_30, LOAD_80, OBEYING_LOG, OBEYING_RATES, PAGE_LOADS,
+    RETRY_FORGETTING, RETRY_RATES, RETRY_RECORDING, RETRY_TRIES, SERVERS, SERVERS_10, SHAPES,
+    SLIDING_LOG, SMALL_BURSTS, SPLIT_SHAPES, STEADY, SWC_ALONE, THEORY_FIXED, THEORY_LOG,
+};
+use super::plan::{Job, JobResult, StudyConfig};
+use crate::sim::{mean_se, RunStats};
+use crate::spec::LimiterSpec;
+use crate::theory;
+use crate::time::{MINUTE, MS};
+use serde::{Deserialize, Serialize};
+
+/// A mean over runs with its standard error.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    /// The mean.
+    pub mean: f64,
+    /// Its standard error (0 with one run).
+    pub se: f64,
+}
+
+impl Estimate {
+    fn of(values: &[f64]) -> Estimate {
+        let (m, se) = mean_se(values);
+        Estimate {
+            mean: m.unwrap_or(0.0),
+            se: se.unwrap_or(0.0),
+        }
+    }
+}
+
+/// Limiter `i`'s served share over the runs of a result.
+pub fn served(result: &JobResult, i: usize) -> Estimate {
+    Estimate::of(
+        &result
+            .runs
+            .iter()
+            .filter_map(|r| r[i].served_share())
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// Limiter `i`'s busiest window, averaged over runs.
+pub fn busiest(result: &JobResult, i: usize) -> Estimate {
+    Estimate::of(
+        &result
+            .runs
+            .iter()
+            .map(|r| r[i].busiest as f64)
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// A table of the study: a title, a header, rows of cells as text, and a note.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    /// A file-name-friendly id.
+    pub id: String,
+    /// The title.
+    pub title: String,
+    /// Column names.
+    pub header: Vec<String>,
+    /// Rows.
+    pub rows: Vec<Vec<String>>,
+}
+
+/// One number the essay reports next to ratelab's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// What it is.
+    pub what: String,
+    /// The essay's value.
+    pub essay: f64,
+    /// ratelab's.
+    pub ours: Estimate,
+    /// Why they may differ, when they do.
+    pub note: String,
+}
+
+impl Comparison {
+    /// The difference in standard errors (`None` when there is no spread to measure it by).
+    pub fn z(&self) -> Option<f64> {
+        (self.ours.se > 0.0).then(|| (self.ours.mean - self.essay) / self.ours.se)
+    }
+
+    /// Half a unit of the last digit the essay printed: a difference this small is rounding.
+    pub fn rounding(&self) -> f64 {
+        let text = format!("{}", self.essay);
+        let decimals = text.split_once('.').map_or(0, |(_, d)| d.len()) as i32;
+        // Shares are printed as percentages with one decimal (0.710 is "71.0%").
+        let decimals = if self.essay < 1.0 && self.essay > 0.0 {
+            decimals.max(3)
+        } else {
+            decimals
+        };
+        0.5 * 10f64.powi(-decimals)
+    }
+}
+
+/// Everything the study produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StudyReport {
+    /// The size it ran at.
+    pub config: StudyConfig,
+    /// Its tables.
+    pub tables: Vec<Table>,
+    /// Its numbers beside the essay's.
+    pub comparisons: Vec<Comparison>,
+    /// The SWC worst window per flood offset: (offset s, simulated, formula).
+    pub swc_offsets: Vec<(f64, u64, Option<u64>)>,
+    /// Plots of the tables, as numbers for any chart backend.
+    pub plots: Vec<Plot>,
+}
+
+/// A plot of the study: named lines of points.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plot {
+    /// A file-name-friendly id.
+    pub id: String,
+    /// The title.
+    pub title: String,
+    /// The x axis label.
+    pub x_label: String,
+    /// The y axis label.
+    pub y_label: String,
+    /// (name, points).
+    pub lines: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+fn pct(e: Estimate) -> String {
+    format!("{:.1} ± {:.1}", 100.0 * e.mean, 100.0 * e.se)
+}
+
+fn find<'a>(
+    jobs: &'a [Job],
+    results: &'a [Option<JobResult>],
+    kind: &JobKind,
+) -> Option<&'a JobResult> {
+    jobs.iter()
+        .position(|j| &j.kind == kind)
+        .and_then(|i| results.get(i))
+        .and_then(Option::as_ref)
+}
+
+/// Builds the tables from the results of [`plan`]'s jobs, in the same order.
+/// A job without a result yet leaves its cells out, so a page can show the tables filling in.
+pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]) -> StudyReport {
+    let mut tables = Vec::new();
+    let mut comparisons = Vec::new();
+    let honest = |s: usize, l: usize| find(jobs, results, &JobKind::Honest { shape: s, load: l });
+
+    // The honest-client table.
+    let mut header = vec!["traffic".to_owned(), "load".to_owned()];
+    header.extend(LIMITERS.iter().map(|l| format!("{l} served % [busiest]")));
+    let mut rows = Vec::new();
+    let mut twin_ok = 0u64;
+    let mut twin_runs = 0u64;
+    let (mut b50_wins, mut b75_wins) = (0, 0);
+    for (s, shape) in SHAPES.iter().enumerate() {
+        for (l, load) in LOADS.iter().enumerate() {
+            let Some(r) = honest(s, l) else { continue };
+            let mut row = vec![shape.to_string(), format!("{:.0}%", load * 100.0)];
+            for i in 0..LIMITERS.len() {
+                row.push(format!("{} [{:.0}]", pct(served(r, i)), busiest(r, i).mean));
+            }
+            rows.push(row);
+            for run in &r.runs {
+                twin_runs += 1;
+                twin_ok += u64::from(run[GCRA].admitted == run[GCRA_TWIN].admitted);
+            }
+            let swc = served(r, COUNTER).mean;
+            b50_wins += usize::from(served(r, BUCKET_50).mean >= swc);
+            b75_wins += usize::from(served(r, BUCKET_75).mean >= swc);
+        }
+    }
+    tables.push(Table {
+        id: "honest".into(),
+        title: "Share of an honest client served, mean ± SE over runs [busiest minute]".into(),
+        header,
+        rows,
+    });
+
+    tables.push(Table {
+        id: "counter-vs-bucket".into(),
+        title: "Sliding-window counter against token buckets: combinations (of 20) where the bucket serves at least as much".into(),
+        header: vec!["bucket".into(), "worst minute".into(), "at least as much as the counter".into()],
+        rows: vec![
+            vec!["token-bucket:burst=50".into(), "149".into(), format!("{b50_wins} of 20")],
+            vec!["token-bucket:burst=75".into(), "174".into(), format!("{b75_wins} of 20")],
+        ],
+    });
+    comparisons.push(Comparison {
+        what: "B = 75 serves at least as much as the counter (of 20)".into(),
+        essay: 19.0,
+        ours: Estimate {
+            mean: b75_wins as f64,
+            se: 0.0,
+        },
+        note: String::new(),
+    });
+    comparisons.push(Comparison {
+        what: "B = 50 serves at least as much as the counter (of 20)".into(),
+        essay: 14.0,
+        ours: Estimate {
+            mean: b50_wins as f64,
+            se: 0.0,
+        },
+        note: String::new(),
+    });
+
+    // Wrong decisions of the counter at 80%.
+    let mut wrong_rows = Vec::new();
+    for (s, essay_wr, essay_wa) in [(STEADY, 0.0006, 0.010), (PAGE_LOADS, 0.120, 0.081)] {
+        if let Some(r) = honest(s, LOAD_80) {
+            let decisions: u64 = r.runs.iter().map(|run| run[COUNTER].decisions).sum();
+            let wa: u64 = r.runs.iter().map(|run| run[COUNTER].wrong_admits).sum();
+            let wr: u64 = r.runs.iter().map(|run| run[COUNTER].wrong_rejects).sum();
+            let per_run = |f: fn(&RunStats) -> u64| {
+                Estimate::of(
+                    &r.runs
+                        .iter()
+                        .map(|run| f(&run[COUNTER]) as f64 / run[COUNTER].decisions.max(1) as f64)
+                        .collect::<Vec<_>>(),
+                )
+            };
+            let (ewa, ewr) = (per_run(|x| x.wrong_admits), per_run(|x| x.wrong_rejects));
+            wrong_rows.push(vec![
+                SHAPES[s].to_string(),
+                format!("{:.2}%", 100.0 * wr as f64 / decisions.max(1) as f64),
+                format!("{:.2}%", 100.0 * wa as f64 / decisions.max(1) as f64),
+            ]);
+            comparisons.push(Comparison {
+                what: format!("counter wrong rejects, {} at 80%", SHAPES[s]),
+                essay: essay_wr,
+                ours: ewr,
+                note: String::new(),
+            });
+            comparisons.push(Comparison {
+                what: format!("counter wrong admits, {} at 80%", SHAPES[s]),
+                essay: essay_wa,
+                ours: ewa,
+                note: String::new(),
+            });
+        }
+    }
+    tables.push(Table {
+        id: "counter-wrong".into(),
+        title:
+            "The sliding-window counter's wrong decisions at 80% load, as fractions of decisions"
+                .into(),
+        header: vec![
+            "traffic".into(),
+            "wrong rejects".into(),
+            "wrong admits".into(),
+        ],
+        rows: wrong_rows,
+    });
+
+    // Essay points from the honest table.
+    for (what, s, l, i, essay) in [
+        (
+            "sliding log served, page loads at 80%",
+            PAGE_LOADS,
+            LOAD_80,
+            SLIDING_LOG,
+            0.710,
+        ),
+        (
+            "sliding log served, page loads at 30%",
+            PAGE_LOADS,
+            LOAD_30,
+            SLIDING_LOG,
+            0.91,
+        ),
+        (
+            "sliding log served, big bursts at 80%",
+            BIG_BURSTS,
+            LOAD_80,
+            SLIDING_LOG,
+            0.562,
+        ),
+        (
+            "token bucket B = 50 served, big bursts at 80%",
+            BIG_BURSTS,
+            LOAD_80,
+            BUCKET_50,
+            0.542,
+        ),
+    ] {
+        if let Some(r) = honest(s, l) {
+            comparisons.push(Comparison {
+                what: what.into(),
+                essay,
+                ours: served(r, i),
+                note: String::new(),
+            });
+        }
+    }
+    if let Some(r) = honest(SMALL_BURSTS, LOAD_80) {
+        comparisons.push(Comparison {
+            what: "counter's busiest minute, small bursts at 80%".into(),
+            essay: 142.0,
+            ours: busiest(r, COUNTER),
+            note: String::new(),
+        });
+    }
+
+    // The attacker.
+    if let Some(r) = find(jobs, results, &JobKind::Attacker) {
+        let rows = LIMITERS
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let spec = LimiterSpec::parse(l).ok();
+                let bound = spec.and_then(|s| theory::worst_case(&s, 100, MINUTE));
+                vec![
+                    l.to_string(),
+                    r.runs[0][i].busiest.to_string(),
+                    bound.map_or("-".into(), |b| b.to_string()),
+                ]
+            })
+            .collect();
+        tables.push(Table {
+            id: "attacker".into(),
+            title: "The attacker: worst minute under a flood from each limiter's worst moment"
+                .into(),
+            header: vec!["limiter".into(), "worst minute".into(), "theory".into()],
+            rows,
+        });
+    }
+    let mut swc_offsets = Vec::new();
+    for index in 0..=50u64 {
+        if let Some(r) = find(jobs, results, &JobKind::SwcOffset { index }) {
+            let offset = index * (MINUTE - 100 * MS) / 50 / MS * MS;
+            swc_offsets.push((
+                offset as f64 / 1e6,
+                r.runs[0][SWC_ALONE].busiest,
+                theory::swc_flood_worst(100, MINUTE, offset, MS),
+            ));
+        }
+    }
+    let matched = swc_offsets
+        .iter()
+        .filter(|(_, sim, f)| Some(*sim) == *f)
+        .count();
+    tables.push(Table {
+        id: "counter-offsets".into(),
+        title: format!("The counter's worst minute against the flood's start: simulation equals the formula at {matched} of {} offsets", swc_offsets.len()),
+        header: vec!["start (s)".into(), "simulated".into(), "formula".into()],
+        rows: swc_offsets.iter().map(|(o, s, f)| vec![format!("{o:.3}"), s.to_string(), f.map_or("-".into(), |f| f.to_string())]).collect(),
+    });
+
+    // The best rule-obeying bucket per shape.
+    let mut rows = Vec::new();
+    for (s, shape) in SHAPES.iter().enumerate() {
+        if let Some(r) = find(jobs, results, &JobKind::Obeying { shape: s }) {
+            let (best, share) = (0..OBEYING_RATES.len())
+                .map(|k| (k, served(r, obeying_bucket(k))))
+                .max_by(|a, b| a.1.mean.total_cmp(&b.1.mean))
+                .unwrap_or((0, Estimate { mean: 0.0, se: 0.0 }));
+            let rate = OBEYING_RATES[best];
+            rows.push(vec![
+                shape.to_string(),
+                format!("B = {}, {rate}/min", 101 - rate),
+                pct(share),
+                pct(served(r, OBEYING_LOG)),
+            ]);
+            if s == PAGE_LOADS {
+                comparisons.push(Comparison {
+                    what: "best rule-obeying bucket served, page loads at 80%".into(),
+                    essay: 0.598,
+                    ours: share,
+                    note: "ratelab searches rates in steps of 10 a minute, with B = 101 − rate"
+                        .into(),
+                });
+            }
+        }
+    }
+    tables.push(Table { id: "obeying".into(), title: "The best token bucket that never breaks the rule (burst + one window of refill ≤ L), at 80% load".into(), header: vec!["traffic".into(), "best bucket".into(), "served %".into(), "sliding log served %".into()], rows });
+
+    // Retry lockout.
+    let mut rows = Vec::new();
+    for &rate in &RETRY_RATES {
+        for &tries in &RETRY_TRIES {
+            if let Some(r) = find(jobs, results, &JobKind::Retry { rate, tries }) {
+                let locked = |i: usize| {
+                    r.runs
+                        .iter()
+                        .filter(|run| run[i].served_share().unwrap_or(1.0) < 0.5)
+                        .count()
+                };
+                rows.push(vec![
+                    format!("{rate}/min"),
+                    tries.to_string(),
+                    format!("{} of {}", locked(RETRY_RECORDING), r.runs.len()),
+                    pct(served(r, RETRY_RECORDING)),
+                    format!("{} of {}", locked(RETRY_FORGETTING), r.runs.len()),
+                    pct(served(r, RETRY_FORGETTING)),
+                ]);
+            }
+        }
+    }
+    tables.push(Table {
+        id: "lockout".into(),
+        title: "Retry lockout over 200 minutes after a spike of 200 at minute 5 (a run counts as locked out when it was served under half its requests)".into(),
+        header: vec!["client rate".into(), "tries".into(), "locked, rejects recorded".into(), "served %, recorded".into(), "locked, not recorded".into(), "served %, not recorded".into()],
+        rows,
+    });
+
+    // Splitting.
+    let mut rows = Vec::new();
+    for shape in SPLIT_SHAPES {
+        if let Some(r) = find(jobs, results, &JobKind::Split { shape }) {
+            for (j, k) in SERVERS.iter().enumerate() {
+                rows.push(vec![
+                    SHAPES[shape].to_string(),
+                    k.to_string(),
+                    pct(served(r, split_log(j))),
+                    pct(served(r, split_bucket(j))),
+                ]);
+            }
+            if shape == STEADY {
+                for (j, essay) in [0.996, 0.950, 0.879, 0.802].into_iter().enumerate() {
+                    comparisons.push(Comparison {
+                        what: format!(
+                            "split sliding log served, steady at 80%, K = {}",
+                            SERVERS[j]
+                        ),
+                        essay,
+                        ours: served(r, split_log(j)),
+                        note: String::new(),
+                    });
+                }
+                comparisons.push(Comparison {
+                    what: "split token buckets served, steady at 80%, K = 10".into(),
+                    essay: 0.996,
+                    ours: served(r, split_bucket(SERVERS_10)),
+                    note: String::new(),
+                });
+            } else {
+                comparisons.push(Comparison {
+                    what: "split sliding log served, page loads at 80%, K = 10".into(),
+                    essay: 0.677,
+                    ours: served(r, split_log(SERVERS_10)),
+                    note: String::new(),
+                });
+            }
+        }
+    }
+    tables.push(Table {
+        id: "split".into(),
+        title: "Splitting a limit of 100 across K servers with random routing, at 80% load".into(),
+        header: vec![
+            "traffic".into(),
+            "servers".into(),
+            "sliding log served %".into(),
+            "token bucket (B = 100/K) served %".into(),
+        ],
+        rows,
+    });
+
+    // Trust checks.
+    let mut rows = Vec::new();
+    for load in [0.8, 1.0, 1.2] {
+        if let Some(r) = find(jobs, results, &JobKind::Theory { load }) {
+            let (log, fw) = (served(r, THEORY_LOG), served(r, THEORY_FIXED));
+            let (tl, tf) = (
+                theory::sliding_log_served(100, load),
+                theory::fixed_window_served(100, load),
+            );
+            let z = |e: Estimate, t: f64| {
+                if e.se > 0.0 {
+                    format!("{:+.1}", (e.mean - t) / e.se)
+                } else {
+                    "-".into()
+                }
+            };
+            rows.push(vec![
+                format!("{:.0}%", load * 100.0),
+                pct(log),
+                format!("{:.2}", 100.0 * tl),
+                z(log, tl),
+                pct(fw),
+                format!("{:.2}", 100.0 * tf),
+                z(fw, tf),
+            ]);
+        }
+    }
+    tables.push(Table {
+        id: "theory".into(),
+        title: "Trust checks: steady traffic against theory (served %, simulation ± SE, theory, difference in SE)".into(),
+        header: vec!["load".into(), "sliding log".into(), "1 − Erlang B".into(), "SE".into(), "fixed window".into(), "E[min(N,L)]/E[N]".into(), "SE".into()],
+        rows,
+    });
+    let optimality = find(jobs, results, &JobKind::Optimality)
+        .and_then(|r| r.optimality)
+        .unwrap_or_default();
+    tables.push(Table {
+        id: "checks".into(),
+        title: "Trust checks: exact laws".into(),
+        header: vec!["check".into(), "result".into()],
+        rows: vec![
+            vec![
+                "token bucket (B = 100) and GCRA admitted equal counts".into(),
+                format!("in {twin_ok} of {twin_runs} runs"),
+            ],
+            vec![
+                "greedy (the sliding log) beaten by the brute-force optimum".into(),
+                format!(
+                    "in {} of {} cases",
+                    optimality.greedy_beaten, optimality.cases
+                ),
+            ],
+            vec![
+                "weakened greedy (records rejects) beaten".into(),
+                format!(
+                    "in {} of {} cases",
+                    optimality.weakened_beaten, optimality.cases
+                ),
+            ],
+        ],
+    });
+    let plots = plots(jobs, results);
+    StudyReport {
+        config,
+        tables,
+        comparisons,
+        swc_offsets,
+        plots,
+    }
+}
+
+/// The plots: page loads against load, the lockout grid, splitting.
+fn plots(jobs: &[Job], results: &[Option<JobResult>]) -> Vec<Plot> {
+    let mut out = Vec::new();
+    let lines = (0..LIMITERS.len())
+        .map(|i| {
+            let points = (0..LOADS.len())
+                .filter_map(|l| {
+                    find(
+                        jobs,
+                        results,
+                        &JobKind::Honest {
+                            shape: PAGE_LOADS,
+                            load: l,
+                        },
+                    )
+                    .map(|r| (100.0 * LOADS[l], 100.0 * served(r, i).mean))
+                })
+                .collect();
+            (LIMITERS[i].to_string(), points)
+        })
+        .collect();
+    out.push(Plot {
+        id: "honest-page-loads".into(),
+        title: "An honest page-load client: share served against load".into(),
+        x_label: "load (% of the limit)".into(),
+        y_label: "% served".into(),
+        lines,
+    });
+    let mut lines: Vec<(String, Vec<(f64, f64)>)> = RETRY_RATES
+        .iter()
+        .map(|&rate| {
+            let points = RETRY_TRIES
+                .iter()
+                .filter_map(|&tries| {
+                    find(jobs, results, &JobKind::Retry { rate, tries })
+                        .map(|r| (f64::from(tries), 100.0 * served(r, RETRY_RECORDING).mean))
+                })
+                .collect();
+            (format!("{rate}/min, rejects recorded"), points)
+        })
+        .collect();
+    let open = RETRY_TRIES
+        .iter()
+        .filter_map(|&tries| {
+            find(jobs, results, &JobKind::Retry { rate: 25, tries })
+                .map(|r| (f64::from(tries), 100.0 * served(r, RETRY_FORGETTING).mean))
+        })
+        .collect();
+    lines.push(("25/min, not recorded".into(), open));
+    out.push(Plot {
+        id: "lockout".into(),
+        title: "A retrying client after a spike of 200: share served over 200 minutes".into(),
+        x_label: "tries per request".into(),
+        y_label: "% served".into(),
+        lines,
+    });
+    let mut lines = Vec::new();
+    for shape in SPLIT_SHAPES {
+        if let Some(r) = find(jobs, results, &JobKind::Split { shape }) {
+            let at = [split_log as fn(usize) -> usize, split_bucket];
+            for (at, name) in at.into_iter().zip(["sliding log", "token bucket"]) {
+                let points = SERVERS
+                    .iter()
+                    .enumerate()
+                    .map(|(j, &k)| (f64::from(k), 100.0 * served(r, at(j)).mean))
+                    .collect();
+                lines.push((format!("{name}, {}", SHAPES[shape]), points));
+            }
+        }
+    }
+    out.push(Plot {
+        id: "split".into(),
+        title: "Splitting a limit across K servers, 80% load".into(),
+        x_label: "servers K".into(),
+        y_label: "% served".into(),
+        lines,
+    });
+    out
+}
