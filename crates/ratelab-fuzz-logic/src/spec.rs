@@ -2,7 +2,8 @@
 //! and `TrafficSpec::parse`. Neither may panic, and an accepted spec parses again to an equal
 //! spec, both from its own text and from a canonical rewrite of its fields (durations written
 //! exactly, in µs), whose own parse writes the same canonical text again.
-use ratelab::spec::{FloodStart, Replay, Shape};
+use ratelab::spec::Replay;
+use ratelab::traffic::{FloodStart, Shape};
 use ratelab::{LimiterSpec, Rate, TrafficSpec};
 
 /// Checks one input; panics on a broken law. Every input is used (returns `true`).

@@ -9,9 +9,9 @@
 
 use proptest::prelude::*;
 use ratelab::sim::{simulate_run, MAX_TIME};
-use ratelab::spec::FloodStart;
 use ratelab::theory::worst_case;
 use ratelab::time::{Micros, MINUTE, MS, SECOND};
+use ratelab::traffic::FloodStart;
 use ratelab::{LimiterSpec, Rate, Scenario, TrafficSpec};
 
 /// Durations at the edges: tiny, around the window, and near 64-bit overflow.

@@ -2,7 +2,7 @@
 //! retries, then the spike, then the steady stream; retries due at one instant in the order
 //! they were rejected), how many tries a request gets, and what the simulator counts.
 
-use ratelab::sim::{simulate_run, RetryClient, Scenario};
+use ratelab::sim::{simulate_run, Scenario};
 use ratelab::spec::{LimiterSpec, TrafficSpec};
 use ratelab::time::{Micros, MS, SECOND};
 use std::cmp::Reverse;
@@ -85,7 +85,7 @@ fn scenario(traffic: &str, limiters: &[&str], limit: u64, window: Micros) -> Sce
 
 /// The client's own tries, driven by the plain log.
 fn driven(s: &Scenario, run: u32, limiter: &mut PlainLog) -> Vec<(Micros, u32, bool)> {
-    let mut client = RetryClient::new(s, run).expect("a retrying client");
+    let mut client = s.retry_client(run).expect("a retrying client");
     let mut out = Vec::new();
     while let Some((t, attempt)) = client.next() {
         let ok = limiter.admit(t);
@@ -178,7 +178,7 @@ fn ties_go_to_retries_then_the_spike_then_the_steady_stream() {
         1,
         SECOND,
     );
-    let mut client = RetryClient::new(&s, 0).expect("a retrying client");
+    let mut client = s.retry_client(0).expect("a retrying client");
     // Two rejections reported at 0.9 s (out of the simulator's order, as a probe may): their
     // retries are due at 1 s, with the spike, and come first, in the order rejected.
     client.rejected(900 * MS, 2);
@@ -191,7 +191,7 @@ fn ties_go_to_retries_then_the_spike_then_the_steady_stream() {
         "retries first, in the order rejected, then the spike"
     );
     // A last try that is rejected does not come back.
-    let mut client = RetryClient::new(&s, 0).expect("a retrying client");
+    let mut client = s.retry_client(0).expect("a retrying client");
     client.rejected(500 * MS, 3);
     assert_eq!(client.peek(), Some(SECOND), "only the spike is left");
 }

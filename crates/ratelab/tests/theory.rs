@@ -4,9 +4,10 @@
 //! These simulate tens of millions of decisions; the suite runs them optimised (`--profile ci`).
 
 use ratelab::sim::{simulate_run, Scenario};
-use ratelab::spec::{FloodStart, LimiterSpec, TrafficSpec};
+use ratelab::spec::{LimiterSpec, TrafficSpec};
 use ratelab::theory;
 use ratelab::time::{MINUTE, MS, SECOND};
+use ratelab::traffic::FloodStart;
 
 /// How many standard errors a simulated mean may be from theory.
 ///

@@ -1,6 +1,7 @@
 //! Tidy tests: the architecture invariants of ARCHITECTURE.md, checked mechanically over the
 //! source tree so that they stay true.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -196,4 +197,210 @@ fn the_readme_opens_with_the_two_commands_and_ci_runs_the_test_one() {
         ci.lines().any(|l| l.trim() == "cargo xtask test"),
         ".ci/run must call cargo xtask test"
     );
+}
+
+/// A Rust identifier at the start of `s`.
+fn ident(s: &str) -> &str {
+    let end = s
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(s.len());
+    &s[..end]
+}
+
+/// The first name of every path a `crate::` reference in `code` starts: `x` of
+/// `crate::x::y`, and `x`, `y` of `crate::{x::a, y}`.
+fn crate_paths(code: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        let before = code[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue; // `ratelab_crate::` or the like, not this crate's root.
+        }
+        let rest = &code[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 0usize;
+            let mut start = 0;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        names.push(ident(group[start..i].trim()).to_owned());
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        names.push(ident(group[start..i].trim()).to_owned());
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            names.push(ident(rest).to_owned());
+        }
+    }
+    names.retain(|n| !n.is_empty());
+    names
+}
+
+/// `text` with every `//` comment (doc comments included) removed: an intra-doc link is not
+/// a dependency.
+fn without_comments(text: &str) -> String {
+    text.lines()
+        .map(|l| l.find("//").map_or(l, |i| &l[..i]))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The core's top-level modules and, for each, the other top-level modules its code refers to
+/// through `crate::` (items the crate root re-exports count for the module that defines them),
+/// with the first file and line of each reference. Tests inside the modules count too.
+fn core_module_graph() -> BTreeMap<String, BTreeMap<String, String>> {
+    let src = root().join("crates/ratelab/src");
+    let lib = fs::read_to_string(src.join("lib.rs")).expect("lib.rs");
+    let lib = without_comments(&lib);
+    let mut graph: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    let mut reexported: BTreeMap<String, String> = BTreeMap::new();
+    for line in lib.lines().map(str::trim) {
+        if let Some(name) = line
+            .strip_prefix("pub mod ")
+            .or_else(|| line.strip_prefix("mod "))
+        {
+            graph.insert(ident(name).to_owned(), BTreeMap::new());
+        } else if let Some(path) = line.strip_prefix("pub use ") {
+            let module = ident(path);
+            let items = path[module.len()..].trim_start_matches("::");
+            for item in items.trim_matches(['{', '}', ';']).split(',') {
+                reexported.insert(ident(item.trim()).to_owned(), module.to_owned());
+            }
+        }
+    }
+    assert!(graph.len() > 5, "no modules parsed from lib.rs");
+    for file in rust_files(&src) {
+        let relative = file.strip_prefix(&src).expect("under src");
+        let first = relative
+            .components()
+            .next()
+            .expect("a path")
+            .as_os_str()
+            .to_string_lossy();
+        let from = first.trim_end_matches(".rs").to_owned();
+        if from == "lib" {
+            continue;
+        }
+        assert!(
+            graph.contains_key(&from),
+            "{} is not under a module lib.rs declares",
+            relative.display()
+        );
+        let text = fs::read_to_string(&file).expect("source");
+        for (n, line) in without_comments(&text).lines().enumerate() {
+            for name in crate_paths(line) {
+                let to = if graph.contains_key(&name) {
+                    name
+                } else if let Some(module) = reexported.get(&name) {
+                    module.clone()
+                } else {
+                    panic!(
+                        "{}:{}: crate::{name} is neither a module nor re-exported by lib.rs",
+                        relative.display(),
+                        n + 1
+                    );
+                };
+                if to != from {
+                    let place = format!("{}:{}", relative.display(), n + 1);
+                    graph
+                        .get_mut(&from)
+                        .expect("a module")
+                        .entry(to)
+                        .or_insert(place);
+                }
+            }
+        }
+    }
+    graph
+}
+
+/// A cycle in `graph`, as the modules along it (the first repeated at the end), if any.
+fn find_cycle(graph: &BTreeMap<String, BTreeMap<String, String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeMap<String, String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == node) {
+            let mut cycle = path[at..].to_vec();
+            cycle.push(node.to_owned());
+            return Some(cycle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_owned());
+        for next in graph.get(node).into_iter().flat_map(BTreeMap::keys) {
+            if let Some(cycle) = visit(next, graph, path, done) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        done.insert(node.to_owned());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|node| visit(node, graph, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn the_core_modules_depend_on_each_other_without_a_cycle() {
+    let graph = core_module_graph();
+    assert!(
+        graph.values().map(BTreeMap::len).sum::<usize>() > 10,
+        "too few references parsed: {graph:?}"
+    );
+    if let Some(cycle) = find_cycle(&graph) {
+        let edges: Vec<String> = cycle
+            .windows(2)
+            .map(|w| format!("{} uses {} at {}", w[0], w[1], graph[&w[0]][&w[1]]))
+            .collect();
+        panic!(
+            "the core's modules form a cycle: {}\n{}",
+            cycle.join(" -> "),
+            edges.join("\n")
+        );
+    }
+}
+
+#[test]
+fn the_module_graph_reads_grouped_paths_and_finds_a_cycle() {
+    assert_eq!(
+        crate_paths("use crate::{a::B, c, d::{e, f}};"),
+        ["a", "c", "d"]
+    );
+    assert_eq!(
+        crate_paths("x = crate::time::SECOND; my_crate::z"),
+        ["time"]
+    );
+    let graph: BTreeMap<String, BTreeMap<String, String>> = [
+        ("a", vec!["b"]),
+        ("b", vec!["c"]),
+        ("c", vec!["a"]),
+        ("d", vec![]),
+    ]
+    .into_iter()
+    .map(|(k, v)| {
+        (
+            k.to_owned(),
+            v.into_iter()
+                .map(|t| (t.to_owned(), String::new()))
+                .collect(),
+        )
+    })
+    .collect();
+    assert_eq!(find_cycle(&graph).expect("a cycle"), ["a", "b", "c", "a"]);
+    let mut acyclic = graph.clone();
+    acyclic.get_mut("c").expect("c").clear();
+    assert_eq!(find_cycle(&acyclic), None);
 }

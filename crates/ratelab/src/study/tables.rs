@@ -1,291 +1,18 @@
-//! The study behind "The Rule Was the Strict Part", as data: a plan of independent jobs (each a
-//! scenario), and the tables assembled from their results. Callers run the jobs however they
-//! like (threads in the CLI, workers in the page); the tables do not depend on the order or on
-//! how many ran at once, because every job carries its own seed.
+//! The study's tables, comparisons and plots, assembled from its jobs' results in any order
+//! and any completeness.
 
-use crate::error::Error;
-use crate::optimum::{check_optimality, OptimalityCheck};
-use crate::rng::{splitmix64, Rng, Stream};
-use crate::sim::{mean_se, simulate_run, RunStats, Scenario};
-use crate::spec::{LimiterSpec, TrafficSpec};
+use super::experiments::{
+    obeying_bucket, split_bucket, split_log, JobKind, BIG_BURSTS, BUCKET_50, BUCKET_75, COUNTER,
+    GCRA, GCRA_TWIN, LIMITERS, LOADS, LOAD_30, LOAD_80, OBEYING_LOG, OBEYING_RATES, PAGE_LOADS,
+    RETRY_FORGETTING, RETRY_RATES, RETRY_RECORDING, RETRY_TRIES, SERVERS, SERVERS_10, SHAPES,
+    SLIDING_LOG, SMALL_BURSTS, SPLIT_SHAPES, STEADY, SWC_ALONE, THEORY_FIXED, THEORY_LOG,
+};
+use super::plan::{Job, JobResult, StudyConfig};
+use crate::sim::{mean_se, RunStats};
+use crate::spec::LimiterSpec;
 use crate::theory;
 use crate::time::{MINUTE, MS};
 use serde::{Deserialize, Serialize};
-
-/// The study's size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StudyConfig {
-    /// Runs per cell (the essay: 20).
-    pub runs: u32,
-    /// Minutes per run of honest traffic (the essay: 2,000).
-    pub minutes: u64,
-    /// The seed every job's seed is derived from.
-    pub seed: u64,
-}
-
-impl StudyConfig {
-    /// The essay's size.
-    pub const FULL: StudyConfig = StudyConfig {
-        runs: 20,
-        minutes: 2_000,
-        seed: 1,
-    };
-    /// A size that runs in a few seconds, for workshops and tests.
-    pub const QUICK: StudyConfig = StudyConfig {
-        runs: 5,
-        minutes: 200,
-        seed: 1,
-    };
-}
-
-/// The honest traffic shapes, in table order.
-pub const SHAPES: [&str; 5] = [
-    "steady",
-    "small-bursts",
-    "page-loads",
-    "big-bursts",
-    "on-off",
-];
-/// The loads of the honest-client table.
-pub const LOADS: [f64; 4] = [0.3, 0.5, 0.8, 1.0];
-/// The limiters of the honest-client table (`gcra` has the default burst, one window's worth).
-pub const LIMITERS: [&str; 6] = [
-    "fixed-window",
-    "sliding-log",
-    "sliding-window-counter",
-    "token-bucket:burst=50",
-    "token-bucket:burst=75",
-    "gcra",
-];
-/// The check run beside every honest cell: a token bucket of GCRA's burst, which must admit
-/// exactly what GCRA admits in every run.
-const TWIN: &str = "token-bucket:burst=100";
-/// Refill rates (per minute) searched for the best bucket that never breaks the rule.
-const OBEYING_RATES: [u64; 10] = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
-/// Client rates (per minute) and tries of the retry-lockout grid.
-const RETRY_RATES: [u64; 5] = [10, 20, 25, 30, 40];
-const RETRY_TRIES: [u32; 5] = [2, 4, 6, 8, 12];
-/// Server counts of the split experiment.
-const SERVERS: [u32; 4] = [1, 4, 10, 20];
-
-/// What a job is for, so its result can be put in the right table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum JobKind {
-    /// One cell of the honest-client table.
-    Honest {
-        /// Index into [`SHAPES`].
-        shape: usize,
-        /// Index into [`LOADS`].
-        load: usize,
-    },
-    /// Every limiter under the flood from the worst moment.
-    Attacker,
-    /// The sliding-window counter under a flood from each of 51 offsets.
-    SwcOffset {
-        /// 0..=50.
-        index: u64,
-    },
-    /// The candidate rule-obeying buckets for one shape, at 80% load.
-    Obeying {
-        /// Index into [`SHAPES`].
-        shape: usize,
-    },
-    /// One cell of the retry grid.
-    Retry {
-        /// Client rate per minute.
-        rate: u64,
-        /// Tries per request.
-        tries: u32,
-    },
-    /// The split experiment for one shape at 80%.
-    Split {
-        /// Index into [`SHAPES`] (steady or page loads).
-        shape: usize,
-    },
-    /// The sliding log and the fixed window against theory at one load.
-    Theory {
-        /// 0.8, 1.0 or 1.2.
-        load: f64,
-    },
-    /// Greedy against the brute-force optimum on small cases.
-    Optimality,
-}
-
-/// One independent piece of the study.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Job {
-    /// Which table it feeds.
-    pub kind: JobKind,
-    /// Its scenario (unused by [`JobKind::Optimality`]).
-    pub scenario: Scenario,
-}
-
-/// The result of a job: per run, per limiter.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct JobResult {
-    /// `runs[r][i]`: limiter `i` in run `r`.
-    pub runs: Vec<Vec<RunStats>>,
-    /// Set for the optimality job.
-    pub optimality: Option<OptimalityCheck>,
-}
-
-fn specs(texts: &[&str]) -> Result<Vec<LimiterSpec>, Error> {
-    texts.iter().map(|t| LimiterSpec::parse(t)).collect()
-}
-
-/// Keeps only the honest-client table's jobs of a plan (`--only honest`, and the page's
-/// matching option); [`assemble`] then gives that table alone.
-pub fn keep_honest(jobs: &mut Vec<Job>) {
-    jobs.retain(|j| matches!(j.kind, JobKind::Honest { .. }));
-}
-
-/// Every job of the study at `config`'s size, in a fixed order.
-pub fn plan(config: StudyConfig) -> Result<Vec<Job>, Error> {
-    let base = |limiters: Vec<LimiterSpec>,
-                traffic: &str,
-                minutes: u64,
-                salt: u64|
-     -> Result<Scenario, Error> {
-        Ok(Scenario {
-            limiters,
-            traffic: TrafficSpec::parse(traffic)?,
-            limit: 100,
-            window: MINUTE,
-            duration: minutes * MINUTE,
-            runs: config.runs,
-            seed: splitmix64(config.seed ^ splitmix64(salt)),
-        })
-    };
-    let mut jobs = Vec::new();
-    let mut all = LIMITERS.to_vec();
-    all.push(TWIN);
-    for (s, shape) in SHAPES.iter().enumerate() {
-        for (l, load) in LOADS.iter().enumerate() {
-            let scenario = base(
-                specs(&all)?,
-                &format!("{shape}:load={load}"),
-                config.minutes,
-                (s * 10 + l) as u64,
-            )?;
-            jobs.push(Job {
-                kind: JobKind::Honest { shape: s, load: l },
-                scenario,
-            });
-        }
-    }
-    let mut attack = base(specs(&LIMITERS)?, "flood:start=worst", 10, 100)?;
-    attack.runs = 1;
-    jobs.push(Job {
-        kind: JobKind::Attacker,
-        scenario: attack,
-    });
-    for index in 0..=50u64 {
-        let offset = index * (MINUTE - 100 * MS) / 50 / MS;
-        let mut s = base(
-            specs(&["sliding-window-counter"])?,
-            &format!("flood:start={offset}ms"),
-            10,
-            200 + index,
-        )?;
-        s.runs = 1;
-        jobs.push(Job {
-            kind: JobKind::SwcOffset { index },
-            scenario: s,
-        });
-    }
-    let mut obeying = vec!["sliding-log".to_owned()];
-    obeying.extend(
-        OBEYING_RATES
-            .iter()
-            .map(|r| format!("token-bucket:burst={},rate={r}/1min", 101 - r)),
-    );
-    let obeying: Vec<&str> = obeying.iter().map(String::as_str).collect();
-    for (s, shape) in SHAPES.iter().enumerate() {
-        let scenario = base(
-            specs(&obeying)?,
-            &format!("{shape}:load=0.8"),
-            config.minutes,
-            300 + s as u64,
-        )?;
-        jobs.push(Job {
-            kind: JobKind::Obeying { shape: s },
-            scenario,
-        });
-    }
-    for &rate in &RETRY_RATES {
-        for &tries in &RETRY_TRIES {
-            let traffic =
-                format!("retry:rate={rate}/1min,spike=200,at=5min,tries={tries},every=1s");
-            let scenario = base(
-                specs(&["sliding-log", "sliding-log:record-rejects=true"])?,
-                &traffic,
-                200,
-                400 + rate * 100 + u64::from(tries),
-            )?;
-            jobs.push(Job {
-                kind: JobKind::Retry { rate, tries },
-                scenario,
-            });
-        }
-    }
-    for shape in [0, 2] {
-        let mut split = Vec::new();
-        for k in SERVERS {
-            split.push(format!("sliding-log:servers={k}"));
-            split.push(format!("token-bucket:burst=100,servers={k}"));
-        }
-        let split: Vec<&str> = split.iter().map(String::as_str).collect();
-        let scenario = base(
-            specs(&split)?,
-            &format!("{}:load=0.8", SHAPES[shape]),
-            config.minutes,
-            500 + shape as u64,
-        )?;
-        jobs.push(Job {
-            kind: JobKind::Split { shape },
-            scenario,
-        });
-    }
-    for (i, load) in [0.8, 1.0, 1.2].into_iter().enumerate() {
-        let scenario = base(
-            specs(&["sliding-log", "fixed-window"])?,
-            &format!("steady:load={load}"),
-            config.minutes,
-            600 + i as u64,
-        )?;
-        jobs.push(Job {
-            kind: JobKind::Theory { load },
-            scenario,
-        });
-    }
-    let scenario = base(specs(&["sliding-log"])?, "steady", 1, 700)?;
-    jobs.push(Job {
-        kind: JobKind::Optimality,
-        scenario,
-    });
-    for job in &jobs {
-        job.scenario.validate()?;
-    }
-    Ok(jobs)
-}
-
-/// Runs one job.
-pub fn run_job(job: &Job) -> Result<JobResult, Error> {
-    if job.kind == JobKind::Optimality {
-        let mut rng = Rng::new(job.scenario.seed, 0, Stream::Cases);
-        return Ok(JobResult {
-            runs: Vec::new(),
-            optimality: Some(check_optimality(&mut rng, 3_000)),
-        });
-    }
-    let runs = (0..job.scenario.runs)
-        .map(|r| simulate_run(&job.scenario, r))
-        .collect::<Result<_, _>>()?;
-    Ok(JobResult {
-        runs,
-        optimality: None,
-    })
-}
 
 /// A mean over runs with its standard error.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -443,11 +170,11 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
             rows.push(row);
             for run in &r.runs {
                 twin_runs += 1;
-                twin_ok += u64::from(run[5].admitted == run[6].admitted);
+                twin_ok += u64::from(run[GCRA].admitted == run[GCRA_TWIN].admitted);
             }
-            let swc = served(r, 2).mean;
-            b50_wins += usize::from(served(r, 3).mean >= swc);
-            b75_wins += usize::from(served(r, 4).mean >= swc);
+            let swc = served(r, COUNTER).mean;
+            b50_wins += usize::from(served(r, BUCKET_50).mean >= swc);
+            b75_wins += usize::from(served(r, BUCKET_75).mean >= swc);
         }
     }
     tables.push(Table {
@@ -487,16 +214,16 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
 
     // Wrong decisions of the counter at 80%.
     let mut wrong_rows = Vec::new();
-    for (s, essay_wr, essay_wa) in [(0usize, 0.0006, 0.010), (2, 0.120, 0.081)] {
-        if let Some(r) = honest(s, 2) {
-            let decisions: u64 = r.runs.iter().map(|run| run[2].decisions).sum();
-            let wa: u64 = r.runs.iter().map(|run| run[2].wrong_admits).sum();
-            let wr: u64 = r.runs.iter().map(|run| run[2].wrong_rejects).sum();
+    for (s, essay_wr, essay_wa) in [(STEADY, 0.0006, 0.010), (PAGE_LOADS, 0.120, 0.081)] {
+        if let Some(r) = honest(s, LOAD_80) {
+            let decisions: u64 = r.runs.iter().map(|run| run[COUNTER].decisions).sum();
+            let wa: u64 = r.runs.iter().map(|run| run[COUNTER].wrong_admits).sum();
+            let wr: u64 = r.runs.iter().map(|run| run[COUNTER].wrong_rejects).sum();
             let per_run = |f: fn(&RunStats) -> u64| {
                 Estimate::of(
                     &r.runs
                         .iter()
-                        .map(|run| f(&run[2]) as f64 / run[2].decisions.max(1) as f64)
+                        .map(|run| f(&run[COUNTER]) as f64 / run[COUNTER].decisions.max(1) as f64)
                         .collect::<Vec<_>>(),
                 )
             };
@@ -535,14 +262,32 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
 
     // Essay points from the honest table.
     for (what, s, l, i, essay) in [
-        ("sliding log served, page loads at 80%", 2, 2, 1, 0.710),
-        ("sliding log served, page loads at 30%", 2, 0, 1, 0.91),
-        ("sliding log served, big bursts at 80%", 3, 2, 1, 0.562),
+        (
+            "sliding log served, page loads at 80%",
+            PAGE_LOADS,
+            LOAD_80,
+            SLIDING_LOG,
+            0.710,
+        ),
+        (
+            "sliding log served, page loads at 30%",
+            PAGE_LOADS,
+            LOAD_30,
+            SLIDING_LOG,
+            0.91,
+        ),
+        (
+            "sliding log served, big bursts at 80%",
+            BIG_BURSTS,
+            LOAD_80,
+            SLIDING_LOG,
+            0.562,
+        ),
         (
             "token bucket B = 50 served, big bursts at 80%",
-            3,
-            2,
-            3,
+            BIG_BURSTS,
+            LOAD_80,
+            BUCKET_50,
             0.542,
         ),
     ] {
@@ -555,11 +300,11 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
             });
         }
     }
-    if let Some(r) = honest(1, 2) {
+    if let Some(r) = honest(SMALL_BURSTS, LOAD_80) {
         comparisons.push(Comparison {
             what: "counter's busiest minute, small bursts at 80%".into(),
             essay: 142.0,
-            ours: busiest(r, 2),
+            ours: busiest(r, COUNTER),
             note: String::new(),
         });
     }
@@ -593,7 +338,7 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
             let offset = index * (MINUTE - 100 * MS) / 50 / MS * MS;
             swc_offsets.push((
                 offset as f64 / 1e6,
-                r.runs[0][0].busiest,
+                r.runs[0][SWC_ALONE].busiest,
                 theory::swc_flood_worst(100, MINUTE, offset, MS),
             ));
         }
@@ -613,18 +358,18 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
     let mut rows = Vec::new();
     for (s, shape) in SHAPES.iter().enumerate() {
         if let Some(r) = find(jobs, results, &JobKind::Obeying { shape: s }) {
-            let (best, share) = (1..=OBEYING_RATES.len())
-                .map(|i| (i, served(r, i)))
+            let (best, share) = (0..OBEYING_RATES.len())
+                .map(|k| (k, served(r, obeying_bucket(k))))
                 .max_by(|a, b| a.1.mean.total_cmp(&b.1.mean))
-                .unwrap_or((1, Estimate { mean: 0.0, se: 0.0 }));
-            let rate = OBEYING_RATES[best - 1];
+                .unwrap_or((0, Estimate { mean: 0.0, se: 0.0 }));
+            let rate = OBEYING_RATES[best];
             rows.push(vec![
                 shape.to_string(),
                 format!("B = {}, {rate}/min", 101 - rate),
                 pct(share),
-                pct(served(r, 0)),
+                pct(served(r, OBEYING_LOG)),
             ]);
-            if s == 2 {
+            if s == PAGE_LOADS {
                 comparisons.push(Comparison {
                     what: "best rule-obeying bucket served, page loads at 80%".into(),
                     essay: 0.598,
@@ -651,10 +396,10 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
                 rows.push(vec![
                     format!("{rate}/min"),
                     tries.to_string(),
-                    format!("{} of {}", locked(1), r.runs.len()),
-                    pct(served(r, 1)),
-                    format!("{} of {}", locked(0), r.runs.len()),
-                    pct(served(r, 0)),
+                    format!("{} of {}", locked(RETRY_RECORDING), r.runs.len()),
+                    pct(served(r, RETRY_RECORDING)),
+                    format!("{} of {}", locked(RETRY_FORGETTING), r.runs.len()),
+                    pct(served(r, RETRY_FORGETTING)),
                 ]);
             }
         }
@@ -668,39 +413,39 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
 
     // Splitting.
     let mut rows = Vec::new();
-    for shape in [0usize, 2] {
+    for shape in SPLIT_SHAPES {
         if let Some(r) = find(jobs, results, &JobKind::Split { shape }) {
             for (j, k) in SERVERS.iter().enumerate() {
                 rows.push(vec![
                     SHAPES[shape].to_string(),
                     k.to_string(),
-                    pct(served(r, 2 * j)),
-                    pct(served(r, 2 * j + 1)),
+                    pct(served(r, split_log(j))),
+                    pct(served(r, split_bucket(j))),
                 ]);
             }
-            if shape == 0 {
-                for (j, essay) in [(0, 0.996), (1, 0.950), (2, 0.879), (3, 0.802)] {
+            if shape == STEADY {
+                for (j, essay) in [0.996, 0.950, 0.879, 0.802].into_iter().enumerate() {
                     comparisons.push(Comparison {
                         what: format!(
                             "split sliding log served, steady at 80%, K = {}",
                             SERVERS[j]
                         ),
                         essay,
-                        ours: served(r, 2 * j),
+                        ours: served(r, split_log(j)),
                         note: String::new(),
                     });
                 }
                 comparisons.push(Comparison {
                     what: "split token buckets served, steady at 80%, K = 10".into(),
                     essay: 0.996,
-                    ours: served(r, 5),
+                    ours: served(r, split_bucket(SERVERS_10)),
                     note: String::new(),
                 });
             } else {
                 comparisons.push(Comparison {
                     what: "split sliding log served, page loads at 80%, K = 10".into(),
                     essay: 0.677,
-                    ours: served(r, 4),
+                    ours: served(r, split_log(SERVERS_10)),
                     note: String::new(),
                 });
             }
@@ -722,7 +467,7 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
     let mut rows = Vec::new();
     for load in [0.8, 1.0, 1.2] {
         if let Some(r) = find(jobs, results, &JobKind::Theory { load }) {
-            let (log, fw) = (served(r, 0), served(r, 1));
+            let (log, fw) = (served(r, THEORY_LOG), served(r, THEORY_FIXED));
             let (tl, tf) = (
                 theory::sliding_log_served(100, load),
                 theory::fixed_window_served(100, load),
@@ -796,8 +541,15 @@ fn plots(jobs: &[Job], results: &[Option<JobResult>]) -> Vec<Plot> {
         .map(|i| {
             let points = (0..LOADS.len())
                 .filter_map(|l| {
-                    find(jobs, results, &JobKind::Honest { shape: 2, load: l })
-                        .map(|r| (100.0 * LOADS[l], 100.0 * served(r, i).mean))
+                    find(
+                        jobs,
+                        results,
+                        &JobKind::Honest {
+                            shape: PAGE_LOADS,
+                            load: l,
+                        },
+                    )
+                    .map(|r| (100.0 * LOADS[l], 100.0 * served(r, i).mean))
                 })
                 .collect();
             (LIMITERS[i].to_string(), points)
@@ -817,7 +569,7 @@ fn plots(jobs: &[Job], results: &[Option<JobResult>]) -> Vec<Plot> {
                 .iter()
                 .filter_map(|&tries| {
                     find(jobs, results, &JobKind::Retry { rate, tries })
-                        .map(|r| (f64::from(tries), 100.0 * served(r, 1).mean))
+                        .map(|r| (f64::from(tries), 100.0 * served(r, RETRY_RECORDING).mean))
                 })
                 .collect();
             (format!("{rate}/min, rejects recorded"), points)
@@ -827,7 +579,7 @@ fn plots(jobs: &[Job], results: &[Option<JobResult>]) -> Vec<Plot> {
         .iter()
         .filter_map(|&tries| {
             find(jobs, results, &JobKind::Retry { rate: 25, tries })
-                .map(|r| (f64::from(tries), 100.0 * served(r, 0).mean))
+                .map(|r| (f64::from(tries), 100.0 * served(r, RETRY_FORGETTING).mean))
         })
         .collect();
     lines.push(("25/min, not recorded".into(), open));
@@ -839,13 +591,14 @@ fn plots(jobs: &[Job], results: &[Option<JobResult>]) -> Vec<Plot> {
         lines,
     });
     let mut lines = Vec::new();
-    for shape in [0usize, 2] {
+    for shape in SPLIT_SHAPES {
         if let Some(r) = find(jobs, results, &JobKind::Split { shape }) {
-            for (offset, name) in [(0, "sliding log"), (1, "token bucket")] {
+            let at = [split_log as fn(usize) -> usize, split_bucket];
+            for (at, name) in at.into_iter().zip(["sliding log", "token bucket"]) {
                 let points = SERVERS
                     .iter()
                     .enumerate()
-                    .map(|(j, &k)| (f64::from(k), 100.0 * served(r, 2 * j + offset).mean))
+                    .map(|(j, &k)| (f64::from(k), 100.0 * served(r, at(j)).mean))
                     .collect();
                 lines.push((format!("{name}, {}", SHAPES[shape]), points));
             }
@@ -859,130 +612,4 @@ fn plots(jobs: &[Job], results: &[Option<JobResult>]) -> Vec<Plot> {
         lines,
     });
     out
-}
-
-impl Table {
-    /// The table as CSV (fields quoted where needed).
-    pub fn csv(&self) -> String {
-        let field = |s: &str| {
-            if s.contains([',', '"', '\n']) {
-                format!("\"{}\"", s.replace('"', "\"\""))
-            } else {
-                s.to_owned()
-            }
-        };
-        let line =
-            |cells: &[String]| cells.iter().map(|c| field(c)).collect::<Vec<_>>().join(",") + "\n";
-        let mut out = line(&self.header);
-        for row in &self.rows {
-            out += &line(row);
-        }
-        out
-    }
-
-    /// The table as Markdown, with its title as a heading.
-    pub fn markdown(&self) -> String {
-        let cell = |s: &str| s.replace('|', "\\|");
-        let mut out = format!(
-            "### {}\n\n| {} |\n|{}|\n",
-            self.title,
-            self.header
-                .iter()
-                .map(|h| cell(h))
-                .collect::<Vec<_>>()
-                .join(" | "),
-            vec![" --- "; self.header.len()].join("|")
-        );
-        for row in &self.rows {
-            out += &format!(
-                "| {} |\n",
-                row.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
-            );
-        }
-        out
-    }
-}
-
-impl StudyReport {
-    /// REPRODUCTION.md: every essay number the study covers beside ratelab's.
-    pub fn reproduction(&self) -> String {
-        let mut out = format!(
-            "# Reproduction of \"The Rule Was the Strict Part\"\n\nratelab study at {} runs × {} minutes, seed {}. Shares are fractions (0.710 is 71.0%).\nDifferences beyond 3 standard errors are explained in the note column.\n\n| what | essay | ratelab ± SE | difference (SE) | note |\n| --- | --- | --- | --- | --- |\n",
-            self.config.runs, self.config.minutes, self.config.seed
-        );
-        for c in &self.comparisons {
-            let z = c.z();
-            let within_rounding = (c.ours.mean - c.essay).abs() <= c.rounding();
-            let note = match z {
-                Some(z) if z.abs() > 3.0 && within_rounding => {
-                    "within the essay's rounding of its last digit".to_owned()
-                }
-                Some(z) if z.abs() > 3.0 && c.note.is_empty() => {
-                    "beyond 3 SE: see the notes below".to_owned()
-                }
-                _ => c.note.clone(),
-            };
-            out += &format!(
-                "| {} | {} | {:.4} ± {:.4} | {} | {} |\n",
-                c.what,
-                c.essay,
-                c.ours.mean,
-                c.ours.se,
-                z.map_or("-".into(), |z| format!("{z:+.1}")),
-                note
-            );
-        }
-        out += NOTES;
-        out
-    }
-}
-
-/// Why some numbers differ, for REPRODUCTION.md.
-const NOTES: &str = "
-## Notes
-
-- **Traffic shapes.** The essay describes its shapes in words only. ratelab uses Poisson group
-  starts, geometric group sizes (means 5, 20, 50) spread uniformly over 1 s, 1 s and 2 s, and an
-  on/off client with Pareto (α = 1.5, mean 30 s) active periods, busy 20% of the time. Numbers
-  that depend on the exact burst distribution (the honest-client table, the B = 50 count) can
-  differ by more than their standard error for that reason alone.
-- **Splitting.** The essay routes \"at random\" without saying how; ratelab draws each request's
-  server from its own PCG stream, uniformly. A difference at K = 20 of about a tenth of a point
-  is within what a different routing draw (per request or per burst) would change.
-- **The weakened greedy** here is the sliding log that records its rejects; the essay does not
-  say which weakening it used, so the count of cases it loses is not comparable.
-- **The window** is half-open, (t − W, t]; the essay's token-bucket worst case B + 99 is exactly
-  this convention's B + L − 1.
-";
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_plan_validates_and_has_every_experiment() {
-        let jobs = plan(StudyConfig {
-            runs: 2,
-            minutes: 20,
-            seed: 1,
-        })
-        .expect("valid plan");
-        let count = |f: fn(&JobKind) -> bool| jobs.iter().filter(|j| f(&j.kind)).count();
-        assert_eq!(count(|k| matches!(k, JobKind::Honest { .. })), 20);
-        assert_eq!(count(|k| matches!(k, JobKind::SwcOffset { .. })), 51);
-        assert_eq!(count(|k| matches!(k, JobKind::Retry { .. })), 25);
-        assert_eq!(count(|k| *k == JobKind::Optimality), 1);
-    }
-
-    #[test]
-    fn csv_and_markdown_escape_their_fields() {
-        let t = Table {
-            id: "x".into(),
-            title: "T".into(),
-            header: vec!["a".into(), "b".into()],
-            rows: vec![vec!["1,5".into(), "x|y".into()]],
-        };
-        assert_eq!(t.csv(), "a,b\n\"1,5\",x|y\n");
-        assert!(t.markdown().contains("| 1,5 | x\\|y |"));
-    }
 }

@@ -1,25 +1,18 @@
-//! The simulator: one scenario in, one report out.
-//!
-//! For every run, one arrival stream is generated from the scenario's seed and fed, chunk by
-//! chunk, to every limiter, so all limiters see exactly the same arrivals and the stream is
-//! never held in full. A retrying client is the exception: it reacts to decisions, so each
-//! limiter gets its own client, built from the same seed, and sees the same first tries.
+//! The scenario: everything that determines a simulation, the ranges it is checked against,
+//! its validation, its arrivals and limiters, and the bound on the memory it needs.
 
-use crate::audit::Auditor;
 use crate::error::Error;
-use crate::histogram::Histogram;
+use crate::import::MAX_REPLAY;
 use crate::limiter::{
-    Decide, Decision, FixedWindow, Gcra, LeakyBucket, LeakyMode, Limiter, Rate, SlidingLog,
-    SlidingWindowCounter, Split, TokenBucket,
+    FixedWindow, Gcra, LeakyBucket, LeakyMode, Limiter, Rate, SlidingLog, SlidingWindowCounter,
+    Split, TokenBucket,
 };
-use crate::ring::TimeRing;
 use crate::rng::{Rng, Stream};
 use crate::spec::{LimiterKind, LimiterSpec, TrafficSpec};
 use crate::theory;
 use crate::time::{format_duration, Micros, MINUTE, MS};
-use crate::traffic::{Arrivals, Groups, OnOff, Poisson};
+use crate::traffic::{Arrivals, FloodStart, Groups, OnOff, Poisson, RetryClient};
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 /// Everything that determines a simulation. Same scenario, same report, on every target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -64,10 +57,6 @@ pub const MINUTES_RANGE: (u64, u64) = (1, 100_000);
 pub const RUNS_RANGE: (u64, u64) = (1, 100_000);
 /// The most decisions one scenario may ask for (about a minute of work on a laptop core).
 pub const MAX_DECISIONS: f64 = 1e10;
-/// The most replayed timestamps: 8 bytes each while simulated, 16 while a file is read into
-/// them (the importer's list and the shared copy), so that reading the largest stays within
-/// [`MEMORY_BUDGET`].
-pub const MAX_REPLAY: usize = 25_000_000;
 /// The most memory a scenario may need, by [`Scenario::memory`]'s bound: 512 MB.
 pub const MEMORY_BUDGET: u64 = 512 << 20;
 /// The latest time, in µs from a run's start, that any arrival, retry or window end of an
@@ -80,6 +69,27 @@ pub const MAX_TIME: Micros = (1 << 53) - 1;
 pub const CHUNK: usize = 1024;
 
 impl Scenario {
+    /// The retrying client of run `run` (`None` unless the traffic retries).
+    pub fn retry_client(&self, run: u32) -> Option<RetryClient> {
+        let TrafficSpec::Retry {
+            spike,
+            at,
+            tries,
+            every,
+            ..
+        } = self.traffic
+        else {
+            return None;
+        };
+        Some(RetryClient::new(
+            self.arrivals(run),
+            spike,
+            at,
+            tries,
+            every,
+        ))
+    }
+
     /// Checks everything before any work starts: ranges, that every limiter can be built, and
     /// that the scenario is not too large.
     pub fn validate(&self) -> Result<(), Error> {
@@ -243,7 +253,7 @@ impl Scenario {
     fn validate_traffic(&self) -> Result<(), Error> {
         match &self.traffic {
             TrafficSpec::Flood { start, every, .. } => {
-                if let crate::spec::FloodStart::Offset(s) = start {
+                if let FloodStart::Offset(s) = start {
                     if *s >= self.window {
                         return Err(Error::invalid(
                             "flood: start",
@@ -652,541 +662,69 @@ pub fn format_bytes(bytes: u64) -> String {
     }
 }
 
-/// What one limiter did in one run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RunStats {
-    /// Requests offered (retries not counted again).
-    pub offered: u64,
-    /// Requests admitted.
-    pub admitted: u64,
-    /// Decisions made (retries included).
-    pub decisions: u64,
-    /// The busiest trailing window.
-    pub busiest: u64,
-    /// Where that window ends.
-    pub busiest_at: Micros,
-    /// Admissions the literal rule would have rejected.
-    pub wrong_admits: u64,
-    /// Rejections the literal rule would have admitted.
-    pub wrong_rejects: u64,
-    /// Queueing delays of admitted requests (queueing limiters only), to the histogram's
-    /// precision (exact below 256 µs, within 0.8% above).
-    pub delays: Histogram,
-}
-
-impl RunStats {
-    /// The share of offered requests admitted, if any were offered.
-    pub fn served_share(&self) -> Option<f64> {
-        (self.offered > 0).then(|| self.admitted as f64 / self.offered as f64)
-    }
-}
-
-/// Per-decision detail of one run of one limiter, for plots.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Trace {
-    /// Arrival times of all decisions, in order.
-    pub times: Vec<Micros>,
-    /// Whether each was admitted.
-    pub admitted: Vec<bool>,
-    /// When each admitted request left (its arrival, unless it queued).
-    pub released: Vec<Micros>,
-    /// Audited admissions: when each was let through.
-    pub window_times: Vec<Micros>,
-    /// The trailing-window count just after each audited admission.
-    pub window_counts: Vec<u64>,
-}
-
-impl Trace {
-    /// An empty trace with room for `n` decisions (and as many admissions).
-    pub fn with_capacity(n: usize) -> Self {
-        Trace {
-            times: Vec::with_capacity(n),
-            admitted: Vec::with_capacity(n),
-            released: Vec::with_capacity(n),
-            window_times: Vec::with_capacity(n),
-            window_counts: Vec::with_capacity(n),
-        }
-    }
-}
-
-/// A limiter with its auditor and tallies: one lane of a run.
-#[derive(Debug)]
-struct Lane {
-    limiter: Limiter,
-    audit: Auditor,
-    queue: Option<TimeRing>,
-    stats: RunStats,
-    trace: Option<Trace>,
-}
-
-impl Lane {
-    fn new(limiter: Limiter, scenario: &Scenario) -> Self {
-        let queue = limiter.delays().then(TimeRing::default);
-        Lane {
-            limiter,
-            audit: Auditor::new(scenario.limit, scenario.window),
-            queue,
-            stats: RunStats::default(),
-            trace: None,
-        }
-    }
-
-    /// Decides a chunk of new requests: the hot loop.
-    fn run_chunk(&mut self, times: &[Micros]) {
-        if self.queue.is_some() || self.trace.is_some() {
-            for &t in times {
-                self.step(t);
-            }
-            self.stats.offered += times.len() as u64;
-            return;
-        }
-        let admitted = decide_and_audit(&mut self.limiter, &mut self.audit, times);
-        self.stats.offered += times.len() as u64;
-        self.stats.admitted += admitted;
-    }
-
-    /// Decides one request (new or a retry); returns whether it was admitted.
-    fn step(&mut self, t: Micros) -> bool {
-        let decision = self.limiter.decide(t);
-        match (decision, self.queue.as_mut()) {
-            (Decision::Admit { at }, Some(queue)) => {
-                queue.push(at);
-                self.stats.delays.record(at - t);
-            }
-            (Decision::Admit { .. }, None) => {
-                let seen = self.audit.admit(t);
-                if let Some(trace) = &mut self.trace {
-                    trace.window_times.push(t);
-                    trace.window_counts.push(seen.in_window + 1);
-                }
-            }
-            (Decision::Reject, _) => {
-                self.release_through(t);
-                self.audit.reject(t);
-            }
-        }
-        let admitted = decision.admitted();
-        self.stats.admitted += u64::from(admitted);
-        if let Some(trace) = &mut self.trace {
-            trace.times.push(t);
-            trace.admitted.push(admitted);
-            trace.released.push(match decision {
-                Decision::Admit { at } => at,
-                Decision::Reject => t,
-            });
-        }
-        admitted
-    }
-
-    /// Audits the queued requests that have left by `t`.
-    fn release_through(&mut self, t: Micros) {
-        if let Some(queue) = &mut self.queue {
-            while queue.front().is_some_and(|d| d <= t) {
-                let d = queue.pop_front().unwrap_or(t);
-                let seen = self.audit.admit(d);
-                if let Some(trace) = &mut self.trace {
-                    trace.window_times.push(d);
-                    trace.window_counts.push(seen.in_window + 1);
-                }
-            }
-        }
-    }
-
-    fn finish(mut self) -> (RunStats, Option<Trace>) {
-        self.release_through(Micros::MAX);
-        let a = &self.audit;
-        self.stats.decisions = a.decisions;
-        self.stats.busiest = a.busiest;
-        self.stats.busiest_at = a.busiest_at;
-        self.stats.wrong_admits = a.wrong_admits;
-        self.stats.wrong_rejects = a.wrong_rejects;
-        (self.stats, self.trace)
-    }
-}
-
-/// Decides a chunk of arrivals and audits each decision at its arrival time; returns how many
-/// were admitted. The limiter's kind is matched once per chunk, so each kind gets a loop of
-/// its own. (A queueing limiter's admissions belong at their departures: [`simulate_run`]
-/// audits those one by one.)
-pub fn decide_and_audit(limiter: &mut Limiter, audit: &mut Auditor, times: &[Micros]) -> u64 {
-    match limiter {
-        Limiter::FixedWindow(l) => audit.decide_chunk(times, |t| l.admit(t)),
-        Limiter::SlidingLog(l) => audit.decide_chunk(times, |t| l.admit(t)),
-        Limiter::SlidingWindowCounter(l) => audit.decide_chunk(times, |t| l.admit(t)),
-        Limiter::TokenBucket(l) => audit.decide_chunk(times, |t| l.admit(t)),
-        Limiter::Gcra(l) => audit.decide_chunk(times, |t| l.admit(t)),
-        Limiter::LeakyBucket(l) => audit.decide_chunk(times, |t| l.admit(t)),
-        Limiter::Split(l) => audit.decide_chunk(times, |t| l.admit(t)),
-    }
-}
-
-/// A retrying client: first tries from the scenario's stream plus a spike; every rejected
-/// try comes back `every` later until it has had `tries` tries. The simulator tells it each
-/// decision at once; `ratelab probe` tells it what a real limiter answered.
-#[derive(Debug, Clone)]
-pub struct RetryClient {
-    first: Arrivals,
-    next_first: Option<Micros>,
-    spike_left: u64,
-    spike_at: Micros,
-    retries: VecDeque<(Micros, u32)>,
-    tries: u32,
-    every: Micros,
-}
-
-impl RetryClient {
-    /// The client of run `run` of a scenario with retrying traffic (`None` for other traffic).
-    pub fn new(scenario: &Scenario, run: u32) -> Option<Self> {
-        let TrafficSpec::Retry {
-            spike,
-            at,
-            tries,
-            every,
-            ..
-        } = scenario.traffic
-        else {
-            return None;
-        };
-        let mut first = scenario.arrivals(run);
-        Some(RetryClient {
-            next_first: first.next(),
-            first,
-            spike_left: spike,
-            spike_at: at,
-            retries: VecDeque::new(),
-            tries,
-            every,
-        })
-    }
-
-    /// When the next try comes, without taking it.
-    pub fn peek(&self) -> Option<Micros> {
-        let retry = self.retries.front().map(|r| r.0);
-        let spike = (self.spike_left > 0).then_some(self.spike_at);
-        [retry, spike, self.next_first].into_iter().flatten().min()
-    }
-
-    /// The gap between a rejected try and the next.
-    pub fn every(&self) -> Micros {
-        self.every
-    }
-
-    /// The next try: its time, which try it is (1 for new requests). Ties go to retries,
-    /// then the spike, then the steady stream.
-    #[allow(clippy::should_implement_trait)]
-    pub fn next(&mut self) -> Option<(Micros, u32)> {
-        let retry = self.retries.front().map(|r| r.0);
-        let spike = (self.spike_left > 0).then_some(self.spike_at);
-        let candidates = [retry, spike, self.next_first];
-        let (which, t) = candidates
-            .iter()
-            .enumerate()
-            .filter_map(|(i, t)| t.map(|t| (i, t)))
-            .min_by_key(|&(i, t)| (t, i))?;
-        Some(match which {
-            0 => self.retries.pop_front().unwrap_or((t, 1)),
-            1 => {
-                self.spike_left -= 1;
-                (t, 1)
-            }
-            _ => {
-                self.next_first = self.first.next();
-                (t, 1)
-            }
-        })
-    }
-
-    /// Try `attempt` at `t` was rejected: it comes back `every` later unless it was the last.
-    /// Rejections must be reported in the order of their times (the simulator does);
-    /// one out of order is put in its place.
-    pub fn rejected(&mut self, t: Micros, attempt: u32) {
-        if attempt < self.tries {
-            let retry = (t + self.every, attempt + 1);
-            let at = self.retries.partition_point(|r| r.0 <= retry.0);
-            self.retries.insert(at, retry);
-        }
-    }
-}
-
-/// Runs run `run` of the scenario for every limiter. The scenario must have been validated.
-pub fn simulate_run(scenario: &Scenario, run: u32) -> Result<Vec<RunStats>, Error> {
-    let mut lanes = Vec::with_capacity(scenario.limiters.len());
-    for spec in &scenario.limiters {
-        lanes.push(Lane::new(scenario.build_limiter(spec, run)?, scenario));
-    }
-    if scenario.traffic.closed_loop() {
-        return Ok(lanes
-            .into_iter()
-            .map(|lane| run_closed_loop(scenario, run, lane).0)
-            .collect());
-    }
-    let mut arrivals = scenario.arrivals(run);
-    let mut chunk = Vec::with_capacity(CHUNK);
-    loop {
-        let more = arrivals.fill(&mut chunk, CHUNK);
-        for lane in &mut lanes {
-            lane.run_chunk(&chunk);
-        }
-        if !more {
-            break;
-        }
-    }
-    Ok(lanes.into_iter().map(|lane| lane.finish().0).collect())
-}
-
-fn run_closed_loop(scenario: &Scenario, run: u32, mut lane: Lane) -> (RunStats, Option<Trace>) {
-    if let Some(mut client) = RetryClient::new(scenario, run) {
-        while let Some((t, attempt)) = client.next() {
-            lane.stats.offered += u64::from(attempt == 1);
-            if !lane.step(t) {
-                client.rejected(t, attempt);
-            }
-        }
-    }
-    lane.finish()
-}
-
-/// Every decision of run `run` of limiter `index`, for plots.
-pub fn trace(scenario: &Scenario, index: usize, run: u32) -> Result<(RunStats, Trace), Error> {
-    let spec = scenario.limiters.get(index).ok_or_else(|| {
-        Error::invalid(
-            "limiter index",
-            &index.to_string(),
-            "an index into the scenario's limiters",
-        )
-    })?;
-    let mut lane = Lane::new(scenario.build_limiter(spec, run)?, scenario);
-    let (stats, trace) = if scenario.traffic.closed_loop() {
-        lane.trace = Some(Trace::default());
-        run_closed_loop(scenario, run, lane)
-    } else {
-        // Counted first, so that each of the trace's lists is allocated once at its final
-        // size: grown by doubling, a long trace left holes of every size behind it, and in the
-        // page a later run's trace of the same length then needed fresh memory.
-        lane.trace = Some(Trace::with_capacity(scenario.arrivals(run).count()));
-        let mut arrivals = scenario.arrivals(run);
-        let mut chunk = Vec::with_capacity(CHUNK);
-        loop {
-            let more = arrivals.fill(&mut chunk, CHUNK);
-            lane.run_chunk(&chunk);
-            if !more {
-                break;
-            }
-        }
-        lane.finish()
-    };
-    Ok((stats, trace.unwrap_or_default()))
-}
-
-/// One limiter's results over all runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LimiterReport {
-    /// The spec as given.
-    pub limiter: String,
-    /// Requests offered, over all runs.
-    pub offered: u64,
-    /// Requests admitted, over all runs.
-    pub admitted: u64,
-    /// Decisions, over all runs (retries included).
-    pub decisions: u64,
-    /// Mean over runs of the share served.
-    pub served_share: Option<f64>,
-    /// Its standard error (runs ≥ 2).
-    pub served_share_se: Option<f64>,
-    /// The busiest trailing window of any run.
-    pub busiest_window_max: u64,
-    /// The busiest trailing window, averaged over runs.
-    pub busiest_window_mean: f64,
-    /// Wrong admits as a fraction of decisions.
-    pub wrong_admits: f64,
-    /// Wrong rejects as a fraction of decisions.
-    pub wrong_rejects: f64,
-    /// The theoretical worst window for this limiter under any traffic, where one is known.
-    pub bound: Option<u64>,
-    /// Median queueing delay (queueing limiters), µs: nearest rank, to the delay histogram's
-    /// precision (exact below 256 µs; above, at most 0.8% below the exact value).
-    pub delay_p50_us: Option<Micros>,
-    /// 99th percentile queueing delay (queueing limiters), µs, to the same precision.
-    pub delay_p99_us: Option<Micros>,
-}
-
-/// What a scenario produced.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Report {
-    /// One entry per limiter, in scenario order.
-    pub results: Vec<LimiterReport>,
-}
-
-impl Report {
-    /// Combines per-run results (`runs[r][i]` is limiter `i` in run `r`).
-    pub fn from_runs(scenario: &Scenario, runs: &[Vec<RunStats>]) -> Report {
-        let results = scenario
-            .limiters
-            .iter()
-            .enumerate()
-            .map(|(i, spec)| {
-                let stats: Vec<&RunStats> = runs.iter().map(|r| &r[i]).collect();
-                summarize(scenario, spec, &stats)
-            })
-            .collect();
-        Report { results }
-    }
-
-    /// A 64-bit digest of every number in the report (FNV-1a over their bits), for comparing
-    /// runs across targets.
-    pub fn digest(&self) -> u64 {
-        let mut h = Fnv::default();
-        for r in &self.results {
-            h.bytes(r.limiter.as_bytes());
-            for v in [r.offered, r.admitted, r.decisions, r.busiest_window_max] {
-                h.u64(v);
-            }
-            for v in [r.served_share, r.served_share_se] {
-                h.u64(v.map_or(u64::MAX, f64::to_bits));
-            }
-            for v in [r.busiest_window_mean, r.wrong_admits, r.wrong_rejects] {
-                h.u64(v.to_bits());
-            }
-            for v in [r.bound, r.delay_p50_us, r.delay_p99_us] {
-                h.u64(v.unwrap_or(u64::MAX));
-            }
-        }
-        h.0
-    }
-}
-
-#[derive(Debug)]
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv {
-    fn bytes(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        self.bytes_end();
-    }
-
-    fn bytes_end(&mut self) {
-        self.0 = (self.0 ^ 0xff).wrapping_mul(0x0100_0000_01b3);
-    }
-
-    fn u64(&mut self, v: u64) {
-        for b in v.to_le_bytes() {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-}
-
-/// Mean and standard error of the mean (`None` with fewer than two values).
-pub fn mean_se(values: &[f64]) -> (Option<f64>, Option<f64>) {
-    if values.is_empty() {
-        return (None, None);
-    }
-    let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    if values.len() < 2 {
-        return (Some(mean), None);
-    }
-    let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0);
-    (Some(mean), Some((var / n).sqrt()))
-}
-
-fn summarize(scenario: &Scenario, spec: &LimiterSpec, stats: &[&RunStats]) -> LimiterReport {
-    let shares: Vec<f64> = stats.iter().filter_map(|s| s.served_share()).collect();
-    let (served_share, served_share_se) = mean_se(&shares);
-    let total = |f: fn(&RunStats) -> u64| stats.iter().map(|s| f(s)).sum::<u64>();
-    let decisions = total(|s| s.decisions);
-    let fraction = |n: u64| {
-        if decisions == 0 {
-            0.0
-        } else {
-            n as f64 / decisions as f64
-        }
-    };
-    let mut delays = Histogram::default();
-    for s in stats {
-        delays.merge(&s.delays);
-    }
-    let queueing = spec.kind == LimiterKind::LeakyBucket && spec.mode == LeakyMode::Queue;
-    let (p50, p99) = if queueing {
-        (delays.quantile(0.50), delays.quantile(0.99))
-    } else {
-        (None, None)
-    };
-    LimiterReport {
-        limiter: spec.text.clone(),
-        offered: total(|s| s.offered),
-        admitted: total(|s| s.admitted),
-        decisions,
-        served_share,
-        served_share_se,
-        busiest_window_max: stats.iter().map(|s| s.busiest).max().unwrap_or(0),
-        busiest_window_mean: stats.iter().map(|s| s.busiest as f64).sum::<f64>()
-            / stats.len().max(1) as f64,
-        wrong_admits: fraction(total(|s| s.wrong_admits)),
-        wrong_rejects: fraction(total(|s| s.wrong_rejects)),
-        bound: theory::worst_case(spec, scenario.limit, scenario.window),
-        delay_p50_us: p50,
-        delay_p99_us: p99,
-    }
-}
-
-/// Validates and runs the whole scenario.
-pub fn simulate(scenario: &Scenario) -> Result<Report, Error> {
-    scenario.validate()?;
-    let mut runs: Vec<Vec<RunStats>> = Vec::with_capacity(scenario.runs as usize);
-    for run in 0..scenario.runs {
-        let mut stats = simulate_run(scenario, run)?;
-        if let Some(first) = runs.first_mut() {
-            fold_delays(first, &mut stats);
-        }
-        runs.push(stats);
-    }
-    Ok(Report::from_runs(scenario, &runs))
-}
-
-/// Moves the delay histograms of one run's results (`from`) into another's (`into`), limiter
-/// by limiter, so that a caller keeping every run's results holds a histogram per limiter, not
-/// per run. The report is the same: histograms add exactly, in any order.
-pub fn fold_delays(into: &mut [RunStats], from: &mut [RunStats]) {
-    for (a, b) in into.iter_mut().zip(from) {
-        if !b.delays.is_empty() {
-            a.delays.merge(&b.delays);
-            b.delays = Histogram::default();
-        }
-    }
-}
-
-/// The statistic every statistical check relies on, against hand computations (the delay
-/// quantiles' nearest rank is tested in `histogram`).
 #[cfg(test)]
-mod statistics_tests {
-    use super::mean_se;
+mod tests {
+    use super::*;
+
+    fn scenario() -> Scenario {
+        Scenario {
+            limiters: vec![LimiterSpec::parse("sliding-log").expect("a limiter")],
+            ..Scenario::default()
+        }
+    }
+
+    fn message(s: &Scenario) -> String {
+        s.validate().expect_err("invalid").to_string()
+    }
 
     #[test]
-    fn mean_se_is_the_mean_and_the_sample_standard_error() {
-        assert_eq!(mean_se(&[]), (None, None));
-        assert_eq!(
-            mean_se(&[5.0]),
-            (Some(5.0), None),
-            "no spread from one value"
+    fn a_valid_scenario_passes_and_each_bad_range_is_named_with_what_is_accepted() {
+        assert_eq!(scenario().validate(), Ok(()));
+        let limit = message(&Scenario {
+            limit: 0,
+            ..scenario()
+        });
+        assert!(limit.contains("limit"), "{limit}");
+        assert!(
+            limit.contains("a whole number from 1 to 1000000"),
+            "{limit}"
         );
-        assert_eq!(mean_se(&[2.0, 2.0, 2.0]), (Some(2.0), Some(0.0)));
-        // 1, 2, 3, 4: mean 2.5; squared deviations 2.25 + 0.25 + 0.25 + 2.25 = 5 over n − 1 = 3
-        // (the sample variance, not 5/4); SE = sqrt(5/3 / 4) = sqrt(5/12).
-        let (m, se) = mean_se(&[1.0, 2.0, 3.0, 4.0]);
-        assert_eq!(m, Some(2.5));
-        let se = se.expect("an SE");
-        assert!((se - (5.0f64 / 12.0).sqrt()).abs() < 1e-15, "{se}");
-        // 0.7 and 0.9: mean 0.8, variance 0.02, SE = sqrt(0.02 / 2) = 0.1.
-        let (m, se) = mean_se(&[0.7, 0.9]);
-        assert!((m.expect("a mean") - 0.8).abs() < 1e-15);
-        assert!((se.expect("an SE") - 0.1).abs() < 1e-15);
+        let window = message(&Scenario {
+            window: 2 * 24 * 60 * MINUTE,
+            ..scenario()
+        });
+        assert!(window.contains("window"), "{window}");
+        assert!(window.contains("a duration from 1ms to 24h"), "{window}");
+        let runs = message(&Scenario {
+            runs: 0,
+            ..scenario()
+        });
+        assert!(runs.contains("runs"), "{runs}");
+        assert!(runs.contains("a whole number from 1 to 100000"), "{runs}");
+        let minutes = message(&Scenario {
+            duration: 100_001 * MINUTE,
+            ..scenario()
+        });
+        assert!(minutes.contains("from 1 to 100000 minutes"), "{minutes}");
+    }
+
+    #[test]
+    fn a_scenario_without_limiters_asks_for_one() {
+        let none = message(&Scenario::default());
+        assert!(none.contains("at least one limiter"), "{none}");
+        assert!(none.contains("--limiter sliding-log"), "{none}");
+    }
+
+    #[test]
+    fn only_retrying_traffic_has_a_retry_client() {
+        assert!(scenario().retry_client(0).is_none());
+        let retry = Scenario {
+            traffic: TrafficSpec::parse("retry").expect("retry traffic"),
+            ..scenario()
+        };
+        let mut client = retry.retry_client(0).expect("a client");
+        let (t, attempt) = client.next().expect("a first try");
+        assert_eq!(attempt, 1);
+        assert_eq!(Some(t), retry.arrivals(0).next().min(Some(t)));
     }
 }

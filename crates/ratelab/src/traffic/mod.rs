@@ -17,9 +17,14 @@
 //!   that calendar windows line up as they did when the times were recorded.
 
 use crate::rng::{geometric_rate, Rng};
-use crate::spec::{FloodStart, Shape};
 use crate::time::{Micros, SECOND};
 use std::sync::Arc;
+
+mod params;
+mod retry;
+
+pub use params::{FloodStart, Shape};
+pub use retry::RetryClient;
 
 /// A stream of arrival times.
 #[derive(Debug, Clone)]

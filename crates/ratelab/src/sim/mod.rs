@@ -1,0 +1,33 @@
+//! The simulator: one scenario in, one report out.
+//!
+//! For every run, one arrival stream is generated from the scenario's seed and fed, chunk by
+//! chunk, to every limiter, so all limiters see exactly the same arrivals and the stream is
+//! never held in full. A retrying client is the exception: it reacts to decisions, so each
+//! limiter gets its own client, built from the same seed, and sees the same first tries.
+
+mod report;
+mod run;
+mod scenario;
+
+pub use report::{fold_delays, mean_se, LimiterReport, Report};
+pub use run::{decide_and_audit, simulate_run, trace, RunStats, Trace};
+pub use scenario::{
+    format_bytes, LaneMemory, Memory, Scenario, CHUNK, LIMIT_RANGE, MAX_DECISIONS, MAX_TIME,
+    MEMORY_BUDGET, MINUTES_RANGE, RUNS_RANGE, WINDOW_RANGE,
+};
+
+use crate::error::Error;
+
+/// Validates and runs the whole scenario.
+pub fn simulate(scenario: &Scenario) -> Result<Report, Error> {
+    scenario.validate()?;
+    let mut runs: Vec<Vec<RunStats>> = Vec::with_capacity(scenario.runs as usize);
+    for run in 0..scenario.runs {
+        let mut stats = simulate_run(scenario, run)?;
+        if let Some(first) = runs.first_mut() {
+            fold_delays(first, &mut stats);
+        }
+        runs.push(stats);
+    }
+    Ok(Report::from_runs(scenario, &runs))
+}

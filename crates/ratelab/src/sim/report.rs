@@ -1,0 +1,260 @@
+//! The report: per-run results combined over runs into one line per limiter (mean and
+//! standard error of the share served, busiest windows, wrong decisions, delay quantiles),
+//! and its digest.
+
+use super::{RunStats, Scenario};
+use crate::histogram::Histogram;
+use crate::limiter::LeakyMode;
+use crate::spec::{LimiterKind, LimiterSpec};
+use crate::theory;
+use crate::time::Micros;
+use serde::{Deserialize, Serialize};
+
+/// One limiter's results over all runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LimiterReport {
+    /// The spec as given.
+    pub limiter: String,
+    /// Requests offered, over all runs.
+    pub offered: u64,
+    /// Requests admitted, over all runs.
+    pub admitted: u64,
+    /// Decisions, over all runs (retries included).
+    pub decisions: u64,
+    /// Mean over runs of the share served.
+    pub served_share: Option<f64>,
+    /// Its standard error (runs ≥ 2).
+    pub served_share_se: Option<f64>,
+    /// The busiest trailing window of any run.
+    pub busiest_window_max: u64,
+    /// The busiest trailing window, averaged over runs.
+    pub busiest_window_mean: f64,
+    /// Wrong admits as a fraction of decisions.
+    pub wrong_admits: f64,
+    /// Wrong rejects as a fraction of decisions.
+    pub wrong_rejects: f64,
+    /// The theoretical worst window for this limiter under any traffic, where one is known.
+    pub bound: Option<u64>,
+    /// Median queueing delay (queueing limiters), µs: nearest rank, to the delay histogram's
+    /// precision (exact below 256 µs; above, at most 0.8% below the exact value).
+    pub delay_p50_us: Option<Micros>,
+    /// 99th percentile queueing delay (queueing limiters), µs, to the same precision.
+    pub delay_p99_us: Option<Micros>,
+}
+
+/// What a scenario produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// One entry per limiter, in scenario order.
+    pub results: Vec<LimiterReport>,
+}
+
+impl Report {
+    /// Combines per-run results (`runs[r][i]` is limiter `i` in run `r`).
+    pub fn from_runs(scenario: &Scenario, runs: &[Vec<RunStats>]) -> Report {
+        let results = scenario
+            .limiters
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let stats: Vec<&RunStats> = runs.iter().map(|r| &r[i]).collect();
+                summarize(scenario, spec, &stats)
+            })
+            .collect();
+        Report { results }
+    }
+
+    /// A 64-bit digest of every number in the report (FNV-1a over their bits), for comparing
+    /// runs across targets.
+    pub fn digest(&self) -> u64 {
+        let mut h = Fnv::default();
+        for r in &self.results {
+            h.bytes(r.limiter.as_bytes());
+            for v in [r.offered, r.admitted, r.decisions, r.busiest_window_max] {
+                h.u64(v);
+            }
+            for v in [r.served_share, r.served_share_se] {
+                h.u64(v.map_or(u64::MAX, f64::to_bits));
+            }
+            for v in [r.busiest_window_mean, r.wrong_admits, r.wrong_rejects] {
+                h.u64(v.to_bits());
+            }
+            for v in [r.bound, r.delay_p50_us, r.delay_p99_us] {
+                h.u64(v.unwrap_or(u64::MAX));
+            }
+        }
+        h.0
+    }
+}
+
+#[derive(Debug)]
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn bytes(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.bytes_end();
+    }
+
+    fn bytes_end(&mut self) {
+        self.0 = (self.0 ^ 0xff).wrapping_mul(0x0100_0000_01b3);
+    }
+
+    fn u64(&mut self, v: u64) {
+        for b in v.to_le_bytes() {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// Mean and standard error of the mean (`None` with fewer than two values).
+pub fn mean_se(values: &[f64]) -> (Option<f64>, Option<f64>) {
+    if values.is_empty() {
+        return (None, None);
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    if values.len() < 2 {
+        return (Some(mean), None);
+    }
+    let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0);
+    (Some(mean), Some((var / n).sqrt()))
+}
+
+fn summarize(scenario: &Scenario, spec: &LimiterSpec, stats: &[&RunStats]) -> LimiterReport {
+    let shares: Vec<f64> = stats.iter().filter_map(|s| s.served_share()).collect();
+    let (served_share, served_share_se) = mean_se(&shares);
+    let total = |f: fn(&RunStats) -> u64| stats.iter().map(|s| f(s)).sum::<u64>();
+    let decisions = total(|s| s.decisions);
+    let fraction = |n: u64| {
+        if decisions == 0 {
+            0.0
+        } else {
+            n as f64 / decisions as f64
+        }
+    };
+    let mut delays = Histogram::default();
+    for s in stats {
+        delays.merge(&s.delays);
+    }
+    let queueing = spec.kind == LimiterKind::LeakyBucket && spec.mode == LeakyMode::Queue;
+    let (p50, p99) = if queueing {
+        (delays.quantile(0.50), delays.quantile(0.99))
+    } else {
+        (None, None)
+    };
+    LimiterReport {
+        limiter: spec.text.clone(),
+        offered: total(|s| s.offered),
+        admitted: total(|s| s.admitted),
+        decisions,
+        served_share,
+        served_share_se,
+        busiest_window_max: stats.iter().map(|s| s.busiest).max().unwrap_or(0),
+        busiest_window_mean: stats.iter().map(|s| s.busiest as f64).sum::<f64>()
+            / stats.len().max(1) as f64,
+        wrong_admits: fraction(total(|s| s.wrong_admits)),
+        wrong_rejects: fraction(total(|s| s.wrong_rejects)),
+        bound: theory::worst_case(spec, scenario.limit, scenario.window),
+        delay_p50_us: p50,
+        delay_p99_us: p99,
+    }
+}
+
+/// Moves the delay histograms of one run's results (`from`) into another's (`into`), limiter
+/// by limiter, so that a caller keeping every run's results holds a histogram per limiter, not
+/// per run. The report is the same: histograms add exactly, in any order.
+pub fn fold_delays(into: &mut [RunStats], from: &mut [RunStats]) {
+    for (a, b) in into.iter_mut().zip(from) {
+        if !b.delays.is_empty() {
+            a.delays.merge(&b.delays);
+            b.delays = Histogram::default();
+        }
+    }
+}
+
+/// The statistic every statistical check relies on, against hand computations (the delay
+/// quantiles' nearest rank is tested in `histogram`).
+#[cfg(test)]
+mod statistics_tests {
+    use super::mean_se;
+
+    #[test]
+    fn mean_se_is_the_mean_and_the_sample_standard_error() {
+        assert_eq!(mean_se(&[]), (None, None));
+        assert_eq!(
+            mean_se(&[5.0]),
+            (Some(5.0), None),
+            "no spread from one value"
+        );
+        assert_eq!(mean_se(&[2.0, 2.0, 2.0]), (Some(2.0), Some(0.0)));
+        // 1, 2, 3, 4: mean 2.5; squared deviations 2.25 + 0.25 + 0.25 + 2.25 = 5 over n − 1 = 3
+        // (the sample variance, not 5/4); SE = sqrt(5/3 / 4) = sqrt(5/12).
+        let (m, se) = mean_se(&[1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(m, Some(2.5));
+        let se = se.expect("an SE");
+        assert!((se - (5.0f64 / 12.0).sqrt()).abs() < 1e-15, "{se}");
+        // 0.7 and 0.9: mean 0.8, variance 0.02, SE = sqrt(0.02 / 2) = 0.1.
+        let (m, se) = mean_se(&[0.7, 0.9]);
+        assert!((m.expect("a mean") - 0.8).abs() < 1e-15);
+        assert!((se.expect("an SE") - 0.1).abs() < 1e-15);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(offered: u64, admitted: u64, busiest: u64) -> RunStats {
+        RunStats {
+            offered,
+            admitted,
+            decisions: offered,
+            busiest,
+            wrong_admits: 1,
+            ..RunStats::default()
+        }
+    }
+
+    #[test]
+    fn a_report_from_two_hand_made_runs_adds_counts_and_averages_shares() {
+        let scenario = Scenario {
+            limiters: vec![
+                LimiterSpec::parse("sliding-log").expect("limiter"),
+                LimiterSpec::parse("token-bucket:burst=10").expect("limiter"),
+            ],
+            limit: 10,
+            ..Scenario::default()
+        };
+        let runs = vec![
+            vec![stats(10, 5, 5), stats(10, 10, 10)],
+            vec![stats(10, 7, 7), stats(20, 10, 10)],
+        ];
+        let report = Report::from_runs(&scenario, &runs);
+        let log = &report.results[0];
+        assert_eq!(log.limiter, "sliding-log");
+        assert_eq!((log.offered, log.admitted, log.decisions), (20, 12, 20));
+        assert_eq!(log.served_share, Some(0.6));
+        assert_eq!(log.busiest_window_max, 7);
+        assert_eq!(log.busiest_window_mean, 6.0);
+        assert_eq!(log.wrong_admits, 2.0 / 20.0);
+        assert_eq!(log.bound, Some(10));
+        assert_eq!(log.delay_p50_us, None, "not a queueing limiter");
+        let bucket = &report.results[1];
+        assert_eq!((bucket.offered, bucket.admitted), (30, 20));
+        assert_eq!(bucket.served_share, Some(0.75));
+        assert_eq!(bucket.bound, Some(19), "B + L - 1");
+        assert_ne!(
+            report.digest(),
+            Report::from_runs(&scenario, &runs[..1]).digest()
+        );
+    }
+}
