@@ -10,6 +10,7 @@ use super::reason::Reason;
 use super::scan::find_newline;
 use super::{BadLine, Format, ImportOptions, Imported, MAX_REPLAY};
 use crate::error::Error;
+use crate::text::{shown, SHOWN};
 use crate::time::Micros;
 use std::fmt;
 
@@ -366,7 +367,7 @@ impl Importer {
                 problem: format!(
                     "has no line with {} '{}' ({} valid access-log lines, all with other values)",
                     filter.field.name(),
-                    shown(&filter.value),
+                    shown(&filter.value, SHOWN),
                     self.filtered_out
                 ),
                 accepted: format!(
@@ -381,7 +382,7 @@ impl Importer {
                     "has no valid timestamp ({} malformed line(s); line {}, '{}', is {})",
                     self.malformed,
                     bad.line,
-                    shown(&bad.text),
+                    shown(&bad.text, SHOWN),
                     bad.reason
                 ),
                 accepted: ACCEPTED.to_owned(),
@@ -399,21 +400,4 @@ pub fn parse(bytes: &[u8], options: ImportOptions) -> Result<Imported, Error> {
     let mut importer = Importer::new(options);
     importer.feed(bytes)?;
     importer.finish()
-}
-
-/// User text inside a one-line message: control characters escaped, long text cut.
-pub(super) fn shown(text: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in text.chars().enumerate() {
-        if i == 60 {
-            out.push('…');
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }

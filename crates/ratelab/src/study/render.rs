@@ -5,18 +5,9 @@ use super::tables::{StudyReport, Table};
 impl Table {
     /// The table as CSV (fields quoted where needed).
     pub fn csv(&self) -> String {
-        let field = |s: &str| {
-            if s.contains([',', '"', '\n']) {
-                format!("\"{}\"", s.replace('"', "\"\""))
-            } else {
-                s.to_owned()
-            }
-        };
-        let line =
-            |cells: &[String]| cells.iter().map(|c| field(c)).collect::<Vec<_>>().join(",") + "\n";
-        let mut out = line(&self.header);
+        let mut out = crate::text::csv_record(&self.header);
         for row in &self.rows {
-            out += &line(row);
+            out += &crate::text::csv_record(row);
         }
         out
     }
