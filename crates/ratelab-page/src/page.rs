@@ -43,6 +43,10 @@ pub struct Readout {
     pub cli: Vec<String>,
     /// The same, as one line to paste into a shell.
     pub command: String,
+    /// What the run showed, in a few sentences (set by [`run`]).
+    pub explanation: String,
+    /// The verdict beside the read-outs: the rule kept or broken.
+    pub verdict: String,
     /// The run's horizon, in seconds.
     pub horizon_s: f64,
 }
@@ -51,7 +55,8 @@ pub struct Readout {
 pub fn run(controls: &Controls) -> Result<(Readout, Trace), Error> {
     let scenario = controls.scenario()?;
     let (stats, trace) = trace(&scenario, 0, 0)?;
-    let readout = readout(controls, &scenario, &stats)?;
+    let mut readout = readout(controls, &scenario, &stats)?;
+    readout.explanation = crate::form::explain(controls, &readout);
     Ok((readout, trace))
 }
 
@@ -70,6 +75,12 @@ fn readout(controls: &Controls, scenario: &Scenario, stats: &RunStats) -> Result
         invariant_ok: stats.busiest <= scenario.limit,
         limit: scenario.limit,
         command: ratelab::text::shell_line("ratelab", &cli),
+        explanation: String::new(),
+        verdict: if stats.busiest <= scenario.limit {
+            format!("Rule kept: never more than {} in a window", scenario.limit)
+        } else {
+            format!("Rule broken: {} in one window", stats.busiest)
+        },
         cli,
         horizon_s: horizon(scenario) as f64 / 1e6,
     })
