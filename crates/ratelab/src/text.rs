@@ -8,21 +8,21 @@ pub const SHOWN: usize = 60;
 
 /// Whether `c` must not be shown raw: control characters (newlines, tabs, escape sequences,
 /// C1 controls) and the invisible marks that reorder text (bidi controls).
-pub fn unsafe_char(c: char) -> bool {
+pub fn needs_escape(c: char) -> bool {
     c.is_control()
         || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
-/// Appends `c`, escaped as Rust writes it (`\n`, `\t`, `\u{1b}`) if it is unsafe.
+/// Appends `c`, escaped as Rust writes it (`\n`, `\t`, `\u{1b}`) if it needs escaping.
 pub fn push_safe(out: &mut String, c: char) {
-    if unsafe_char(c) {
+    if needs_escape(c) {
         out.extend(c.escape_default());
     } else {
         out.push(c);
     }
 }
 
-/// A user's text inside a one-line message: unsafe characters escaped, and cut after `max`
+/// A user's text inside a one-line message: characters that need it escaped, and cut after `max`
 /// characters with an ellipsis.
 pub fn shown(text: &str, max: usize) -> String {
     let mut out = String::new();

@@ -80,6 +80,28 @@ fn the_core_depends_on_nothing_that_touches_a_browser_a_terminal_or_files() {
 }
 
 #[test]
+fn the_pages_logic_is_plain_rust_with_no_browser_in_it() {
+    // ratelab-page decides what the page shows; only the wasm crates bind it to a browser.
+    let manifest =
+        fs::read_to_string(root().join("crates/ratelab-page/Cargo.toml")).expect("manifest");
+    let allowed = ["ratelab", "ratelab-charts", "serde"];
+    let deps = manifest_keys(&manifest, "[dependencies]");
+    assert!(!deps.is_empty(), "no dependencies section parsed");
+    for dep in &deps {
+        assert!(
+            allowed.contains(&dep.as_str()),
+            "ratelab-page must not depend on {dep}; allowed: {allowed:?}"
+        );
+    }
+    for file in rust_files(&root().join("crates/ratelab-page/src")) {
+        let text = fs::read_to_string(&file).expect("source");
+        for word in ["wasm_bindgen", "web_sys", "js_sys", "JsValue"] {
+            assert!(!text.contains(word), "{} uses {word}", file.display());
+        }
+    }
+}
+
+#[test]
 fn the_core_never_reads_a_clock_does_io_or_iterates_a_hash_map() {
     let forbidden = [
         "Instant",
