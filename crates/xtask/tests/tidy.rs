@@ -56,18 +56,24 @@ fn manifest_keys(manifest: &str, section: &str) -> Vec<String> {
     keys
 }
 
-#[test]
-fn the_core_depends_on_nothing_that_touches_a_browser_a_terminal_or_files() {
-    let manifest = fs::read_to_string(root().join("crates/ratelab/Cargo.toml")).expect("manifest");
-    let allowed = ["rand_core", "rand_pcg", "libm", "serde"];
+/// Fails unless crate `name`'s `[dependencies]` are among `allowed`; returns its manifest.
+fn depends_only_on(name: &str, allowed: &[&str]) -> String {
+    let path = root().join("crates").join(name).join("Cargo.toml");
+    let manifest = fs::read_to_string(path).expect("manifest");
     let deps = manifest_keys(&manifest, "[dependencies]");
     assert!(!deps.is_empty(), "no dependencies section parsed");
     for dep in &deps {
         assert!(
             allowed.contains(&dep.as_str()),
-            "the core must not depend on {dep}; allowed: {allowed:?}"
+            "{name} must not depend on {dep}; allowed: {allowed:?}"
         );
     }
+    manifest
+}
+
+#[test]
+fn the_core_depends_on_nothing_that_touches_a_browser_a_terminal_or_files() {
+    let manifest = depends_only_on("ratelab", &["rand_core", "rand_pcg", "libm", "serde"]);
     for section in [
         "[target.'cfg(target_arch = \"wasm32\")'.dependencies]",
         "[build-dependencies]",
@@ -82,17 +88,7 @@ fn the_core_depends_on_nothing_that_touches_a_browser_a_terminal_or_files() {
 #[test]
 fn the_pages_logic_is_plain_rust_with_no_browser_in_it() {
     // ratelab-page decides what the page shows; only the wasm crates bind it to a browser.
-    let manifest =
-        fs::read_to_string(root().join("crates/ratelab-page/Cargo.toml")).expect("manifest");
-    let allowed = ["ratelab", "ratelab-charts", "serde"];
-    let deps = manifest_keys(&manifest, "[dependencies]");
-    assert!(!deps.is_empty(), "no dependencies section parsed");
-    for dep in &deps {
-        assert!(
-            allowed.contains(&dep.as_str()),
-            "ratelab-page must not depend on {dep}; allowed: {allowed:?}"
-        );
-    }
+    depends_only_on("ratelab-page", &["ratelab", "ratelab-charts", "serde"]);
     for file in rust_files(&root().join("crates/ratelab-page/src")) {
         let text = fs::read_to_string(&file).expect("source");
         for word in ["wasm_bindgen", "web_sys", "js_sys", "JsValue"] {
