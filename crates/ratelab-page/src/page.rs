@@ -4,7 +4,7 @@
 
 use ratelab::analysis::{self, BurstFit, BusyWindow};
 use ratelab::audit::Auditor;
-use ratelab::sim::{simulate, trace, RunStats, Scenario, Trace};
+use ratelab::sim::{simulate, trace_into, RunStats, Scenario, Trace};
 use ratelab::spec::{LimiterKind, Replay};
 use ratelab::theory;
 use ratelab::time::{Micros, SECOND};
@@ -53,8 +53,14 @@ pub struct Readout {
 
 /// Runs a figure: its scenario's first run, with every decision kept for the plots.
 pub fn run(controls: &Controls) -> Result<(Readout, Trace), Error> {
+    run_into(controls, Trace::default())
+}
+
+/// [`run`], into the lists of a trace kept from an earlier run (see [`trace_into`]): the page
+/// re-runs at every move of a dial and keeps one trace's lists for all of them.
+pub fn run_into(controls: &Controls, buf: Trace) -> Result<(Readout, Trace), Error> {
     let scenario = controls.scenario()?;
-    let (stats, trace) = trace(&scenario, 0, 0)?;
+    let (stats, trace) = trace_into(&scenario, 0, 0, buf)?;
     let mut readout = readout(controls, &scenario, &stats)?;
     readout.explanation = crate::form::explain(controls, &readout);
     Ok((readout, trace))
@@ -155,13 +161,15 @@ pub struct CompareRow {
 /// multiple (its trailing-window count, on the scenario's time axis). Each run's decisions are
 /// dropped as soon as its plot is made, so a long replay holds one trace at a time.
 pub fn compare(controls: &Controls) -> Result<Vec<(CompareRow, Plot)>, Error> {
+    // One trace's lists serve every limiter in turn.
+    let mut buf = Trace::default();
     LimiterKind::ALL
         .iter()
         .map(|kind| {
             let mut c = controls.clone();
             c.algorithm = *kind;
             let scenario = c.scenario()?;
-            let (stats, trace) = trace(&scenario, 0, 0)?;
+            let (stats, trace) = trace_into(&scenario, 0, 0, std::mem::take(&mut buf))?;
             let r = readout(&c, &scenario, &stats)?;
             let (admitted_s, _) = window_series(&trace);
             let (xs, ys) = charts::window_steps(&admitted_s, controls.window_s as f64);
@@ -173,6 +181,7 @@ pub fn compare(controls: &Controls) -> Result<Vec<(CompareRow, Plot)>, Error> {
                 bound: r.bound.map(|b| b as f64),
                 x_max: r.horizon_s,
             };
+            buf = trace;
             Ok((
                 CompareRow {
                     limiter: scenario.limiters[0].text.clone(),

@@ -49,7 +49,9 @@ impl Lab {
     pub fn run(&mut self, controls: JsValue) -> Result<JsValue, JsValue> {
         let mut controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
         controls.replay = self.replay.clone();
-        let (readout, trace) = page::run(&controls).map_err(js_error)?;
+        // The last run's lists are reused: the page re-runs at every move of a dial.
+        let (readout, trace) =
+            page::run_into(&controls, std::mem::take(&mut self.trace)).map_err(js_error)?;
         let out = serde_wasm_bindgen::to_value(&readout).map_err(js_error)?;
         self.controls = controls;
         self.readout = Some(readout);

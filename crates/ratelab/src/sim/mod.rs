@@ -10,7 +10,7 @@ mod run;
 mod scenario;
 
 pub use report::{fold_delays, mean_se, LimiterReport, Report};
-pub use run::{decide_and_audit, simulate_run, trace, RunStats, Trace};
+pub use run::{decide_and_audit, simulate_run, trace, trace_into, RunStats, Trace};
 pub use scenario::{
     format_bytes, LaneMemory, Memory, Scenario, CHUNK, LIMIT_RANGE, MAX_DECISIONS, MAX_TIME,
     MEMORY_BUDGET, MINUTES_RANGE, RUNS_RANGE, WINDOW_RANGE,

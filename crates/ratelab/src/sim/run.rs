@@ -65,6 +65,24 @@ impl Trace {
             window_counts: Vec::with_capacity(n),
         }
     }
+
+    /// Empties every list, keeping what each has allocated.
+    pub fn clear(&mut self) {
+        self.times.clear();
+        self.admitted.clear();
+        self.released.clear();
+        self.window_times.clear();
+        self.window_counts.clear();
+    }
+
+    /// Makes room for `n` decisions (and as many admissions) in every list, exactly.
+    pub fn reserve(&mut self, n: usize) {
+        self.times.reserve_exact(n);
+        self.admitted.reserve_exact(n);
+        self.released.reserve_exact(n);
+        self.window_times.reserve_exact(n);
+        self.window_counts.reserve_exact(n);
+    }
 }
 
 /// A limiter with its auditor and tallies: one lane of a run.
@@ -218,6 +236,18 @@ fn run_closed_loop(scenario: &Scenario, run: u32, mut lane: Lane) -> (RunStats, 
 
 /// Every decision of run `run` of limiter `index`, for plots.
 pub fn trace(scenario: &Scenario, index: usize, run: u32) -> Result<(RunStats, Trace), Error> {
+    trace_into(scenario, index, run, Trace::default())
+}
+
+/// [`trace`], into `buf`'s lists (emptied first): a caller that traces run after run, as the
+/// page does at each move of a dial, keeps one set of lists at the longest run's size instead
+/// of allocating new ones each time and leaving holes behind them.
+pub fn trace_into(
+    scenario: &Scenario,
+    index: usize,
+    run: u32,
+    mut buf: Trace,
+) -> Result<(RunStats, Trace), Error> {
     let spec = scenario.limiters.get(index).ok_or_else(|| {
         Error::invalid(
             "limiter index",
@@ -226,14 +256,16 @@ pub fn trace(scenario: &Scenario, index: usize, run: u32) -> Result<(RunStats, T
         )
     })?;
     let mut lane = Lane::new(scenario.build_limiter(spec, run)?, scenario);
+    buf.clear();
     let (stats, trace) = if scenario.traffic.closed_loop() {
-        lane.trace = Some(Trace::default());
+        lane.trace = Some(buf);
         run_closed_loop(scenario, run, lane)
     } else {
         // Counted first, so that each of the trace's lists is allocated once at its final
         // size: grown by doubling, a long trace left holes of every size behind it, and in the
         // page a later run's trace of the same length then needed fresh memory.
-        lane.trace = Some(Trace::with_capacity(scenario.arrivals(run).count()));
+        buf.reserve(scenario.arrivals(run).count());
+        lane.trace = Some(buf);
         let mut arrivals = scenario.arrivals(run);
         let mut chunk = Vec::with_capacity(CHUNK);
         loop {
@@ -251,6 +283,34 @@ pub fn trace(scenario: &Scenario, index: usize, run: u32) -> Result<(RunStats, T
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_trace_into_a_used_buffer_is_the_trace_and_keeps_the_buffer() {
+        let scenario = |traffic: &str| Scenario {
+            limiters: vec![crate::LimiterSpec::parse("sliding-log").expect("spec")],
+            traffic: crate::TrafficSpec::parse(traffic).expect("traffic"),
+            limit: 10,
+            window: crate::time::SECOND,
+            duration: crate::time::MINUTE,
+            runs: 1,
+            seed: 7,
+        };
+        let long = scenario("flood:every=1ms");
+        let short = scenario("steady:load=1");
+        let (_, first) = trace(&long, 0, 0).expect("runs");
+        let cap = first.times.capacity();
+        assert!(cap >= first.times.len() && first.times.len() >= 3_000, "{cap}");
+        let (stats, again) = trace_into(&short, 0, 0, first).expect("runs");
+        assert_eq!(
+            (stats.clone(), again.clone()),
+            trace(&short, 0, 0).expect("runs")
+        );
+        assert_eq!(
+            again.times.capacity(),
+            cap,
+            "the longer run's lists are kept"
+        );
+    }
 
     #[test]
     fn a_trace_with_capacity_is_empty_with_room_in_every_list() {
