@@ -63,9 +63,10 @@ fn a_run_is_drawn_on_real_canvases() {
 #[wasm_bindgen_test]
 fn bad_controls_come_back_as_messages() {
     let mut lab = Lab::new();
-    let err = lab
-        .run(controls("token-buckt", "none"))
-        .expect_err("unknown algorithm");
+    // The page sends names; one it does not know is refused where it enters.
+    let bad = js_sys::Object::new();
+    js_sys::Reflect::set(&bad, &"algorithm".into(), &"token-buckt".into()).expect("set");
+    let err = lab.run(bad.into()).expect_err("unknown algorithm");
     assert!(err.as_string().unwrap_or_default().contains("token-buckt"));
     let err = lab
         .run(wasm_bindgen::JsValue::from_str("not an object"))

@@ -299,7 +299,10 @@ mod tests {
         let short = scenario("steady:load=1");
         let (_, first) = trace(&long, 0, 0).expect("runs");
         let cap = first.times.capacity();
-        assert!(cap >= first.times.len() && first.times.len() >= 3_000, "{cap}");
+        assert!(
+            cap >= first.times.len() && first.times.len() >= 3_000,
+            "{cap}"
+        );
         let (stats, again) = trace_into(&short, 0, 0, first).expect("runs");
         assert_eq!(
             (stats.clone(), again.clone()),
