@@ -27,6 +27,7 @@ pub struct Sections {
     /// The bucket-ceiling section's capacity dial.
     pub ceiling_capacity: u64,
     /// The honest-client section's traffic shape (one of [`Traffic::SHAPES`]).
+    #[serde(with = "crate::controls::named")]
     pub honest_traffic: Traffic,
     /// The honest-client section's load, one of [`HONEST_LOADS`].
     pub honest_load: String,

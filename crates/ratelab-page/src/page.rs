@@ -39,14 +39,11 @@ pub struct Readout {
     pub invariant_ok: bool,
     /// The limit, for the page's sentences.
     pub limit: u64,
-    /// The equivalent command line's arguments.
+    /// The equivalent command line's arguments (the page shows [`Readout::command`]).
+    #[serde(skip)]
     pub cli: Vec<String>,
     /// The same, as one line to paste into a shell.
     pub command: String,
-    /// What the run showed, in a few sentences (set by [`run`]).
-    pub explanation: String,
-    /// The verdict beside the read-outs: the rule kept or broken.
-    pub verdict: String,
     /// The run's horizon, in seconds.
     pub horizon_s: f64,
 }
@@ -61,8 +58,7 @@ pub fn run(controls: &Controls) -> Result<(Readout, Trace), Error> {
 pub fn run_into(controls: &Controls, buf: Trace) -> Result<(Readout, Trace), Error> {
     let scenario = controls.scenario()?;
     let (stats, trace) = trace_into(&scenario, 0, 0, buf)?;
-    let mut readout = readout(controls, &scenario, &stats)?;
-    readout.explanation = crate::form::explain(controls, &readout);
+    let readout = readout(controls, &scenario, &stats)?;
     Ok((readout, trace))
 }
 
@@ -81,12 +77,6 @@ fn readout(controls: &Controls, scenario: &Scenario, stats: &RunStats) -> Result
         invariant_ok: stats.busiest <= scenario.limit,
         limit: scenario.limit,
         command: ratelab::text::shell_line("ratelab", &cli),
-        explanation: String::new(),
-        verdict: if stats.busiest <= scenario.limit {
-            format!("Rule kept: never more than {} in a window", scenario.limit)
-        } else {
-            format!("Rule broken: {} in one window", stats.busiest)
-        },
         cli,
         horizon_s: horizon(scenario) as f64 / 1e6,
     })
