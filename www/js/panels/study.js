@@ -125,7 +125,10 @@ export function startStudy() {
     const give = (w) => { if (next < total) w.postMessage({ type: 'job', index: next++ }); };
     workers = Array.from({ length: count }, () => {
       const w = new Worker('study-worker.js');
+      // A stopped study's workers can still deliver an event already queued (a script load
+      // failing as the worker is terminated): only the current study's are heard.
       w.onmessage = (e) => {
+        if (gen !== generation) return;
         const msg = e.data;
         if (msg.type === 'ready') { give(w); return; }
         if (msg.type === 'panic') { stop('A worker failed.'); window.ratelabPanicked(msg.message); return; }
@@ -148,7 +151,7 @@ export function startStudy() {
           rendering = render(study, gen).finally(() => { rendering = null; });
         }
       };
-      w.onerror = (e) => stop(`A worker failed: ${e.message}`);
+      w.onerror = (e) => { if (gen === generation) stop(`A worker failed: ${e.message}`); };
       w.postMessage({ type: 'init', ...size });
       return w;
     });
