@@ -74,8 +74,7 @@ impl Named for LeakyMode {
 }
 
 /// The traffic a figure runs when no attack is chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Traffic {
     /// Poisson arrivals.
     Steady,
@@ -124,8 +123,7 @@ impl Named for Traffic {
 }
 
 /// The attack a figure runs instead of its honest traffic.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Attack {
     /// No attack: the honest traffic.
     None,

@@ -130,7 +130,7 @@ pub const PARAMS: [Param; 15] = [
     Param::new(
         "algorithm",
         |d, v| {
-            d.controls.algorithm = one_of::<LimiterKind>(v)?;
+            d.controls.algorithm = one_of(v, LimiterKind::ALL.as_slice())?;
             Ok(())
         },
         |d| Some(d.controls.algorithm.name().into()),
@@ -163,7 +163,7 @@ pub const PARAMS: [Param; 15] = [
     Param::new(
         "traffic",
         |d, v| {
-            d.controls.traffic = shape(v)?;
+            d.controls.traffic = one_of(v, Traffic::SHAPES)?;
             Ok(())
         },
         // A reader's own file is never part of a link: it stays in their browser.
@@ -188,7 +188,7 @@ pub const PARAMS: [Param; 15] = [
     Param::new(
         "attack",
         |d, v| {
-            d.controls.attack = one_of::<Attack>(v)?;
+            d.controls.attack = one_of(v, Attack::ALL)?;
             Ok(())
         },
         |d| Some(d.controls.attack.name().into()),
@@ -205,7 +205,7 @@ pub const PARAMS: [Param; 15] = [
     Param::new(
         "leaky-mode",
         |d, v| {
-            d.controls.leaky_mode = one_of::<LeakyMode>(v)?;
+            d.controls.leaky_mode = one_of(v, LeakyMode::ALL)?;
             Ok(())
         },
         |d| Some(d.controls.leaky_mode.name().into()),
@@ -230,7 +230,7 @@ pub const PARAMS: [Param; 15] = [
     Param::new(
         "honest-traffic",
         |d, v| {
-            d.sections.honest_traffic = shape(v)?;
+            d.sections.honest_traffic = one_of(v, Traffic::SHAPES)?;
             Ok(())
         },
         |d| Some(d.sections.honest_traffic.name().into()),
@@ -321,18 +321,15 @@ fn first_value(query: &str, key: &str) -> Option<String> {
     })
 }
 
-fn one_of<T: Named>(value: &str) -> Result<T, String> {
-    T::from_name(value).ok_or_else(|| format!("one of {}", T::names()))
-}
-
-/// One of the generated traffic shapes (a link never names the reader's file).
-fn shape(value: &str) -> Result<Traffic, String> {
-    Traffic::SHAPES
+/// One of `among` (all of an enum's values, or the traffic shapes a link may name: never the
+/// reader's file), by name.
+fn one_of<T: Named>(value: &str, among: &[T]) -> Result<T, String> {
+    among
         .iter()
         .copied()
         .find(|t| t.name() == value)
         .ok_or_else(|| {
-            let names: Vec<_> = Traffic::SHAPES.iter().map(|t| t.name()).collect();
+            let names: Vec<_> = among.iter().map(|t| t.name()).collect();
             format!("one of {}", names.join(", "))
         })
 }

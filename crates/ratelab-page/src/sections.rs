@@ -60,6 +60,7 @@ pub struct SectionParams {
     /// The bucket-ceiling dial.
     pub capacity: u64,
     /// The honest client's traffic.
+    #[serde(with = "crate::controls::named")]
     pub traffic: Traffic,
     /// Its load, as a share of the limit.
     pub load: f64,

@@ -55,17 +55,6 @@ pub struct Trace {
 }
 
 impl Trace {
-    /// An empty trace with room for `n` decisions (and as many admissions).
-    pub fn with_capacity(n: usize) -> Self {
-        Trace {
-            times: Vec::with_capacity(n),
-            admitted: Vec::with_capacity(n),
-            released: Vec::with_capacity(n),
-            window_times: Vec::with_capacity(n),
-            window_counts: Vec::with_capacity(n),
-        }
-    }
-
     /// Empties every list, keeping what each has allocated.
     pub fn clear(&mut self) {
         self.times.clear();
@@ -316,8 +305,9 @@ mod tests {
     }
 
     #[test]
-    fn a_trace_with_capacity_is_empty_with_room_in_every_list() {
-        let t = Trace::with_capacity(1000);
+    fn a_reserved_trace_is_empty_with_room_in_every_list() {
+        let mut t = Trace::default();
+        t.reserve(1000);
         assert_eq!(t, Trace::default(), "no decisions yet");
         assert!(t.times.capacity() >= 1000);
         assert!(t.admitted.capacity() >= 1000);
