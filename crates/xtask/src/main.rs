@@ -185,7 +185,7 @@ fn setup() -> Result {
         apt_install(&["nginx", "redis-server"])?;
     }
     let node_modules = root().join("node_modules");
-    let installed = ["playwright-core", "binaryen", "axe-core"]
+    let installed = ["playwright-core", "binaryen", "axe-core", "terser"]
         .iter()
         .all(|p| node_modules.join(p).join("package.json").exists());
     if !installed {
