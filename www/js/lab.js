@@ -3,7 +3,7 @@
 import { $, dark, pct, fitCanvases, scrollBehavior } from './dom.js';
 import { addExport, fromView } from './export.js';
 import { isBroken } from './failure.js';
-import { formFields, readControls, syncControls, explain } from './controls.js';
+import { formFields, readControls, syncControls } from './controls.js';
 
 // Timings of recent runs (simulate + draw), for the performance check in the end-to-end tests.
 const timings = [];
@@ -20,8 +20,8 @@ export function createLab(bindings) {
     attack: 'none', touched: false, workshop: null, writeState: () => {},
   };
   const { fields, figure } = ctx;
-  ctx.readControls = () => readControls(fields, ctx.attack);
-  ctx.syncControls = () => syncControls(fields, ctx.attack);
+  ctx.readControls = () => readControls(bindings, fields, ctx.attack);
+  ctx.syncControls = () => syncControls(bindings, fields, ctx.attack);
   ctx.showError = (message) => {
     const box = $('error');
     box.textContent = message;
@@ -57,8 +57,8 @@ export function createLab(bindings) {
     $('wrong-rejects').textContent = pct(r.wrongRejects, 2);
     const inv = $('invariant');
     inv.dataset.state = r.invariantOk ? 'ok' : 'violated';
-    $('invariant-text').textContent = r.invariantOk ? `Rule kept: never more than ${r.limit} in a window` : `Rule broken: ${r.worstWindow} in one window`;
-    $('explain').textContent = explain(fields, controls, r);
+    $('invariant-text').textContent = r.verdict;
+    $('explain').textContent = r.explanation;
     $('cli').textContent = r.command;
     if ($('compare').getAttribute('aria-pressed') === 'true') runCompare(lab, controls);
     ctx.writeState(controls);

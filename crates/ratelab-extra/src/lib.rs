@@ -422,6 +422,12 @@ pub struct ProbeView {
     report: ratelab::probe::ProbeReport,
 }
 
+/// The message for a probe report file of `bytes` bytes too large to read, or nothing.
+#[wasm_bindgen(js_name = probeFileProblem)]
+pub fn probe_file_problem(name: &str, bytes: f64) -> Option<String> {
+    probe_view::check_size(bytes, name).err()
+}
+
 #[wasm_bindgen]
 impl ProbeView {
     /// Reads the JSON of `ratelab probe --format json`; `name` names the file in messages.
@@ -441,17 +447,19 @@ impl ProbeView {
         Ok(ProbeView { report })
     }
 
-    /// The numbers the page shows.
-    pub fn summary(&self) -> Result<JsValue, JsValue> {
-        serde_wasm_bindgen::to_value(&ProbeSummary::of(&self.report)).map_err(js_error)
+    /// The numbers, table rows and sentences the page shows, for the file named `label`.
+    pub fn summary(&self, label: &str) -> Result<JsValue, JsValue> {
+        serde_wasm_bindgen::to_value(&ProbeSummary::of(&self.report).describe(label))
+            .map_err(js_error)
     }
 
     /// The same report compared with the limiter `spec` (e.g. `leaky-bucket:burst=5`).
     #[wasm_bindgen(js_name = withModel)]
     pub fn with_model(&self, spec: &str) -> Result<ProbeView, JsValue> {
-        let spec = ratelab::LimiterSpec::parse(spec.trim()).map_err(js_error)?;
+        let bad = |e: ratelab::Error| js_error(probe_view::bad_model(spec, &e.to_string()));
+        let parsed = ratelab::LimiterSpec::parse(spec.trim()).map_err(bad)?;
         Ok(ProbeView {
-            report: self.report.with_model(&spec).map_err(js_error)?,
+            report: self.report.with_model(&parsed).map_err(bad)?,
         })
     }
 

@@ -6,7 +6,7 @@
 use ratelab::limiter::LeakyMode;
 use ratelab::sim::Scenario;
 use ratelab::spec::{LimiterKind, LimiterSpec, Replay, TrafficSpec};
-use ratelab::time::{MINUTE, SECOND};
+use ratelab::time::{format_duration, MINUTE, SECOND};
 use ratelab::Error;
 use serde::{Deserialize, Serialize};
 
@@ -253,15 +253,22 @@ impl Controls {
                 text
             }
             Attack::None => format!("{}:load={}", self.traffic.name(), self.load),
-            // The two-tick attack. Most limiters are weakest across a window boundary; the
-            // sliding-window counter is weakest when the second tick comes just before the
-            // first one leaves the window, because it has faded the first tick out by then.
-            Attack::BoundaryBurst
-                if self.algorithm == LimiterKind::SlidingWindowCounter && w >= 2 =>
-            {
-                format!("boundary-burst:before=500ms,after={}ms", w * 1000 - 1000)
+            // The two-tick attack, aimed at a window boundary for any W: the ticks come W/120
+            // either side of it (500 ms at a minute), so they are always far closer together
+            // than a window. Most limiters are weakest across a boundary; the sliding-window
+            // counter is weakest when the second tick comes just before the first one leaves the
+            // window, because it has faded the first tick out by then.
+            Attack::BoundaryBurst => {
+                let tick = (w * SECOND / 120).max(1);
+                if self.algorithm == LimiterKind::SlidingWindowCounter {
+                    let after = format_duration(w * SECOND - 2 * tick);
+                    let tick = format_duration(tick);
+                    format!("boundary-burst:before={tick},after={after}")
+                } else {
+                    let tick = format_duration(tick);
+                    format!("boundary-burst:before={tick},after={tick}")
+                }
             }
-            Attack::BoundaryBurst => "boundary-burst:before=500ms,after=500ms".into(),
             Attack::Flood => "flood:start=worst".into(),
             Attack::RetryStorm => {
                 // A client using a quarter of its quota, then a spike of twice the limit, with

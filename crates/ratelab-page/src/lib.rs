@@ -6,6 +6,7 @@
 
 pub mod controls;
 pub mod export;
+pub mod form;
 pub mod import_view;
 pub mod link;
 pub mod page;

@@ -4,6 +4,7 @@
 //! after it is here.
 
 use ratelab::probe::ProbeReport;
+use ratelab::text::{shown, SHOWN};
 use ratelab::time::format_duration;
 use ratelab_charts::{self as charts, Plot, Series};
 use serde::Serialize;
@@ -15,18 +16,25 @@ pub const MAX_PROBE_REPORT_BYTES: usize = 64 << 20;
 /// What the JSON of a probe report is, for messages.
 const EXPECTED: &str = "expected the JSON that `ratelab probe --format json` writes";
 
-/// Checks a file's text before it is parsed: not too large, not empty.
-pub fn check_text(json: &str, name: &str) -> Result<(), String> {
-    let what = format!("The file '{name}'");
-    if json.len() > MAX_PROBE_REPORT_BYTES {
+/// Checks a file's size before it is read: a probe report is at most
+/// [`MAX_PROBE_REPORT_BYTES`].
+pub fn check_size(bytes: f64, name: &str) -> Result<(), String> {
+    if bytes > MAX_PROBE_REPORT_BYTES as f64 {
         return Err(format!(
-            "{what} is {} MB: a probe report is at most {} MB",
-            json.len() >> 20,
+            "The file '{}' is {:.0} MB: a probe report is at most {} MB",
+            shown(name, SHOWN),
+            bytes / f64::from(1 << 20),
             MAX_PROBE_REPORT_BYTES >> 20
         ));
     }
+    Ok(())
+}
+
+/// Checks a file's text before it is parsed: not too large, not empty.
+pub fn check_text(json: &str, name: &str) -> Result<(), String> {
+    check_size(json.len() as f64, name)?;
     if json.trim().is_empty() {
-        return Err(format!("{what} is empty: {EXPECTED}"));
+        return Err(format!("The file '{name}' is empty: {EXPECTED}"));
     }
     Ok(())
 }
@@ -76,6 +84,11 @@ pub struct ProbeSummary {
     pub compared: Option<u64>,
     pub real_only: Option<u64>,
     pub model_only: Option<u64>,
+    /// The table's rows: the real limiter, then the model if any (name, admitted, served,
+    /// busiest window, wrong admits, wrong rejects).
+    pub rows: Vec<[String; 6]>,
+    /// What the report shows, in sentences (set by [`ProbeSummary::describe`]).
+    pub text: String,
 }
 
 impl ProbeSummary {
@@ -111,8 +124,84 @@ impl ProbeSummary {
             compared: c.map(|c| c.compared),
             real_only: c.map(|c| c.real_only),
             model_only: c.map(|c| c.model_only),
+            rows: Vec::new(),
+            text: String::new(),
         }
+        .with_rows()
     }
+
+    fn with_rows(mut self) -> Self {
+        let served = |v: Option<f64>| v.map_or_else(|| "–".to_owned(), pct);
+        self.rows = vec![[
+            "The real limiter".to_owned(),
+            self.admitted.to_string(),
+            served(self.served),
+            self.busiest.to_string(),
+            self.wrong_admits.to_string(),
+            self.wrong_rejects.to_string(),
+        ]];
+        if self.model.is_some() {
+            let n = |v: Option<u64>| v.unwrap_or(0).to_string();
+            self.rows.push([
+                "The model".to_owned(),
+                n(self.model_admitted),
+                served(self.model_served),
+                n(self.model_busiest),
+                n(self.model_wrong_admits),
+                n(self.model_wrong_rejects),
+            ]);
+        }
+        self
+    }
+
+    /// The summary with its sentences, for the file named `label`.
+    pub fn describe(mut self, label: &str) -> Self {
+        let mut text = format!(
+            "{}, probing {}: {} requests ({} first tries) at {} per {}, traffic {}. ",
+            shown(label, SHOWN),
+            self.target,
+            self.sent,
+            self.offered,
+            self.limit,
+            self.window_text,
+            self.traffic
+        );
+        if let (Some(model), Some(agree), Some(compared)) = (&self.model, self.agree, self.compared)
+        {
+            text.push_str(&format!(
+                "The model {model} made the same decision on {agree} of {compared} ({}); the real limiter alone admitted {}, the model alone {}. ",
+                pct(self.agreement.unwrap_or(0.0)),
+                self.real_only.unwrap_or(0),
+                self.model_only.unwrap_or(0)
+            ));
+        }
+        let others = self.other + self.errors + self.timeouts;
+        if others > 0 {
+            text.push_str(&format!(
+                "{others} requests had no admit or reject answer ({} errors, {} timeouts, {} other statuses) and are left out. ",
+                self.errors, self.timeouts, self.other
+            ));
+        }
+        text.push_str(&format!(
+            "Sends were at most {:.2} ms late at the 99th percentile.",
+            self.lateness_p99_ms
+        ));
+        self.text = text;
+        self
+    }
+}
+
+/// A share as the page writes it.
+fn pct(share: f64) -> String {
+    format!("{:.1}%", 100.0 * share)
+}
+
+/// The message for a model the page could not use (`error` says why).
+pub fn bad_model(spec: &str, error: &str) -> String {
+    format!(
+        "The model '{}' is not accepted: {error}",
+        shown(spec, SHOWN)
+    )
 }
 
 /// Requests sent, admitted by the real limiter and admitted by the model, counted over time.
@@ -189,6 +278,27 @@ mod tests {
             s.admitted + s.rejected + s.other + s.errors + s.timeouts,
             s.sent
         );
+        assert_eq!(s.rows.len(), 1 + usize::from(s.model.is_some()));
+        assert_eq!(s.rows[0][1], s.admitted.to_string());
+        let text = s.clone().describe("run.json").text;
+        assert!(
+            text.starts_with(&format!(
+                "run.json, probing {}: {} requests ({} first tries) at {} per {}",
+                s.target, s.sent, s.offered, s.limit, s.window_text
+            )),
+            "{text}"
+        );
+        assert_eq!(
+            text.contains("no admit or reject answer"),
+            s.other + s.errors + s.timeouts > 0,
+            "{text}"
+        );
+        if let (Some(agree), Some(compared)) = (s.agree, s.compared) {
+            assert!(
+                text.contains(&format!("same decision on {agree} of {compared}")),
+                "{text}"
+            );
+        }
         let csv = plot(&r).csv();
         assert!(csv.lines().count() > 2, "{csv}");
         assert!(csv.contains("\nadmitted by the real limiter,"), "{csv}");
@@ -196,6 +306,12 @@ mod tests {
 
     #[test]
     fn empty_and_foreign_files_are_named_with_what_is_expected() {
+        let e = check_size(65.0 * f64::from(1 << 20), "big.json").expect_err("too big");
+        assert_eq!(
+            e,
+            "The file 'big.json' is 65 MB: a probe report is at most 64 MB"
+        );
+        assert!(check_size(64.0 * f64::from(1 << 20), "ok.json").is_ok());
         let e = check_text("  \n", "a.json").expect_err("empty");
         assert!(
             e.contains("'a.json' is empty") && e.contains("ratelab probe"),

@@ -4,6 +4,7 @@ use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use ratelab::sim::Trace;
 use ratelab_charts::Theme;
+use ratelab_page::form::Form;
 use ratelab_page::link as state;
 use ratelab_page::page::{self, Controls};
 use wasm_bindgen::prelude::*;
@@ -126,6 +127,21 @@ impl Lab {
         let (_, ys) = page::window_series(&self.trace);
         js_sys::Float64Array::from(ys.as_slice())
     }
+}
+
+/// The controls of the lab's form (`{algorithm, capacity, limit, ...}`, each field's text), or
+/// the sentence naming the first wrong field and what to enter.
+#[wasm_bindgen(js_name = readForm)]
+pub fn read_form(form: JsValue) -> Result<JsValue, JsValue> {
+    let form: Form = serde_wasm_bindgen::from_value(form).map_err(js_error)?;
+    serde_wasm_bindgen::to_value(&form.controls().map_err(js_error)?).map_err(js_error)
+}
+
+/// Which of the form's fields apply to its limiter, and the capacity dial's range.
+#[wasm_bindgen(js_name = formApplies)]
+pub fn form_applies(form: JsValue) -> Result<JsValue, JsValue> {
+    let form: Form = serde_wasm_bindgen::from_value(form).map_err(js_error)?;
+    serde_wasm_bindgen::to_value(&form.applies()).map_err(js_error)
 }
 
 /// Reads the main figure's state from a query string: `{controls, compare, embed, problems}`.
