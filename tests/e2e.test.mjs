@@ -37,6 +37,39 @@ test('the page loads with a drawn figure, no console errors and no foreign reque
   assert.deepEqual(problems, []);
 });
 
+/** Whether the element with `testid` lies wholly inside the viewport. */
+const inView = (page, testid) => page.locator(`[data-testid=${testid}]`).evaluate((el) => {
+  const r = el.getBoundingClientRect();
+  return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth && r.height > 0;
+});
+
+test('the first screen tells the essay\'s story: a fixed window serving everything, one press to 2L', async (t) => {
+  const { page, problems } = await open(t, { viewport: { width: 1280, height: 800 } });
+  assert.equal(await page.inputValue('[data-testid=algorithm]'), 'fixed-window');
+  assert.equal(await page.getAttribute('[data-testid=honest]', 'aria-pressed'), 'true');
+  assert.equal((await readouts(page)).served, '100.0%', 'steady traffic at 80% of L: every request served');
+  for (const id of ['plot-window', 'invariant', 'boundary-burst', 'flood', 'retry-storm', 'worst-window']) {
+    assert.ok(await inView(page, id), `${id} is on the first screen at 1280×800`);
+  }
+  const scrolled = await page.evaluate(() => scrollY);
+  await act(page, () => page.click('[data-testid=boundary-burst]'));
+  const r = await readouts(page);
+  assert.equal(r.worst, 120, 'one press: the busiest window is 2L');
+  assert.equal(r.state, 'violated');
+  assert.equal(await page.evaluate(() => scrollY), scrolled, 'the press does not move the page');
+  assert.deepEqual(problems, []);
+  // On a phone, pressing an attack keeps the badge and the figure in view.
+  const phone = await open(t, { viewport: { width: 390, height: 844 } });
+  await phone.page.locator('[data-testid=boundary-burst]').scrollIntoViewIfNeeded();
+  await act(phone.page, () => phone.page.click('[data-testid=boundary-burst]'));
+  // The page scrolls smoothly (unless reduced motion is asked for): wait for it to settle.
+  await phone.page.waitForFunction(() => ['invariant', 'plot-window'].every((id) => {
+    const r = document.querySelector(`[data-testid=${id}]`).getBoundingClientRect();
+    return r.top >= 0 && r.bottom <= innerHeight;
+  }), null, { timeout: 3000 }).catch(() => {});
+  for (const id of ['invariant', 'plot-window']) assert.ok(await inView(phone.page, id), `${id} in view on a phone after the press`);
+});
+
 test('every algorithm runs, and the badge agrees with the busiest window', async (t) => {
   const { page, problems } = await open(t);
   for (const algorithm of ['fixed-window', 'sliding-log', 'sliding-window-counter', 'token-bucket', 'gcra', 'leaky-bucket']) {
@@ -76,7 +109,8 @@ test('the boundary burst gives a fixed window exactly 2L, and a bucket of 10 sta
 });
 
 test('the capacity dial moves by keyboard and the figure follows', async (t) => {
-  const { page } = await open(t);
+  // The page opens on a fixed window, which has no capacity: a link to a bucket.
+  const { page } = await open(t, { path: '/?algorithm=token-bucket' });
   // Tab from the algorithm selector lands on the dial (the leaky-bucket form is hidden).
   await page.focus('[data-testid=algorithm]');
   await page.keyboard.press('Tab');
@@ -195,6 +229,16 @@ test('the recall quiz remembers answers on this device', async (t) => {
   await page.waitForSelector('#lab[data-ready=true]');
   assert.equal(await page.isChecked('#q1a2'), true);
   assert.match(await page.locator('#quiz-score').textContent(), /1 of 5 right/);
+  // Each answer is explained, right or wrong: the wrong one says why the right one is right.
+  const why = page.locator('#quiz fieldset').nth(1).locator('.why');
+  assert.equal(await why.isVisible(), true);
+  assert.match(await why.textContent(), /B \+ L − 1: a full bucket/);
+  assert.equal(await page.locator('#quiz fieldset').nth(0).locator('.why').isVisible(), false, 'unanswered: no explanation yet');
+  await page.check('#q0a0');
+  const first = page.locator('#quiz fieldset').nth(0);
+  assert.equal(await first.locator('.verdict').textContent(), 'Not quite.');
+  assert.match(await first.locator('.why').textContent(), /^120: the window that ends at a boundary/);
+  assert.match(await page.locator('#quiz-score').textContent(), /1 of 5 right \(2 answered\)/);
 });
 
 test('a phone-sized, dark page has no serious or critical accessibility violations', async (t) => {

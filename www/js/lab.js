@@ -95,6 +95,18 @@ export function createLab(bindings) {
   return ctx;
 }
 
+/** After an attack is pressed, scrolls (if need be) so that the badge and the main plot are
+ * both in view, the plot's foot at the screen's foot; on a desktop they already are. */
+function keepInView() {
+  const top = $('invariant').getBoundingClientRect().top;
+  const bottom = $('plot-window').getBoundingClientRect().bottom;
+  if (top >= 0 && bottom <= innerHeight) return;
+  // Down until the plot's foot shows, or up until the badge does, never losing the other.
+  const down = bottom - innerHeight + 8;
+  const delta = down > 0 ? Math.min(down, top - 8) : Math.max(top - 8, down);
+  window.scrollBy({ top: delta, behavior: scrollBehavior() });
+}
+
 /** The figure's own controls: its fields, the attack buttons, new seed, compare, and the
  * essay's "Set that up for me" buttons. */
 export function wireControls(ctx) {
@@ -104,7 +116,7 @@ export function wireControls(ctx) {
     el.addEventListener('change', () => schedule());
   }
   for (const b of document.querySelectorAll('[data-attack]')) {
-    b.addEventListener('click', () => { ctx.attack = b.dataset.attack; schedule(); });
+    b.addEventListener('click', () => { ctx.attack = b.dataset.attack; schedule(); keepInView(); });
   }
   $('new-seed').addEventListener('click', () => {
     fields.seed.value = String(1 + Math.floor(Math.random() * 1e9));

@@ -211,6 +211,16 @@ impl Default for Controls {
 pub const CAPACITY_FACTOR: u64 = 2;
 
 impl Controls {
+    /// The figure the page opens on, as the essay opens: a fixed window under steady traffic,
+    /// which serves every request (the metric people graph) while its busiest window is
+    /// what the boundary burst then doubles.
+    pub fn opening() -> Controls {
+        Controls {
+            algorithm: LimiterKind::FixedWindow,
+            ..Controls::default()
+        }
+    }
+
     /// The limiter spec these controls describe, as the CLI would write it.
     pub fn limiter_spec(&self) -> Result<LimiterSpec, Error> {
         let kind = self.algorithm;

@@ -258,9 +258,16 @@ pub const PARAMS: [Param; 15] = [
 ];
 
 /// Decodes a query string (with or without its leading `?`).
+///
+/// The page's bare address opens on the essay's first figure, [`Controls::opening`] (a fixed
+/// window under steady traffic). A link that names no `algorithm` is one written before that:
+/// it meant the token bucket, and still does; [`encode`] always names the algorithm.
 pub fn decode(query: &str) -> Decoded {
     let mut out = Decoded::default();
     let query = query.strip_prefix('?').unwrap_or(query);
+    if query.is_empty() {
+        out.controls = Controls::opening();
+    }
     let mut seen: Vec<String> = Vec::new();
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (raw_key, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
@@ -370,8 +377,8 @@ fn flag(value: &str) -> Result<bool, String> {
     }
 }
 
-/// The controls as a query string, without the `?`: only what differs from the defaults, so
-/// the default figure's link is the page's own address.
+/// The controls as a query string, without the `?`: the algorithm, and whatever else differs
+/// from the defaults.
 pub fn encode(controls: &Controls, compare: bool, sections: &Sections) -> String {
     let state = Decoded {
         controls: controls.clone(),
@@ -386,7 +393,7 @@ pub fn encode(controls: &Controls, compare: bool, sections: &Sections) -> String
         .filter(|p| !p.view)
         .filter_map(|p| {
             let value = (p.get)(&state)?;
-            ((p.get)(&default).as_ref() != Some(&value))
+            (p.key == "algorithm" || (p.get)(&default).as_ref() != Some(&value))
                 .then(|| format!("{}={}", p.key, percent_encode(&value)))
         })
         .collect::<Vec<_>>()
@@ -448,14 +455,28 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
-    fn the_default_figure_has_an_empty_query() {
-        assert_eq!(
-            encode(&Controls::default(), false, &Sections::default()),
-            ""
-        );
+    fn the_bare_address_opens_on_the_essays_first_figure_and_old_links_keep_their_limiter() {
         let d = decode("");
-        assert_eq!(d.controls, Controls::default());
+        assert_eq!(d.controls, Controls::opening());
+        assert_eq!(d.controls.algorithm, LimiterKind::FixedWindow);
+        assert_eq!(d.controls.attack, Attack::None);
         assert!(d.problems.is_empty() && !d.compare && !d.embed);
+        assert_eq!(decode("?").controls, Controls::opening());
+        // Links written before the opening named no algorithm for the token bucket.
+        for old in ["embed=1", "limit=100", "compare=1"] {
+            assert_eq!(
+                decode(old).controls.algorithm,
+                LimiterKind::TokenBucket,
+                "{old}"
+            );
+        }
+        // Every link names its algorithm, so none reads as the opening by accident.
+        for c in [Controls::default(), Controls::opening()] {
+            let q = encode(&c, false, &Sections::default());
+            assert_eq!(q, format!("algorithm={}", c.algorithm.name()));
+            assert_eq!(decode(&q).controls, c);
+            assert_eq!(decode(&format!("{q}&embed=1")).controls, c);
+        }
     }
 
     #[test]
