@@ -490,8 +490,20 @@ mod tests {
     #[test]
     fn the_band_is_a_recount_of_the_audited_admissions() {
         for (name, s, _, trace, mech) in runs() {
-            let audit = |j: usize| mech.band_end(&trace, j).expect("a decision");
+            let spec = &s.limiters[0];
+            // The auditor takes a queue's admissions when they leave.
+            let queued = spec.kind == crate::LimiterKind::LeakyBucket
+                && spec.mode == crate::limiter::LeakyMode::Queue;
+            let audit = |j: usize| {
+                if queued && trace.admitted[j] {
+                    trace.released[j]
+                } else {
+                    trace.times[j]
+                }
+            };
+            assert_eq!(mech.at_departure, queued, "{name}");
             for i in samples(&mech) {
+                assert_eq!(mech.band_end(&trace, i), Some(audit(i)), "{name} at {i}");
                 let end = audit(i);
                 // Admissions of decisions up to this one, audited by its audit time and
                 // still inside its window.
@@ -512,9 +524,20 @@ mod tests {
         );
         let (stats, trace, mech) = mechanism(&s, 0, 0).expect("runs");
         assert!(mech.at_departure);
+        assert_eq!(mech.busiest(), stats.busiest);
         // The busiest window is reached by a departure after the last arrival: a band taken
-        // at arrivals alone would miss it.
+        // at arrivals alone, counting what has left by then, falls short of it.
         let last = *trace.times.last().expect("arrivals");
+        let at_arrivals = (0..mech.len())
+            .map(|i| {
+                let t = trace.times[i];
+                (0..=i)
+                    .filter(|&j| trace.admitted[j])
+                    .filter(|&j| trace.released[j] <= t && trace.released[j] + s.window > t)
+                    .count() as u64
+            })
+            .max();
+        assert!(at_arrivals < Some(stats.busiest), "{at_arrivals:?}");
         let busiest = (0..mech.len())
             .find(|&i| u64::from(mech.band[i]) == stats.busiest)
             .expect("the busiest decision");
@@ -680,6 +703,50 @@ mod tests {
                 } else {
                     assert!(mech.value[i] >= mech.value[i - 1], "{name} at {i}");
                 }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Small random runs of every kind: the band at every decision is the brute-force
+        /// recount of the auditor's window, and its largest is the busiest window.
+        #[test]
+        fn the_band_is_the_auditors_window_in_random_runs(
+            kind in 0usize..LIMITERS.len(),
+            traffic in 0usize..3,
+            limit in 1u64..30,
+            window_s in 1u64..20,
+            load in 0.2f64..4.0,
+            seed in 0u64..1_000,
+        ) {
+            let traffic = match traffic {
+                0 => format!("steady:load={load}"),
+                1 => format!("page-loads:load={load}"),
+                _ => format!("retry:rate={}/{window_s}s,spike={},at=1s,tries=5,every=300ms", limit, 2 * limit),
+            };
+            let s = Scenario {
+                limit,
+                window: window_s * SECOND,
+                duration: 2 * MINUTE,
+                seed,
+                ..scenario(LIMITERS[kind], &traffic)
+            };
+            let Ok(()) = s.validate() else {
+                // A split limit needs a limit its servers share evenly.
+                return Ok(());
+            };
+            let (stats, trace, mech) = mechanism(&s, 0, 0).expect("valid");
+            proptest::prop_assert_eq!(mech.busiest(), stats.busiest);
+            let mut admitted: Vec<Micros> = Vec::new();
+            for i in 0..mech.len() {
+                let end = mech.band_end(&trace, i).expect("a decision");
+                if trace.admitted[i] {
+                    admitted.push(end);
+                }
+                let want = admitted.iter().filter(|&&a| a <= end && a + s.window > end).count();
+                proptest::prop_assert_eq!(mech.band[i] as usize, want, "at {}", i);
             }
         }
     }
