@@ -52,6 +52,218 @@ pub trait Decide {
     }
 }
 
+/// What a limiter holds at a moment: the mechanism behind its decisions, as the explainer
+/// draws it. Read with each limiter's `state(now)`, which changes nothing; `now` must be no
+/// earlier than the last decision's time (the state as it stands after every decision so far,
+/// with time moved on to `now`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum State {
+    /// Token bucket and GCRA: the tokens available, out of `capacity`. A fraction while the
+    /// bucket refills; its whole part is how many requests would be admitted back to back now.
+    Tokens {
+        /// Tokens available.
+        tokens: f64,
+        /// The bucket's capacity `B`.
+        capacity: u64,
+    },
+    /// Sliding log: the logged requests inside `(now − W, now]`, rejected ones included when
+    /// they are recorded; the log admits while there are fewer than `limit`.
+    Log {
+        /// Entries in the window, recorded rejects included.
+        entries: u64,
+        /// How many of them are recorded rejects, where known (see [`SlidingLog::state`]).
+        rejects: Option<u64>,
+        /// `L`.
+        limit: u64,
+    },
+    /// Fixed window: the current calendar window's count (recorded rejects included).
+    Count {
+        /// Requests counted in the current window.
+        count: u64,
+        /// `L`.
+        limit: u64,
+    },
+    /// Sliding-window counter: the two windows' counts and the weighted estimate it compares
+    /// against `limit`: `previous · (W − elapsed) / W + current`.
+    Estimate {
+        /// The current calendar window's count.
+        current: u64,
+        /// The previous calendar window's count.
+        previous: u64,
+        /// The estimate (admits while it is below `limit`).
+        estimate: f64,
+        /// `L`.
+        limit: u64,
+    },
+    /// Leaky bucket as a meter: nginx's excess, in requests (rejects above `burst`).
+    Excess {
+        /// The excess, leaked to `now`.
+        excess: f64,
+        /// nginx's `burst`.
+        burst: u64,
+    },
+    /// Leaky bucket as a queue: admitted requests that have not left yet.
+    Queue {
+        /// Requests waiting (a request leaving at `now` has left).
+        queued: u64,
+        /// nginx's `burst`: at most that many wait.
+        burst: u64,
+    },
+}
+
+/// Which [`State`] a limiter has, by the name the page shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StateKind {
+    /// [`State::Tokens`].
+    #[default]
+    Tokens,
+    /// [`State::Log`].
+    Log,
+    /// [`State::Count`].
+    Count,
+    /// [`State::Estimate`].
+    Estimate,
+    /// [`State::Excess`].
+    Excess,
+    /// [`State::Queue`].
+    Queue,
+}
+
+impl StateKind {
+    /// `tokens`, `log`, `count`, `estimate`, `excess` or `queue`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StateKind::Tokens => "tokens",
+            StateKind::Log => "log",
+            StateKind::Count => "count",
+            StateKind::Estimate => "estimate",
+            StateKind::Excess => "excess",
+            StateKind::Queue => "queue",
+        }
+    }
+}
+
+impl State {
+    /// Which state this is.
+    pub fn kind(&self) -> StateKind {
+        match self {
+            State::Tokens { .. } => StateKind::Tokens,
+            State::Log { .. } => StateKind::Log,
+            State::Count { .. } => StateKind::Count,
+            State::Estimate { .. } => StateKind::Estimate,
+            State::Excess { .. } => StateKind::Excess,
+            State::Queue { .. } => StateKind::Queue,
+        }
+    }
+
+    /// The one number shown: tokens, log entries, count, estimate, excess or queue length.
+    pub fn value(&self) -> f64 {
+        match *self {
+            State::Tokens { tokens, .. } => tokens,
+            State::Log { entries, .. } => entries as f64,
+            State::Count { count, .. } => count as f64,
+            State::Estimate { estimate, .. } => estimate,
+            State::Excess { excess, .. } => excess,
+            State::Queue { queued, .. } => queued as f64,
+        }
+    }
+
+    /// What the value is drawn against: the capacity (tokens), `L` (log, count, estimate) or
+    /// the burst (excess, queue).
+    pub fn mark(&self) -> u64 {
+        match *self {
+            State::Tokens { capacity, .. } => capacity,
+            State::Log { limit, .. }
+            | State::Count { limit, .. }
+            | State::Estimate { limit, .. } => limit,
+            State::Excess { burst, .. } | State::Queue { burst, .. } => burst,
+        }
+    }
+
+    /// Two servers' states as one: every part added (a split limit's servers each hold a
+    /// share of the limit, and their parts add up to the whole). States of different kinds
+    /// keep `self`.
+    pub fn plus(self, other: State) -> State {
+        match (self, other) {
+            (
+                State::Tokens { tokens, capacity },
+                State::Tokens {
+                    tokens: t,
+                    capacity: c,
+                },
+            ) => State::Tokens {
+                tokens: tokens + t,
+                capacity: capacity + c,
+            },
+            (
+                State::Log {
+                    entries,
+                    rejects,
+                    limit,
+                },
+                State::Log {
+                    entries: e,
+                    rejects: r,
+                    limit: l,
+                },
+            ) => State::Log {
+                entries: entries + e,
+                rejects: rejects.zip(r).map(|(a, b)| a + b),
+                limit: limit + l,
+            },
+            (State::Count { count, limit }, State::Count { count: c, limit: l }) => State::Count {
+                count: count + c,
+                limit: limit + l,
+            },
+            (
+                State::Estimate {
+                    current,
+                    previous,
+                    estimate,
+                    limit,
+                },
+                State::Estimate {
+                    current: c,
+                    previous: p,
+                    estimate: e,
+                    limit: l,
+                },
+            ) => State::Estimate {
+                current: current + c,
+                previous: previous + p,
+                estimate: estimate + e,
+                limit: limit + l,
+            },
+            (
+                State::Excess { excess, burst },
+                State::Excess {
+                    excess: e,
+                    burst: b,
+                },
+            ) => State::Excess {
+                excess: excess + e,
+                burst: burst + b,
+            },
+            (
+                State::Queue { queued, burst },
+                State::Queue {
+                    queued: q,
+                    burst: b,
+                },
+            ) => State::Queue {
+                queued: queued + q,
+                burst: burst + b,
+            },
+            (mine, _) => mine,
+        }
+    }
+}
+
+/// `units / per` as a float, its whole part exact (below 2^53).
+fn ratio(units: u64, per: u64) -> f64 {
+    (units / per) as f64 + (units % per) as f64 / per as f64
+}
+
 /// Fixed window: a counter per calendar window `[kW, (k+1)W)`, reset at each boundary.
 #[derive(Debug, Clone)]
 pub struct FixedWindow {
@@ -71,6 +283,18 @@ impl FixedWindow {
             window_end: 0,
             count: 0,
             record_rejects,
+        }
+    }
+
+    /// The current window's count at `now` (0 once `now` is past the window it counted in).
+    pub fn state(&self, now: Micros) -> State {
+        State::Count {
+            count: if now >= self.window_end {
+                0
+            } else {
+                self.count
+            },
+            limit: self.limit,
         }
     }
 }
@@ -134,6 +358,35 @@ impl SlidingLog {
             record_rejects,
         }
     }
+
+    /// The entries of its window at `now`, as far as this log keeps them: it keeps the last
+    /// `L` logged requests, all that a decision needs. Without recorded rejects that is the
+    /// whole window (the literal rule never lets more than `L` in), all of it admitted. With
+    /// them, it is every entry while fewer than `L` are inside, and `L` once `L` or more are,
+    /// and which were rejects is not kept (`rejects: None`): the sorted set it stands for, over
+    /// full and mostly rejects under a retry storm, is counted from the decisions by
+    /// [`crate::sim::Mechanism`]. O(log L).
+    pub fn state(&self, now: Micros) -> State {
+        // The expiry times from `next` round the ring are oldest first (zeros, never logged,
+        // come first and are already out), so those still inside are a suffix.
+        let n = self.last.len();
+        let at = |k: usize| self.last[(self.next + k) % n];
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if at(mid) <= now {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let entries = (n - lo) as u64;
+        State::Log {
+            entries,
+            rejects: (!self.record_rejects).then_some(0),
+            limit: n as u64,
+        }
+    }
 }
 
 impl Decide for SlidingLog {
@@ -183,6 +436,25 @@ impl SlidingWindowCounter {
             prev: 0,
             cur: 0,
             record_rejects,
+        }
+    }
+
+    /// Both windows' counts at `now` and the weighted estimate it would compare against `L`
+    /// (the counts moved on if `now` is in a later window).
+    pub fn state(&self, now: Micros) -> State {
+        let (previous, current, start) = if now >= self.window_end {
+            let index = now / self.window;
+            let previous = if index == self.index + 1 { self.cur } else { 0 };
+            (previous, 0, index * self.window)
+        } else {
+            (self.prev, self.cur, self.window_start)
+        };
+        let left = self.window - (now - start);
+        State::Estimate {
+            current,
+            previous,
+            estimate: previous as f64 * (left as f64 / self.window as f64) + current as f64,
+            limit: self.limit,
         }
     }
 }
@@ -244,6 +516,18 @@ impl TokenBucket {
             last: 0,
         }
     }
+
+    /// The tokens available at `now`, refilled to then and capped at the capacity.
+    pub fn state(&self, now: Micros) -> State {
+        let filled = self
+            .units
+            .saturating_add(now.saturating_sub(self.last).saturating_mul(self.refill))
+            .min(self.capacity);
+        State::Tokens {
+            tokens: ratio(filled, self.token),
+            capacity: self.capacity / self.token,
+        }
+    }
 }
 
 impl Decide for TokenBucket {
@@ -284,6 +568,19 @@ impl Gcra {
             interval: rate.per,
             tolerance: (burst - 1) * rate.per,
             scale: rate.count,
+        }
+    }
+
+    /// The tokens available at `now`, derived from the theoretical arrival time: a request is
+    /// admitted while the TAT is at most the tolerance ahead, so `B · T − (TAT − now)` (with
+    /// `T` the emission interval) is what is left of the bucket, and its whole part in `T`s
+    /// is how many requests would be admitted back to back now. Equal to the token bucket's.
+    pub fn state(&self, now: Micros) -> State {
+        let capacity = self.tolerance + self.interval;
+        let ahead = self.tat.saturating_sub(now.saturating_mul(self.scale));
+        State::Tokens {
+            tokens: ratio(capacity.saturating_sub(ahead), self.interval),
+            capacity: capacity / self.interval,
         }
     }
 }
@@ -339,6 +636,35 @@ impl LeakyBucket {
             leak: rate.count,
             last: None,
             mode,
+        }
+    }
+
+    /// The excess leaked to `now`, in requests (meter), or how many admitted requests have
+    /// not left by `now` (queue). The queue is read from the excess: the last admission, with
+    /// excess `e`, leaves `⌊e / rate⌋` after it arrived, each earlier one still waiting one
+    /// request's worth of excess sooner, so with `x` the excess leaked to `now`, `k` of them
+    /// wait exactly when `x − (k − 1)` requests' worth is still at least a microsecond's leak.
+    pub fn state(&self, now: Micros) -> State {
+        let x = match self.last {
+            None => 0,
+            Some(last) => self
+                .excess
+                .saturating_sub(now.saturating_sub(last).saturating_mul(self.leak)),
+        };
+        let burst = self.burst / self.token;
+        match self.mode {
+            LeakyMode::Meter => State::Excess {
+                excess: ratio(x, self.token),
+                burst,
+            },
+            LeakyMode::Queue => State::Queue {
+                queued: if x >= self.leak {
+                    (x - self.leak) / self.token + 1
+                } else {
+                    0
+                },
+                burst,
+            },
         }
     }
 }
@@ -424,6 +750,19 @@ impl Limiter {
             })
         )
     }
+
+    /// What the limiter holds at `now` (see [`State`]); a split limit's servers added up.
+    pub fn state(&self, now: Micros) -> State {
+        match self {
+            Limiter::FixedWindow(l) => l.state(now),
+            Limiter::SlidingLog(l) => l.state(now),
+            Limiter::SlidingWindowCounter(l) => l.state(now),
+            Limiter::TokenBucket(l) => l.state(now),
+            Limiter::Gcra(l) => l.state(now),
+            Limiter::LeakyBucket(l) => l.state(now),
+            Limiter::Split(l) => l.state(now),
+        }
+    }
 }
 
 /// A limit split across `K` servers, each with its own limiter of `1/K` of the limit (and
@@ -438,6 +777,13 @@ impl Split {
     /// `servers` limiters, routed to with `routing`.
     pub fn new(servers: Vec<Limiter>, routing: Rng) -> Self {
         Split { servers, routing }
+    }
+
+    /// Its servers' states added up.
+    pub fn state(&self, now: Micros) -> State {
+        let mut states = self.servers.iter().map(|s| s.state(now));
+        let first = states.next().unwrap_or(State::Count { count: 0, limit: 0 });
+        states.fold(first, State::plus)
     }
 }
 
@@ -553,6 +899,182 @@ mod tests {
                 }
             }
         }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+
+        /// Token bucket and GCRA hold the same tokens at every moment, and the whole part is
+        /// how many requests a copy of either admits back to back then.
+        #[test]
+        fn token_bucket_and_gcra_hold_the_same_tokens(
+            burst in 1u64..20,
+            count in 1u64..50,
+            per in 1u64..2_000,
+            gaps in prop::collection::vec(prop_oneof![Just(0u64), 0u64..50, 0u64..3_000], 0..200),
+            later in 0u64..3_000,
+        ) {
+            let rate = Rate { count, per };
+            let mut tb = TokenBucket::new(burst, rate);
+            let mut gcra = Gcra::new(burst, rate);
+            for t in trace(&gaps) {
+                tb.decide(t);
+                gcra.decide(t);
+                for now in [t, t + later] {
+                    let (a, b) = (tb.state(now), gcra.state(now));
+                    prop_assert_eq!(a, b, "at {}", now);
+                    let State::Tokens { tokens, capacity } = a else {
+                        return Err(TestCaseError::fail("not tokens"));
+                    };
+                    prop_assert_eq!(capacity, burst);
+                    prop_assert!((0.0..=burst as f64).contains(&tokens));
+                    let (mut tb2, mut gcra2) = (tb.clone(), gcra.clone());
+                    let got = (0..=burst).take_while(|_| tb2.admit(now)).count();
+                    let got2 = (0..=burst).take_while(|_| gcra2.admit(now)).count();
+                    prop_assert_eq!((got as f64, got2 as f64), (tokens.floor(), tokens.floor()), "at {}", now);
+                }
+            }
+        }
+
+        /// The queue read from the excess is the requests admitted and not yet left.
+        #[test]
+        fn the_leaky_queue_is_what_has_not_left(
+            burst in 0u64..20,
+            count in 1u64..50,
+            per in 1u64..2_000,
+            gaps in prop::collection::vec(prop_oneof![Just(0u64), 0u64..50, 0u64..3_000], 0..200),
+            later in 0u64..3_000,
+        ) {
+            let rate = Rate { count, per };
+            let mut q = LeakyBucket::new(burst, rate, LeakyMode::Queue);
+            let mut meter = LeakyBucket::new(burst, rate, LeakyMode::Meter);
+            let mut departures = Vec::new();
+            for t in trace(&gaps) {
+                meter.decide(t);
+                if let Decision::Admit { at } = q.decide(t) {
+                    departures.push(at);
+                }
+                for now in [t, t + later] {
+                    let waiting = departures.iter().filter(|&&d| d > now).count() as u64;
+                    prop_assert_eq!(q.state(now), State::Queue { queued: waiting, burst }, "at {}", now);
+                    let State::Excess { excess, .. } = meter.state(now) else {
+                        return Err(TestCaseError::fail("not an excess"));
+                    };
+                    prop_assert!((0.0..=burst as f64).contains(&excess));
+                }
+            }
+        }
+
+        /// The window counters' states are recounts of what they counted.
+        #[test]
+        fn the_counters_states_are_recounts(
+            limit in 1u64..8,
+            window in 1u64..100,
+            record_rejects in any::<bool>(),
+            gaps in prop::collection::vec(prop_oneof![Just(0u64), 0u64..10, 0u64..300], 0..300),
+            later in 0u64..300,
+        ) {
+            let mut fw = FixedWindow::new(limit, window, record_rejects);
+            let mut swc = SlidingWindowCounter::new(limit, window, record_rejects);
+            let mut log = SlidingLog::new(limit, window, record_rejects);
+            let (mut fw_counted, mut swc_counted, mut logged) = (Vec::new(), Vec::new(), Vec::new());
+            for t in trace(&gaps) {
+                if fw.admit(t) || record_rejects {
+                    fw_counted.push(t);
+                }
+                if swc.admit(t) || record_rejects {
+                    swc_counted.push(t);
+                }
+                if log.admit(t) || record_rejects {
+                    logged.push(t);
+                }
+                for now in [t, t + later] {
+                    let k = now / window;
+                    let in_window = |v: &[Micros], k: u64| v.iter().filter(|&&x| x / window == k).count() as u64;
+                    prop_assert_eq!(fw.state(now), State::Count { count: in_window(&fw_counted, k), limit });
+                    let (current, previous) = (in_window(&swc_counted, k), if k > 0 { in_window(&swc_counted, k - 1) } else { 0 });
+                    let State::Estimate { current: c, previous: p, estimate, limit: l } = swc.state(now) else {
+                        return Err(TestCaseError::fail("not an estimate"));
+                    };
+                    prop_assert_eq!((c, p, l), (current, previous, limit), "at {}", now);
+                    let left = (k + 1) * window - now;
+                    // Below the limit exactly when the counter would admit (the exact test).
+                    prop_assert_eq!(
+                        estimate < limit as f64,
+                        previous * left + current * window < limit * window,
+                        "at {}", now
+                    );
+                    let inside = logged.iter().filter(|&&x| x + window > now).count() as u64;
+                    prop_assert_eq!(log.state(now), State::Log {
+                        entries: inside.min(limit),
+                        rejects: (!record_rejects).then_some(0),
+                        limit,
+                    }, "at {}", now);
+                    if !record_rejects {
+                        prop_assert!(inside <= limit);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn states_name_their_kind_and_a_split_adds_its_servers_up() {
+        let names: Vec<&str> = [
+            State::Tokens {
+                tokens: 1.5,
+                capacity: 3,
+            },
+            State::Log {
+                entries: 4,
+                rejects: Some(1),
+                limit: 5,
+            },
+            State::Count { count: 2, limit: 5 },
+            State::Estimate {
+                current: 1,
+                previous: 2,
+                estimate: 2.0,
+                limit: 5,
+            },
+            State::Excess {
+                excess: 0.5,
+                burst: 2,
+            },
+            State::Queue {
+                queued: 2,
+                burst: 2,
+            },
+        ]
+        .iter()
+        .map(|s| s.kind().name())
+        .collect();
+        assert_eq!(
+            names,
+            ["tokens", "log", "count", "estimate", "excess", "queue"]
+        );
+        // Two servers of 5 per 10 µs, routed at random: their counts and limits add up.
+        let servers = vec![Limiter::FixedWindow(FixedWindow::new(5, 10, false)); 2];
+        let mut split = Split::new(
+            servers,
+            crate::rng::Rng::new(1, 0, crate::rng::Stream::Routing),
+        );
+        let admitted = (0..7).filter(|_| split.admit(3)).count() as u64;
+        assert_eq!(
+            split.state(3),
+            State::Count {
+                count: admitted,
+                limit: 10
+            }
+        );
+        assert_eq!(admitted, 7);
+        assert_eq!(
+            split.state(10),
+            State::Count {
+                count: 0,
+                limit: 10
+            }
+        );
     }
 
     #[test]

@@ -5,10 +5,15 @@
 //! never held in full. A retrying client is the exception: it reacts to decisions, so each
 //! limiter gets its own client, built from the same seed, and sees the same first tries.
 
+mod mechanism;
 mod report;
 mod run;
 mod scenario;
 
+pub use mechanism::{
+    mechanism, mechanism_into, playback_memory, Boundaries, Frame, Mechanism,
+    MECHANISM_BYTES_PER_DECISION, TRACE_BYTES_PER_DECISION,
+};
 pub use report::{fold_delays, mean_se, LimiterReport, Report};
 pub use run::{decide_and_audit, simulate_run, trace, trace_into, RunStats, Trace};
 pub use scenario::{

@@ -1,6 +1,8 @@
 //! Runs: each limiter in a lane with its auditor and tallies, the chunked run loop (limiter
-//! by limiter for a retrying client), and the per-decision trace of one limiter for plots.
+//! by limiter for a retrying client), and the per-decision trace of one limiter for plots
+//! (with, for the playhead, its mechanism: see [`super::mechanism`]).
 
+use super::mechanism::Mechanism;
 use super::{Scenario, CHUNK};
 use crate::audit::Auditor;
 use crate::error::Error;
@@ -82,6 +84,8 @@ struct Lane {
     queue: Option<TimeRing>,
     stats: RunStats,
     trace: Option<Trace>,
+    /// Each decision's limiter state, kept beside the trace (never without it).
+    mech: Option<Mechanism>,
 }
 
 impl Lane {
@@ -93,6 +97,7 @@ impl Lane {
             queue,
             stats: RunStats::default(),
             trace: None,
+            mech: None,
         }
     }
 
@@ -140,6 +145,9 @@ impl Lane {
                 Decision::Reject => t,
             });
         }
+        if let Some(mech) = &mut self.mech {
+            mech.record(&self.limiter, t);
+        }
         admitted
     }
 
@@ -157,7 +165,12 @@ impl Lane {
         }
     }
 
-    fn finish(mut self) -> (RunStats, Option<Trace>) {
+    fn finish(self) -> (RunStats, Option<Trace>) {
+        let (stats, trace, _) = self.finish_all();
+        (stats, trace)
+    }
+
+    fn finish_all(mut self) -> (RunStats, Option<Trace>, Option<Mechanism>) {
         self.release_through(Micros::MAX);
         let a = &self.audit;
         self.stats.decisions = a.decisions;
@@ -165,7 +178,7 @@ impl Lane {
         self.stats.busiest_at = a.busiest_at;
         self.stats.wrong_admits = a.wrong_admits;
         self.stats.wrong_rejects = a.wrong_rejects;
-        (self.stats, self.trace)
+        (self.stats, self.trace, self.mech)
     }
 }
 
@@ -211,7 +224,16 @@ pub fn simulate_run(scenario: &Scenario, run: u32) -> Result<Vec<RunStats>, Erro
     Ok(lanes.into_iter().map(|lane| lane.finish().0).collect())
 }
 
-fn run_closed_loop(scenario: &Scenario, run: u32, mut lane: Lane) -> (RunStats, Option<Trace>) {
+fn run_closed_loop(scenario: &Scenario, run: u32, lane: Lane) -> (RunStats, Option<Trace>) {
+    let (stats, trace, _) = closed_loop(scenario, run, lane);
+    (stats, trace)
+}
+
+fn closed_loop(
+    scenario: &Scenario,
+    run: u32,
+    mut lane: Lane,
+) -> (RunStats, Option<Trace>, Option<Mechanism>) {
     if let Some(mut client) = scenario.retry_client(run) {
         while let Some((t, attempt)) = client.next() {
             lane.stats.offered += u64::from(attempt == 1);
@@ -220,7 +242,7 @@ fn run_closed_loop(scenario: &Scenario, run: u32, mut lane: Lane) -> (RunStats, 
             }
         }
     }
-    lane.finish()
+    lane.finish_all()
 }
 
 /// Every decision of run `run` of limiter `index`, for plots.
@@ -237,14 +259,7 @@ pub fn trace_into(
     run: u32,
     mut buf: Trace,
 ) -> Result<(RunStats, Trace), Error> {
-    let spec = scenario.limiters.get(index).ok_or_else(|| {
-        Error::invalid(
-            "limiter index",
-            &index.to_string(),
-            "an index into the scenario's limiters",
-        )
-    })?;
-    let mut lane = Lane::new(scenario.build_limiter(spec, run)?, scenario);
+    let mut lane = lane_of(scenario, index, run)?;
     buf.clear();
     let (stats, trace) = if scenario.traffic.closed_loop() {
         lane.trace = Some(buf);
@@ -255,18 +270,76 @@ pub fn trace_into(
         // page a later run's trace of the same length then needed fresh memory.
         buf.reserve(scenario.arrivals(run).count());
         lane.trace = Some(buf);
-        let mut arrivals = scenario.arrivals(run);
-        let mut chunk = Vec::with_capacity(CHUNK);
-        loop {
-            let more = arrivals.fill(&mut chunk, CHUNK);
-            lane.run_chunk(&chunk);
-            if !more {
-                break;
-            }
-        }
+        run_open_loop(scenario, run, &mut lane);
         lane.finish()
     };
     Ok((stats, trace.unwrap_or_default()))
+}
+
+/// Feeds run `run`'s arrivals to one lane, chunk by chunk.
+fn run_open_loop(scenario: &Scenario, run: u32, lane: &mut Lane) {
+    let mut arrivals = scenario.arrivals(run);
+    let mut chunk = Vec::with_capacity(CHUNK);
+    loop {
+        let more = arrivals.fill(&mut chunk, CHUNK);
+        lane.run_chunk(&chunk);
+        if !more {
+            break;
+        }
+    }
+}
+
+/// The limiter `index` of the scenario, built for run `run`, or an error naming the index.
+fn lane_of(scenario: &Scenario, index: usize, run: u32) -> Result<Lane, Error> {
+    let spec = scenario.limiters.get(index).ok_or_else(|| {
+        Error::invalid(
+            "limiter index",
+            &index.to_string(),
+            "an index into the scenario's limiters",
+        )
+    })?;
+    Ok(Lane::new(scenario.build_limiter(spec, run)?, scenario))
+}
+
+/// How many decisions limiter `index` makes in run `run`: the arrivals, counted without
+/// deciding them, or for a retrying client (whose retries depend on the decisions) the run
+/// itself, decided without keeping anything.
+pub(super) fn count_decisions(scenario: &Scenario, index: usize, run: u32) -> Result<u64, Error> {
+    let lane = lane_of(scenario, index, run)?;
+    Ok(if scenario.traffic.closed_loop() {
+        closed_loop(scenario, run, lane).0.decisions
+    } else {
+        scenario.arrivals(run).count() as u64
+    })
+}
+
+/// A run of limiter `index` with every decision kept in `trace` and, beside it, its state in
+/// `mech`, both emptied and then sized for `decisions` decisions exactly; `mech` is finished
+/// from the trace once the run is over.
+pub(super) fn trace_with_mechanism(
+    scenario: &Scenario,
+    index: usize,
+    run: u32,
+    decisions: usize,
+    (mut trace, mut mech): (Trace, Mechanism),
+) -> Result<(RunStats, Trace, Mechanism), Error> {
+    let mut lane = lane_of(scenario, index, run)?;
+    trace.clear();
+    trace.reserve(decisions);
+    let record_rejects = scenario.limiters[index].record_rejects;
+    mech.start(&lane.limiter, scenario, decisions);
+    lane.trace = Some(trace);
+    lane.mech = Some(mech);
+    let delays = lane.queue.is_some();
+    let (stats, trace, mech) = if scenario.traffic.closed_loop() {
+        closed_loop(scenario, run, lane)
+    } else {
+        run_open_loop(scenario, run, &mut lane);
+        lane.finish_all()
+    };
+    let (trace, mut mech) = (trace.unwrap_or_default(), mech.unwrap_or_default());
+    mech.finish(&trace, delays, record_rejects);
+    Ok((stats, trace, mech))
 }
 
 #[cfg(test)]
