@@ -45,6 +45,7 @@ export function createLab(bindings) {
     try {
       r = lab.run(controls);
       lab.draw('plot-arrivals', 'plot-window', 'plot-share', dark());
+      ctx.playhead?.afterRun();
     } catch (e) {
       ctx.showError(String(e.message ?? e));
       return;

@@ -12,6 +12,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use ratelab::text::csv_field as field;
 use serde::{Deserialize, Serialize};
 
+mod mechanism;
+pub use mechanism::{mechanism_chart, MechanismChart};
+
 /// A colour as `[r, g, b]`, so that a [`Plot`] crosses the wasm boundary and a worker's
 /// `postMessage` as plain data.
 mod rgb {

@@ -13,6 +13,7 @@ use ratelab_charts::{Plot, Theme};
 use ratelab_page::controls::{Controls, Named};
 use ratelab_page::export::{self, View};
 use ratelab_page::import_view::{self, ImportSummary};
+use ratelab_page::mechanism;
 use ratelab_page::page;
 use ratelab_page::probe_view::{self, ProbeSummary};
 use ratelab_page::sections::{Section, SectionData, SectionParams};
@@ -492,4 +493,88 @@ pub fn compare_data(controls: JsValue) -> Result<JsValue, JsValue> {
 pub fn draw_window(canvas_id: &str, plot: JsValue, dark: bool) -> Result<(), JsValue> {
     let plot: Plot = serde_wasm_bindgen::from_value(plot).map_err(js_error)?;
     draw(&plot, canvas_id, dark)
+}
+
+/// The main figure's mechanism view: the same run as the figure's (the same controls, and the
+/// reader's file through [`set_replay`]), kept with each decision's trailing window and the
+/// limiter's state, for the playhead. It lives in this on-demand module, loaded when the view
+/// comes into sight, so the page's first load stays within its budget.
+#[wasm_bindgen]
+#[derive(Debug, Default)]
+pub struct MechanismView {
+    trace: ratelab::sim::Trace,
+    mech: ratelab::sim::Mechanism,
+    playback: mechanism::Playback,
+    horizon_s: f64,
+}
+
+#[wasm_bindgen]
+impl MechanismView {
+    /// A view with no run yet.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> MechanismView {
+        MechanismView::default()
+    }
+
+    /// Runs `controls` (the main figure's), keeping every decision's mechanism; the lists of
+    /// the last run are reused.
+    pub fn run(&mut self, controls: JsValue) -> Result<(), JsValue> {
+        let mut controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
+        controls.replay = REPLAY.with(|r| r.borrow().clone());
+        let (readout, trace, mech) = page::run_mechanism_into(
+            &controls,
+            std::mem::take(&mut self.trace),
+            std::mem::take(&mut self.mech),
+        )
+        .map_err(js_error)?;
+        self.playback = mechanism::Playback::new(&readout, controls.window_s, &trace, &mech);
+        self.horizon_s = readout.horizon_s;
+        self.trace = trace;
+        self.mech = mech;
+        Ok(())
+    }
+
+    /// Where the playhead starts after a run: the first decision of the busiest window.
+    #[wasm_bindgen(js_name = playheadStart)]
+    pub fn playhead_start(&self) -> usize {
+        mechanism::start(&self.mech)
+    }
+
+    /// How many decisions the run has.
+    pub fn decisions(&self) -> usize {
+        self.mech.len()
+    }
+
+    /// What the playhead shows at decision `index`: `{index, decisions, timeS, band, limit,
+    /// over, kind, value, text, stateText}`, or `undefined` past the run.
+    pub fn frame(&self, index: usize) -> Result<JsValue, JsValue> {
+        serde_wasm_bindgen::to_value(&self.playback.frame(&self.trace, &self.mech, index))
+            .map_err(js_error)
+    }
+
+    /// The last decision arriving at or before `time_s` (0 if none does), for playback at an
+    /// even pace in the run's own time.
+    #[wasm_bindgen(js_name = indexAt)]
+    pub fn index_at(&self, time_s: f64) -> usize {
+        let t = (time_s * 1e6).max(0.0) as u64;
+        self.trace
+            .times
+            .partition_point(|&x| x <= t)
+            .saturating_sub(1)
+    }
+
+    /// How long the run lasts, in seconds.
+    #[wasm_bindgen(js_name = horizonS)]
+    pub fn horizon_s(&self) -> f64 {
+        self.horizon_s
+    }
+
+    /// Draws the mechanism view at decision `index` on the canvas `canvas_id`.
+    pub fn draw(&self, canvas_id: &str, index: usize, dark: bool) -> Result<(), JsValue> {
+        let canvas = Canvas::new(canvas_id)
+            .ok_or_else(|| js_error(format!("no canvas with id '{canvas_id}'")))?;
+        let chart = self.playback.chart(&self.trace, &self.mech, index);
+        ratelab_charts::mechanism_chart(&canvas.into_drawing_area(), &chart, theme(dark))
+            .map_err(js_error)
+    }
 }

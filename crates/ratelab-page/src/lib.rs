@@ -9,6 +9,7 @@ pub mod export;
 pub mod form;
 pub mod import_view;
 pub mod link;
+pub mod mechanism;
 pub mod page;
 pub mod probe_view;
 pub mod sections;

@@ -4,7 +4,7 @@
 
 use ratelab::analysis::{self, BurstFit, BusyWindow};
 use ratelab::audit::Auditor;
-use ratelab::sim::{simulate, trace_into, RunStats, Scenario, Trace};
+use ratelab::sim::{mechanism_into, simulate, trace_into, Mechanism, RunStats, Scenario, Trace};
 use ratelab::spec::{LimiterKind, Replay};
 use ratelab::theory;
 use ratelab::time::{Micros, SECOND};
@@ -61,12 +61,34 @@ pub fn run(controls: &Controls) -> Result<(Readout, Trace), Error> {
     run_into(controls, Trace::default())
 }
 
-/// [`run`], into the lists of a trace kept from an earlier run (see [`trace_into`]): the page
-/// re-runs at every move of a dial and keeps one trace's lists for all of them.
+/// [`run`], into the lists of a trace kept from an earlier run (see [`trace_into`]).
 pub fn run_into(controls: &Controls, buf: Trace) -> Result<(Readout, Trace), Error> {
     let scenario = controls.scenario()?;
     let (stats, trace) = trace_into(&scenario, 0, 0, buf)?;
-    let mut readout = readout(controls, &scenario, &stats)?;
+    Ok((finish(controls, &scenario, &stats)?, trace))
+}
+
+/// [`run`] with the run's mechanism (each decision's trailing window and the limiter's
+/// state), for the playhead.
+pub fn run_mechanism(controls: &Controls) -> Result<(Readout, Trace, Mechanism), Error> {
+    run_mechanism_into(controls, Trace::default(), Mechanism::default())
+}
+
+/// [`run_mechanism`], into the lists of a trace and a mechanism kept from an earlier run: the
+/// page re-runs at every move of a dial and keeps one set of lists for all of them.
+pub fn run_mechanism_into(
+    controls: &Controls,
+    trace: Trace,
+    mech: Mechanism,
+) -> Result<(Readout, Trace, Mechanism), Error> {
+    let scenario = controls.scenario()?;
+    let (stats, trace, mech) = mechanism_into(&scenario, 0, 0, trace, mech)?;
+    Ok((finish(controls, &scenario, &stats)?, trace, mech))
+}
+
+/// The read-out of a run, with its explanation.
+fn finish(controls: &Controls, scenario: &Scenario, stats: &RunStats) -> Result<Readout, Error> {
+    let mut readout = readout(controls, scenario, stats)?;
     if controls.attack == Attack::RetryStorm && controls.algorithm.can_record_rejects() {
         let other = Controls {
             record_rejects: !controls.record_rejects,
@@ -77,7 +99,7 @@ pub fn run_into(controls: &Controls, buf: Trace) -> Result<(Readout, Trace), Err
         readout.served_other_recording = stats.served_share();
     }
     readout.explanation = crate::form::explain(controls, &readout);
-    Ok((readout, trace))
+    Ok(readout)
 }
 
 fn readout(controls: &Controls, scenario: &Scenario, stats: &RunStats) -> Result<Readout, Error> {

@@ -1,0 +1,110 @@
+// The main figure's playhead: play, step and a scrubber over the run's decisions. The
+// on-demand module's `MechanismView` reruns the figure's controls keeping each decision's
+// trailing window and the limiter's state, says what each decision shows (`frame`) and draws
+// it; this only moves the index. It loads when the view comes into sight or is used, so the
+// first screen does not wait for it. Playback moves at an even pace in the run's own time,
+// the whole run in about twenty seconds; with reduced motion asked for, only steps.
+import { $, dark } from './dom.js';
+import { loadExtra } from './modules.js';
+
+const PLAY_SECONDS = 20;
+
+export function startPlayhead(ctx) {
+  const range = $('playhead');
+  const play = $('play');
+  const still = window.matchMedia('(prefers-reduced-motion: reduce)');
+  let view = null;
+  let loading = null;
+  let index = 0;
+  let raf = 0;
+  let clock = { at: 0, t: 0 };
+
+  /** Shows decision `i`; `quiet` while playing, so screen readers are not flooded. */
+  function show(i, quiet = false) {
+    const f = view?.frame(Math.max(0, i));
+    if (!f) return;
+    index = f.index;
+    range.value = String(index);
+    $('playhead-out').textContent = `${index + 1} of ${f.decisions}`;
+    const band = $('band-count');
+    band.textContent = String(f.band);
+    band.dataset.state = f.over ? 'violated' : 'ok';
+    $('band-of').textContent = f.bandText;
+    $('frame-text').textContent = f.text;
+    const state = $('state-value');
+    state.textContent = f.stateText;
+    state.dataset.kind = f.kind;
+    state.dataset.value = String(f.value);
+    $('frame').setAttribute('aria-live', quiet ? 'off' : 'polite');
+    view.draw('plot-mechanism', index, dark());
+  }
+
+  function stop() {
+    cancelAnimationFrame(raf);
+    raf = 0;
+    play.setAttribute('aria-pressed', 'false');
+    play.textContent = 'Play';
+    $('frame').setAttribute('aria-live', 'polite');
+  }
+
+  /** Reruns the view on the figure's controls; the playhead starts at the busiest window. */
+  function rerun() {
+    if (!view) return;
+    stop();
+    let controls;
+    try { controls = ctx.readControls(); } catch { return; }
+    try {
+      view.run(controls);
+    } catch (e) {
+      $('frame-text').textContent = String(e.message ?? e);
+      return;
+    }
+    range.max = String(Math.max(0, view.decisions() - 1));
+    show(view.playheadStart());
+    $('mechanism').dataset.ready = 'true';
+  }
+
+  function load() {
+    loading ??= loadExtra().then((extra) => { view = new extra.MechanismView(); rerun(); });
+    return loading;
+  }
+
+  function tick(now) {
+    const t = clock.t + ((now - clock.at) / 1000) * (view.horizonS() / PLAY_SECONDS);
+    const last = Number(range.max);
+    const i = Math.max(index, view.indexAt(t));
+    show(i, true);
+    if (i >= last) { stop(); show(last); return; }
+    raf = requestAnimationFrame(tick);
+  }
+
+  play.addEventListener('click', async () => {
+    await load();
+    if (raf) { stop(); show(index); return; }
+    if (index >= Number(range.max)) show(0, true);
+    clock = { at: performance.now(), t: view.frame(index)?.timeS ?? 0 };
+    play.setAttribute('aria-pressed', 'true');
+    play.textContent = 'Pause';
+    raf = requestAnimationFrame(tick);
+  });
+  $('step').addEventListener('click', async () => { await load(); stop(); show(Math.min(index + 1, Number(range.max))); });
+  $('step-back').addEventListener('click', async () => { await load(); stop(); show(index - 1); });
+  range.addEventListener('input', async () => { await load(); stop(); show(Number(range.value)); });
+  range.addEventListener('focus', load);
+
+  // Loaded once the chart is in sight (a little of it, not merely near).
+  const seen = new IntersectionObserver((entries) => {
+    if (entries.some((e) => e.isIntersecting)) { seen.disconnect(); load(); }
+  }, { threshold: 0.2 });
+  seen.observe($('plot-mechanism'));
+
+  const motion = () => {
+    play.disabled = still.matches;
+    play.title = still.matches ? 'Playback is off because reduced motion is asked for; the steps and the slider still work.' : '';
+    if (still.matches) stop();
+  };
+  still.addEventListener('change', motion);
+  motion();
+
+  return { afterRun: rerun, redraw: () => view && show(index) };
+}
