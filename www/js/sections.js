@@ -58,7 +58,7 @@ export function startSections() {
         } else {
           const params = s.params();
           const [data, extra] = await Promise.all([sectionData(s.name, params), loadExtra()]);
-          if (s.canvas) extra.drawSection(s.name, data, params, s.canvas, dark());
+          if (s.canvas) extra.drawSection(data, s.canvas, dark());
           if (s.table) fillTable($(s.table), data.table);
           if (s.canvas) addExport($(s.canvas), s.name, () => fromView(`section:${s.name}`, s.params(), 0));
         }

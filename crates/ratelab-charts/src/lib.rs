@@ -9,51 +9,12 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use ratelab::text::csv_field as field;
-use serde::{Deserialize, Serialize};
-
 mod mechanism;
 pub use mechanism::{mechanism_chart, MechanismChart};
 
-/// A colour as `[r, g, b]`, so that a [`Plot`] crosses the wasm boundary and a worker's
-/// `postMessage` as plain data.
-mod rgb {
-    use plotters::style::RGBColor;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    pub fn serialize<S: Serializer>(c: &RGBColor, s: S) -> Result<S::Ok, S::Error> {
-        [c.0, c.1, c.2].serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<RGBColor, D::Error> {
-        let [r, g, b] = <[u8; 3]>::deserialize(d)?;
-        Ok(RGBColor(r, g, b))
-    }
-}
-
-/// Bars as `[label, value, [r, g, b]]`.
-mod rgb_bars {
-    use plotters::style::RGBColor;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    type Bar = (String, f64, RGBColor);
-
-    pub fn serialize<S: Serializer>(bars: &[Bar], s: S) -> Result<S::Ok, S::Error> {
-        let plain: Vec<(&str, f64, [u8; 3])> = bars
-            .iter()
-            .map(|(l, v, c)| (l.as_str(), *v, [c.0, c.1, c.2]))
-            .collect();
-        plain.serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Bar>, D::Error> {
-        let plain = Vec::<(String, f64, [u8; 3])>::deserialize(d)?;
-        Ok(plain
-            .into_iter()
-            .map(|(l, v, [r, g, b])| (l, v, RGBColor(r, g, b)))
-            .collect())
-    }
-}
+pub use ratelab::plot::{
+    series_color, Bins, Plot, Rgb, Series, BLUE, GREEN, ORANGE, PURPLE, RED, SERIES, SKY, YELLOW,
+};
 
 /// Foreground, background and grid colours, so one chart serves light and dark pages.
 #[derive(Debug, Clone, Copy)]
@@ -81,23 +42,6 @@ impl Theme {
     };
 }
 
-/// Okabe–Ito blue: admitted requests, the main series.
-pub const BLUE: RGBColor = RGBColor(0x00, 0x72, 0xb2);
-/// Okabe–Ito orange: rejected requests.
-pub const ORANGE: RGBColor = RGBColor(0xe6, 0x9f, 0x00);
-/// Okabe–Ito vermillion: the invariant broken.
-pub const RED: RGBColor = RGBColor(0xd5, 0x5e, 0x00);
-/// Okabe–Ito bluish green: the invariant kept.
-pub const GREEN: RGBColor = RGBColor(0x00, 0x9e, 0x73);
-/// Okabe–Ito sky blue.
-pub const SKY: RGBColor = RGBColor(0x56, 0xb4, 0xe9);
-/// Okabe–Ito reddish purple.
-pub const PURPLE: RGBColor = RGBColor(0xcc, 0x79, 0xa7);
-/// Okabe–Ito yellow.
-pub const YELLOW: RGBColor = RGBColor(0xf0, 0xe4, 0x42);
-/// A series palette in a fixed order.
-pub const SERIES: [RGBColor; 6] = [BLUE, ORANGE, GREEN, PURPLE, SKY, RED];
-
 /// The charts' font. Built from the family value rather than from the name `"sans-serif"`,
 /// whose conversion lowercases the name and so pulls Unicode case tables into the page's wasm.
 fn font(size: f64) -> FontDesc<'static> {
@@ -109,18 +53,6 @@ pub type ChartResult = Result<(), String>;
 
 fn err<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
-}
-
-/// Requests per time bin: admitted and rejected, for the arrivals chart.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Bins {
-    /// Bin width, in seconds.
-    pub width_s: f64,
-    /// Admitted per bin.
-    pub admitted: Vec<u32>,
-    /// Rejected per bin.
-    pub rejected: Vec<u32>,
 }
 
 /// Counts decisions into `bins` equal bins over `[0, horizon_us)`.
@@ -238,7 +170,7 @@ pub fn arrivals_chart<DB: DrawingBackend>(
     chart
         .draw_series(bins.admitted.iter().enumerate().map(|(i, &a)| {
             let x = i as f64 * w;
-            Rectangle::new([(x, 0.0), (x + w * 0.92, f64::from(a))], BLUE.filled())
+            Rectangle::new([(x, 0.0), (x + w * 0.92, f64::from(a))], rgb(BLUE).filled())
         }))
         .map_err(err)?;
     chart
@@ -251,14 +183,14 @@ pub fn arrivals_chart<DB: DrawingBackend>(
                     let x = i as f64 * w;
                     Rectangle::new(
                         [(x, f64::from(a)), (x + w * 0.92, f64::from(a + r))],
-                        ORANGE.filled(),
+                        rgb(ORANGE).filled(),
                     )
                 }),
         )
         .map_err(err)?;
     let entries = [
-        ("admitted".to_owned(), Swatch::Block(BLUE)),
-        ("rejected".to_owned(), Swatch::Block(ORANGE)),
+        ("admitted".to_owned(), Swatch::Block(rgb(BLUE))),
+        ("rejected".to_owned(), Swatch::Block(rgb(ORANGE))),
     ];
     legend(area, &chart, &entries, theme)?;
     area.present().map_err(err)
@@ -419,24 +351,27 @@ pub fn window_chart<DB: DrawingBackend>(
     chart
         .draw_series(runs.into_iter().map(|(over, path)| {
             let style = if over {
-                RED.stroke_width(3)
+                rgb(RED).stroke_width(3)
             } else {
-                GREEN.stroke_width(2)
+                rgb(GREEN).stroke_width(2)
             };
             PathElement::new(path, style)
         }))
         .map_err(err)?;
-    let mut entries = vec![("admitted in the window".to_owned(), Swatch::Line(GREEN))];
+    let mut entries = vec![(
+        "admitted in the window".to_owned(),
+        Swatch::Line(rgb(GREEN)),
+    )];
     if points.iter().any(|p| p.1 > limit) {
         chart
             .draw_series(
                 points
                     .iter()
                     .filter(|p| p.1 > limit)
-                    .map(|&p| Circle::new(p, 3, RED.filled())),
+                    .map(|&p| Circle::new(p, 3, rgb(RED).filled())),
             )
             .map_err(err)?;
-        entries.push(("over the limit".to_owned(), Swatch::Dot(RED)));
+        entries.push(("over the limit".to_owned(), Swatch::Dot(rgb(RED))));
     }
     chart
         .draw_series(std::iter::once(PathElement::new(
@@ -448,31 +383,19 @@ pub fn window_chart<DB: DrawingBackend>(
     if let Some(b) = bound {
         let dashed = (0..40).map(|i| {
             let a = x_max * f64::from(i) / 40.0;
-            PathElement::new(vec![(a, b), (a + x_max / 80.0, b)], PURPLE.stroke_width(2))
+            PathElement::new(
+                vec![(a, b), (a + x_max / 80.0, b)],
+                rgb(PURPLE).stroke_width(2),
+            )
         });
         chart.draw_series(dashed).map_err(err)?;
         entries.push((
             format!("worst case in theory = {b:.0}"),
-            Swatch::Dashed(PURPLE),
+            Swatch::Dashed(rgb(PURPLE)),
         ));
     }
     legend(area, &chart, &entries, theme)?;
     area.present().map_err(err)
-}
-
-/// One named line of an XY chart.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Series {
-    /// Its legend entry.
-    pub name: String,
-    /// Its points.
-    pub points: Vec<(f64, f64)>,
-    /// Its colour.
-    #[serde(with = "rgb")]
-    pub color: RGBColor,
-    /// Whether to mark each point.
-    pub markers: bool,
 }
 
 /// An XY chart of several lines, with optional horizontal reference lines.
@@ -548,7 +471,7 @@ pub fn xy_chart<DB: DrawingBackend>(
         entries.push((label.clone(), Swatch::Thin(theme.fg)));
     }
     for s in spec.series {
-        let color = s.color;
+        let color = rgb(s.color);
         chart
             .draw_series(LineSeries::new(
                 s.points.iter().copied(),
@@ -566,45 +489,13 @@ pub fn xy_chart<DB: DrawingBackend>(
     area.present().map_err(err)
 }
 
-/// Draws named lines of percentages (0–105 on the y axis), coloured in palette order: the
-/// study's plots, on a canvas in the page and in SVG from the CLI.
-pub fn shares_chart<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    lines: &[(String, Vec<(f64, f64)>)],
-    theme: Theme,
-) -> ChartResult {
-    let series: Vec<Series> = lines
-        .iter()
-        .enumerate()
-        .map(|(i, (name, points))| Series {
-            name: name.clone(),
-            points: points.clone(),
-            color: SERIES[i % SERIES.len()],
-            markers: true,
-        })
-        .collect();
-    let spec = XyChart {
-        title,
-        x_label,
-        y_label,
-        series: &series,
-        references: &[],
-        y_range: Some((0.0, 105.0)),
-        x_range: None,
-    };
-    xy_chart(area, &spec, theme)
-}
-
 /// Draws labelled horizontal bars (one per limiter, say), with a value printed at each end.
 /// It uses the same `f64 × f64` coordinates as the other charts, which keeps the page's wasm
 /// to one copy of plotters' axis code.
 pub fn bar_chart<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
-    bars: &[(String, f64, RGBColor)],
+    bars: &[(String, f64, Rgb)],
     max: f64,
     unit: &str,
     theme: Theme,
@@ -640,7 +531,7 @@ pub fn bar_chart<DB: DrawingBackend>(
     chart
         .draw_series(bars.iter().enumerate().map(|(i, (_, v, c))| {
             let y = i as f64;
-            Rectangle::new([(0.0, y - 0.38), (*v, y + 0.38)], c.filled())
+            Rectangle::new([(0.0, y - 0.38), (*v, y + 0.38)], rgb(*c).filled())
         }))
         .map_err(err)?;
     chart
@@ -655,91 +546,31 @@ pub fn bar_chart<DB: DrawingBackend>(
     area.present().map_err(err)
 }
 
-/// A chart as data: what the page draws on a canvas, what the export turns into SVG and CSV.
-/// One value, one drawing: [`Plot::draw`] calls the chart functions above on any backend.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
-pub enum Plot {
-    /// Requests per bin, admitted and rejected ([`arrivals_chart`]).
-    Arrivals(Bins),
-    /// The trailing-window count against the limit ([`window_chart`]).
-    Window {
-        /// Step-series times, in seconds.
-        times_s: Vec<f64>,
-        /// The count at each time.
-        counts: Vec<f64>,
-        /// `L`.
-        limit: f64,
-        /// The theoretical worst case, if known.
-        bound: Option<f64>,
-        /// Where the time axis ends.
-        x_max: f64,
-    },
-    /// Named lines ([`xy_chart`]).
-    Xy {
-        /// The chart's title.
-        title: String,
-        /// The x axis's label.
-        x_label: String,
-        /// The y axis's label.
-        y_label: String,
-        /// The lines.
-        series: Vec<Series>,
-        /// Horizontal reference lines.
-        references: Vec<(f64, String)>,
-        /// Fixed y range, if any.
-        y_range: Option<(f64, f64)>,
-        /// Fixed x range, if any.
-        x_range: Option<(f64, f64)>,
-    },
-    /// Labelled horizontal bars ([`bar_chart`]).
-    Bars {
-        /// The chart's title.
-        title: String,
-        /// Label, value and colour of each bar.
-        #[serde(with = "rgb_bars")]
-        bars: Vec<(String, f64, RGBColor)>,
-        /// The axis maximum.
-        max: f64,
-        /// The unit printed after each value.
-        unit: String,
-    },
+/// A palette colour as plotters takes it.
+pub const fn rgb(c: Rgb) -> RGBColor {
+    RGBColor(c[0], c[1], c[2])
 }
 
-impl Plot {
-    /// Named lines of percentages, coloured in palette order (the study's plots).
-    pub fn shares(
-        title: &str,
-        x_label: &str,
-        y_label: &str,
-        lines: &[(String, Vec<(f64, f64)>)],
-    ) -> Plot {
-        Plot::Xy {
-            title: title.into(),
-            x_label: x_label.into(),
-            y_label: y_label.into(),
-            series: lines
-                .iter()
-                .enumerate()
-                .map(|(i, (name, points))| Series {
-                    name: name.clone(),
-                    points: points.clone(),
-                    color: SERIES[i % SERIES.len()],
-                    markers: true,
-                })
-                .collect(),
-            references: Vec::new(),
-            y_range: Some((0.0, 105.0)),
-            x_range: None,
-        }
-    }
-
+/// Drawing a [`Plot`]: one value, one drawing, on a canvas in the page and in SVG from the CLI
+/// and the page's export. Every kind of plot is drawn by the chart function of its kind.
+pub trait Draw {
     /// Draws the chart on `area`.
-    pub fn draw<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        theme: Theme,
-    ) -> ChartResult {
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, theme: Theme) -> ChartResult;
+
+    /// The chart as an SVG document of `width` × `height`, from the same drawing code.
+    #[cfg(feature = "svg")]
+    fn svg(&self, width: u32, height: u32, theme: Theme) -> Result<String, String> {
+        let mut out = String::new();
+        {
+            let area = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
+            self.draw(&area, theme)?;
+        }
+        Ok(out)
+    }
+}
+
+impl Draw for Plot {
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, theme: Theme) -> ChartResult {
         match self {
             Plot::Arrivals(bins) => arrivals_chart(area, bins, theme),
             Plot::Window {
@@ -776,86 +607,6 @@ impl Plot {
                 unit,
             } => bar_chart(area, title, bars, *max, unit, theme),
         }
-    }
-
-    /// The data behind the chart as CSV, with a header row: one row per bin, per step, per
-    /// point (long form: `series,x,y`) or per bar.
-    pub fn csv(&self) -> String {
-        let mut out = String::new();
-        match self {
-            Plot::Arrivals(bins) => {
-                out.push_str("bin_start_s,bin_end_s,admitted,rejected\n");
-                for (i, (a, r)) in bins.admitted.iter().zip(&bins.rejected).enumerate() {
-                    let start = i as f64 * bins.width_s;
-                    out.push_str(&format!(
-                        "{},{},{a},{r}\n",
-                        num(start),
-                        num(start + bins.width_s)
-                    ));
-                }
-            }
-            Plot::Window {
-                times_s,
-                counts,
-                limit,
-                bound,
-                ..
-            } => {
-                out.push_str("time_s,admitted_in_window,limit,worst_case\n");
-                let bound = bound.map_or(String::new(), num);
-                for (t, c) in times_s.iter().zip(counts) {
-                    out.push_str(&format!(
-                        "{},{},{},{bound}\n",
-                        num(*t),
-                        num(*c),
-                        num(*limit)
-                    ));
-                }
-            }
-            Plot::Xy {
-                series, references, ..
-            } => {
-                out.push_str("series,x,y\n");
-                for s in series {
-                    for (x, y) in &s.points {
-                        out.push_str(&format!("{},{},{}\n", field(&s.name), num(*x), num(*y)));
-                    }
-                }
-                for (y, name) in references {
-                    out.push_str(&format!("{},,{}\n", field(name), num(*y)));
-                }
-            }
-            Plot::Bars { bars, unit, .. } => {
-                out.push_str(&format!(
-                    "label,value_{}\n",
-                    if unit == "%" { "percent" } else { "value" }
-                ));
-                for (label, v, _) in bars {
-                    out.push_str(&format!("{},{}\n", field(label), num(*v)));
-                }
-            }
-        }
-        out
-    }
-
-    /// The chart as an SVG document of `width` × `height`, from the same drawing code.
-    #[cfg(feature = "svg")]
-    pub fn svg(&self, width: u32, height: u32, theme: Theme) -> Result<String, String> {
-        let mut out = String::new();
-        {
-            let area = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
-            self.draw(&area, theme)?;
-        }
-        Ok(out)
-    }
-}
-
-/// A number for CSV: integers without a fraction, others in full precision.
-fn num(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
     }
 }
 
@@ -972,30 +723,87 @@ mod tests {
         assert!(s.contains("sliding-log") && s.contains("80.5%"));
     }
 
+    /// Asserts that `plot` draws exactly what `chart` draws.
+    fn draws_as(
+        plot: &Plot,
+        theme: Theme,
+        chart: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> ChartResult,
+    ) {
+        assert_eq!(svg(|a| plot.draw(a, theme)), svg(chart));
+    }
+
     #[test]
     fn a_plot_draws_the_same_as_its_chart_function_and_has_its_data_as_csv() {
         let bins = bin_decisions(&[0, 1, 2_500_000], &[true, false, true], 3_000_000, 3);
         let plot = Plot::Arrivals(bins.clone());
-        assert_eq!(
-            svg(|a| plot.draw(a, Theme::LIGHT)),
-            svg(|a| arrivals_chart(a, &bins, Theme::LIGHT))
-        );
+        draws_as(&plot, Theme::LIGHT, |a| {
+            arrivals_chart(a, &bins, Theme::LIGHT)
+        });
         assert_eq!(
             plot.csv(),
             "bin_start_s,bin_end_s,admitted,rejected\n0,1,1,1\n1,2,0,0\n2,3,1,0\n"
         );
-        let xy = Plot::shares("t", "x", "y", &[("a, \"b\"".into(), vec![(1.0, 2.5)])]);
-        assert_eq!(xy.csv(), "series,x,y\n\"a, \"\"b\"\"\",1,2.5\n");
         let w = Plot::Window {
             times_s: vec![0.0, 1.5],
             counts: vec![1.0, 2.0],
             limit: 2.0,
-            bound: None,
+            bound: Some(3.0),
             x_max: 2.0,
         };
+        draws_as(&w, Theme::DARK, |a| {
+            window_chart(
+                a,
+                &[0.0, 1.5],
+                &[1.0, 2.0],
+                2.0,
+                Some(3.0),
+                2.0,
+                Theme::DARK,
+            )
+        });
+        let bars = vec![("a".to_owned(), 50.0, BLUE), ("b".to_owned(), 75.0, RED)];
+        let b = Plot::Bars {
+            title: "served".into(),
+            bars: bars.clone(),
+            max: 100.0,
+            unit: "%".into(),
+        };
+        draws_as(&b, Theme::LIGHT, |a| {
+            bar_chart(a, "served", &bars, 100.0, "%", Theme::LIGHT)
+        });
+        // The study's plots: lines in palette order, each point marked, 0–105 on the y axis.
+        let lines = vec![
+            ("a, \"b\"".to_owned(), vec![(1.0, 2.5), (2.0, 50.0)]),
+            ("c".to_owned(), vec![(1.0, 90.0)]),
+        ];
+        let xy = Plot::shares("t", "x", "y", lines);
+        let series = [
+            Series {
+                name: "a, \"b\"".into(),
+                points: vec![(1.0, 2.5), (2.0, 50.0)],
+                color: BLUE,
+                markers: true,
+            },
+            Series {
+                name: "c".into(),
+                points: vec![(1.0, 90.0)],
+                color: ORANGE,
+                markers: true,
+            },
+        ];
+        let spec = XyChart {
+            title: "t",
+            x_label: "x",
+            y_label: "y",
+            series: &series,
+            references: &[],
+            y_range: Some((0.0, 105.0)),
+            x_range: None,
+        };
+        draws_as(&xy, Theme::LIGHT, |a| xy_chart(a, &spec, Theme::LIGHT));
         assert_eq!(
-            w.csv(),
-            "time_s,admitted_in_window,limit,worst_case\n0,1,2,\n1.5,2,2,\n"
+            xy.csv(),
+            "series,x,y\n\"a, \"\"b\"\"\",1,2.5\n\"a, \"\"b\"\"\",2,50\nc,1,90\n"
         );
     }
 

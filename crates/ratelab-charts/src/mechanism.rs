@@ -1,11 +1,17 @@
 //! The mechanism view: the arrivals of a run with the playhead's trailing window drawn over
 //! them, and under them, on the same time axis, what the limiter holds.
 
-use crate::{err, font, Bins, ChartResult, Theme, BLUE, GREEN, ORANGE, PURPLE, RED};
+use crate::{err, font, rgb, Bins, ChartResult, Theme};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+const BLUE: RGBColor = rgb(crate::BLUE);
+const GREEN: RGBColor = rgb(crate::GREEN);
+const ORANGE: RGBColor = rgb(crate::ORANGE);
+const PURPLE: RGBColor = rgb(crate::PURPLE);
+const RED: RGBColor = rgb(crate::RED);
 
 /// One frame of the mechanism view: the run's data and where the playhead is.
 #[derive(Debug, Clone, Copy)]

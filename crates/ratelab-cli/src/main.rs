@@ -232,7 +232,7 @@ pub(crate) fn read_replay(replay: &Replay) -> Result<Arc<[u64]>, String> {
         importer.feed(&chunk[..n]).map_err(refused)?;
     }
     let imported = importer.finish().map_err(refused)?;
-    if imported.malformed > 0 {
+    if imported.counts.malformed > 0 {
         text::note(malformed_warning(path, &imported).trim_end());
     }
     Ok(Arc::from(imported.times))
@@ -244,10 +244,10 @@ fn malformed_warning(path: &str, imported: &Imported) -> String {
         "ratelab: warning: replay file {} ({}): skipped {} malformed line(s) of {}:\n",
         quote(path),
         imported.format.name(),
-        imported.malformed,
-        imported.lines
+        imported.counts.malformed,
+        imported.counts.lines
     );
-    for bad in &imported.first_malformed {
+    for bad in &imported.counts.first_malformed {
         out += &format!(
             "  line {}: {}: {}\n",
             bad.line,
@@ -255,7 +255,7 @@ fn malformed_warning(path: &str, imported: &Imported) -> String {
             bad.reason
         );
     }
-    let more = imported.malformed - imported.first_malformed.len() as u64;
+    let more = imported.counts.malformed - imported.counts.first_malformed.len() as u64;
     if more > 0 {
         out += &format!("  and {more} more\n");
     }

@@ -5,10 +5,9 @@ use crate::args::{StudyArgs, StudyFormat};
 use crate::pool;
 use crate::text::{self, quote};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use plotters::prelude::*;
 use ratelab::spec::parse_count;
 use ratelab::study::{assemble, plan, run_job, JobResult, StudyConfig, StudyReport};
-use ratelab_charts::{self as charts, Series, Theme, XyChart};
+use ratelab_charts::{Draw, Plot, Theme};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -151,70 +150,14 @@ fn write_outputs(dir: &Path, report: &StudyReport) -> Result<(), String> {
     }
     write("tables.md", &markdown)?;
     write("REPRODUCTION.md", &report.reproduction())?;
-    write("swc-offsets.svg", &swc_svg(report)?)?;
-    for plot in &report.plots {
-        write(&format!("{}.svg", plot.id), &plot_svg(plot)?)?;
+    write("swc-offsets.svg", &svg(&report.counter_offsets_plot())?)?;
+    for p in &report.plots {
+        write(&format!("{}.svg", p.id), &svg(&p.plot)?)?;
     }
     Ok(())
 }
 
-/// One of the study's plots as SVG, drawn by the same chart code as the page's.
-pub fn plot_svg(plot: &ratelab::study::Plot) -> Result<String, String> {
-    let mut svg = String::new();
-    {
-        let area = SVGBackend::with_string(&mut svg, (800, 400)).into_drawing_area();
-        charts::shares_chart(
-            &area,
-            &plot.title,
-            &plot.x_label,
-            &plot.y_label,
-            &plot.lines,
-            Theme::LIGHT,
-        )?;
-    }
-    Ok(svg)
-}
-
-/// The counter's worst minute against the flood's start, simulation and formula, as SVG.
-pub fn swc_svg(report: &StudyReport) -> Result<String, String> {
-    let sim: Vec<(f64, f64)> = report
-        .swc_offsets
-        .iter()
-        .map(|&(o, s, _)| (o, s as f64))
-        .collect();
-    let formula: Vec<(f64, f64)> = report
-        .swc_offsets
-        .iter()
-        .filter_map(|&(o, _, f)| f.map(|f| (o, f as f64)))
-        .collect();
-    let series = [
-        Series {
-            name: "simulated".into(),
-            points: sim,
-            color: charts::BLUE,
-            markers: true,
-        },
-        Series {
-            name: "L + ⌈L(s − 1 ms)/W⌉".into(),
-            points: formula,
-            color: charts::ORANGE,
-            markers: false,
-        },
-    ];
-    let references = [(200.0, "2L".to_owned()), (100.0, "L".to_owned())];
-    let spec = XyChart {
-        title: "Sliding-window counter: worst minute against the flood's start",
-        x_label: "flood starts this far into a window (s)",
-        y_label: "requests in the worst minute",
-        series: &series,
-        references: &references,
-        y_range: Some((0.0, 220.0)),
-        x_range: None,
-    };
-    let mut svg = String::new();
-    {
-        let area = SVGBackend::with_string(&mut svg, (800, 400)).into_drawing_area();
-        charts::xy_chart(&area, &spec, Theme::LIGHT)?;
-    }
-    Ok(svg)
+/// One of the study's plots as an SVG of 800 × 400, drawn by the same chart code as the page's.
+fn svg(plot: &Plot) -> Result<String, String> {
+    plot.svg(800, 400, Theme::LIGHT)
 }

@@ -9,14 +9,14 @@ use plotters::prelude::*;
 use plotters_canvas::CanvasBackend as Canvas;
 use ratelab::import::{Imported, Importer};
 use ratelab::study::{self, Job, JobResult, StudyConfig};
-use ratelab_charts::{Plot, Theme};
+use ratelab_charts::{Draw, Plot, Theme};
 use ratelab_page::controls::{Controls, Named};
 use ratelab_page::export::{self, View};
 use ratelab_page::import_view::{self, ImportSummary};
 use ratelab_page::mechanism;
 use ratelab_page::page;
 use ratelab_page::probe_view::{self, ProbeSummary};
-use ratelab_page::sections::{Section, SectionData, SectionParams};
+use ratelab_page::sections::{Figure, Section, SectionParams};
 use wasm_bindgen::prelude::*;
 
 fn js_error(e: impl std::fmt::Display) -> JsValue {
@@ -108,8 +108,8 @@ impl StudyResults {
         let ids: Vec<(String, String)> = report
             .plots
             .iter()
-            .filter(|p| p.lines.iter().any(|(_, points)| !points.is_empty()))
-            .map(|p| (p.id.clone(), p.title.clone()))
+            .filter(|p| !p.plot.is_empty())
+            .map(|p| (p.id.clone(), p.plot.title().to_owned()))
             .collect();
         serde_wasm_bindgen::to_value(&ids).map_err(js_error)
     }
@@ -164,18 +164,12 @@ impl StudyResults {
     }
 
     fn plot(&self, id: &str) -> Result<Plot, JsValue> {
-        let report = self.report();
-        let plot = report
+        self.report()
             .plots
             .iter()
             .find(|p| p.id == id)
-            .ok_or_else(|| js_error(format!("no plot '{id}'")))?;
-        Ok(Plot::shares(
-            &plot.title,
-            &plot.x_label,
-            &plot.y_label,
-            &plot.lines,
-        ))
+            .map(|p| p.plot.clone())
+            .ok_or_else(|| js_error(format!("no plot '{id}'")))
     }
 
     fn table(&self, id: &str) -> Result<study::Table, JsValue> {
@@ -203,8 +197,8 @@ fn canvas(id: &str) -> Result<Canvas, JsValue> {
     Canvas::new(id).ok_or_else(|| js_error(format!("no canvas with id '{id}'")))
 }
 
-/// Computes a section's figure, draws it on `canvas_id` (unless empty) and returns its data
-/// (with any table). `name` is a [`Section`]'s name.
+/// Computes a section's [`Figure`], draws its chart (if it has one) on `canvas_id` (unless
+/// empty) and returns the figure (with any table). `name` is a [`Section`]'s name.
 #[wasm_bindgen]
 pub fn section(
     name: &str,
@@ -213,33 +207,34 @@ pub fn section(
     dark: bool,
 ) -> Result<JsValue, JsValue> {
     let (section, p) = section_of(name, params)?;
-    let data = section.data(&p).map_err(js_error)?;
-    if !canvas_id.is_empty() {
-        draw(&section.plot(&data, &p), canvas_id, dark)?;
+    let figure = section.figure(&p).map_err(js_error)?;
+    if let (false, Some(plot)) = (canvas_id.is_empty(), &figure.plot) {
+        draw(plot, canvas_id, dark)?;
     }
-    serde_wasm_bindgen::to_value(&data).map_err(js_error)
+    serde_wasm_bindgen::to_value(&figure).map_err(js_error)
 }
 
-/// Computes a section's data only (with any table), for the section worker: the page's
-/// thread then draws it with [`draw_section`], which is cheap.
+/// Computes a section's [`Figure`] only (its chart as data, and any table), for the section
+/// worker: the page's thread then draws it with [`draw_section`], which is cheap.
 #[wasm_bindgen(js_name = sectionData)]
 pub fn section_data_js(name: &str, params: JsValue) -> Result<JsValue, JsValue> {
     let (section, p) = section_of(name, params)?;
-    serde_wasm_bindgen::to_value(&section.data(&p).map_err(js_error)?).map_err(js_error)
+    serde_wasm_bindgen::to_value(&section.figure(&p).map_err(js_error)?).map_err(js_error)
 }
 
-/// Draws a section's figure from data [`section_data_js`] computed, on `canvas_id`.
+/// Draws the chart of a [`Figure`] that [`section_data_js`] computed, on `canvas_id`.
 #[wasm_bindgen(js_name = drawSection)]
-pub fn draw_section(
-    name: &str,
-    data: JsValue,
-    params: JsValue,
-    canvas_id: &str,
-    dark: bool,
-) -> Result<(), JsValue> {
-    let (section, p) = section_of(name, params)?;
-    let data: SectionData = serde_wasm_bindgen::from_value(data).map_err(js_error)?;
-    draw(&section.plot(&data, &p), canvas_id, dark)
+pub fn draw_section(figure: JsValue, canvas_id: &str, dark: bool) -> Result<(), JsValue> {
+    let figure: Figure = serde_wasm_bindgen::from_value(figure).map_err(js_error)?;
+    draw_figure(&figure, canvas_id, dark)
+}
+
+fn draw_figure(figure: &Figure, canvas_id: &str, dark: bool) -> Result<(), JsValue> {
+    let plot = figure
+        .plot
+        .as_ref()
+        .ok_or_else(|| js_error("this section is a table, with no chart to draw"))?;
+    draw(plot, canvas_id, dark)
 }
 
 fn section_of(name: &str, params: JsValue) -> Result<(Section, SectionParams), JsValue> {

@@ -7,7 +7,9 @@
 //! sizes, a repeat byte (mostly 1 copy of the data, else 2 to 95, up to 192 KiB, so that small
 //! inputs cross the 64 KiB line and sniffing limits too), then the data.
 use arbitrary::Unstructured;
-use ratelab::import::{self, Filter, Format, ImportOptions, Imported, Importer, FIELDS, FORMATS};
+use ratelab::import::{
+    self, Counts, Filter, Format, ImportOptions, Imported, Importer, FIELDS, FORMATS,
+};
 use ratelab::Error;
 
 struct Case {
@@ -108,12 +110,15 @@ fn laws(imported: &Imported, options: &ImportOptions, data: &[u8]) {
     let Imported {
         times,
         format,
-        lines,
-        blank,
-        filtered_out,
-        malformed,
-        first_malformed,
-        reordered: _,
+        counts:
+            Counts {
+                lines,
+                blank,
+                filtered_out,
+                malformed,
+                first_malformed,
+                reordered: _,
+            },
     } = imported;
     assert!(times.windows(2).all(|w| w[0] <= w[1]), "times are sorted");
     assert!(!times.is_empty(), "an import with no time is an error");

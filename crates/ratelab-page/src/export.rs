@@ -4,8 +4,8 @@
 use crate::controls::{Controls, Named};
 use crate::page;
 use crate::sections::{Section, SectionParams};
+use ratelab::plot::Plot;
 use ratelab::Error;
-use ratelab_charts::Plot;
 
 /// A group of plots the page shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +47,7 @@ impl View {
     }
 
     /// The view's plots: `controls` for the main figure and compare mode, `params` for a
-    /// section.
+    /// section (a table alone has none).
     pub fn plots(self, controls: &Controls, params: &SectionParams) -> Result<Vec<Plot>, Error> {
         match self {
             View::Main => {
@@ -58,7 +58,7 @@ impl View {
                 .into_iter()
                 .map(|(_, plot)| plot)
                 .collect()),
-            View::Section(s) => Ok(vec![s.plot(&s.data(params)?, params)]),
+            View::Section(s) => Ok(s.figure(params)?.plot.into_iter().collect()),
         }
     }
 }
@@ -110,6 +110,12 @@ mod tests {
             lockout[0].csv().contains("\nrejects recorded,"),
             "{}",
             lockout[0].csv()
+        );
+        let table = View::Section(Section::BoundaryTable).plots(&c, &p);
+        assert_eq!(
+            table.expect("a table").len(),
+            0,
+            "a table alone has no plot"
         );
     }
 

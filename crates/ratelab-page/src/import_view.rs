@@ -2,7 +2,7 @@
 //! the page shows when it ends. (The importer itself is the core's, run slice by slice in a
 //! worker.)
 
-use ratelab::import::{BadLine, Field, Filter, Format, ImportOptions, Imported};
+use ratelab::import::{Counts, Field, Filter, Format, ImportOptions, Imported};
 use ratelab::time::format_duration;
 use serde::Serialize;
 
@@ -35,18 +35,8 @@ pub struct ImportSummary {
     pub format: &'static str,
     /// The format, as a sentence names it.
     pub format_label: &'static str,
-    /// Lines read.
-    pub lines: u64,
-    /// Blank lines.
-    pub blank: u64,
-    /// Lines the filter left out.
-    pub filtered_out: u64,
-    /// Lines that could not be read.
-    pub malformed: u64,
-    /// The first of those, with their line numbers.
-    pub first_malformed: Vec<BadLine>,
-    /// Whether the times had to be sorted.
-    pub reordered: bool,
+    /// The import's counts of lines read, skipped, filtered out and malformed.
+    pub counts: Counts,
     /// Times kept.
     pub count: u64,
     /// The first time, µs since the epoch.
@@ -71,12 +61,7 @@ impl ImportSummary {
                 Format::AccessLog => "an access log",
                 Format::Auto => "detected times",
             },
-            lines: imported.lines,
-            blank: imported.blank,
-            filtered_out: imported.filtered_out,
-            malformed: imported.malformed,
-            first_malformed: imported.first_malformed.clone(),
-            reordered: imported.reordered,
+            counts: imported.counts.clone(),
             count: imported.times.len() as u64,
             first_us: first as f64,
             last_us: last as f64,
@@ -98,9 +83,10 @@ mod tests {
             .expect("reads");
         let s = ImportSummary::of(&importer.finish().expect("finishes"));
         assert_eq!((s.format, s.format_label), ("ms", "epoch milliseconds"));
-        assert_eq!((s.lines, s.blank, s.malformed, s.count), (4, 1, 1, 2));
+        let c = &s.counts;
+        assert_eq!((c.lines, c.blank, c.malformed, s.count), (4, 1, 1, 2));
         assert_eq!(s.span_text, "1min");
-        assert_eq!(s.first_malformed.len(), 1);
+        assert_eq!(c.first_malformed.len(), 1);
     }
 
     #[test]

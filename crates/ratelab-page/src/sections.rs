@@ -1,14 +1,17 @@
 //! The essay's section figures: an experiment each, run on the reader's settings, with the
-//! chart and table the page shows. [`Section`] names them; [`Section::data`] runs one (in the
-//! page's section worker) and [`Section::plot`] turns its data into the chart (on the page's
-//! thread, which only draws).
+//! chart and table the page shows. [`Section`] names them; [`Section::figure`] runs one (in
+//! the page's section worker) and returns its [`Figure`], whose chart the page's thread only
+//! draws. The study's experiments (the counter's flood offsets, the honest client, the retry
+//! lockout, the split limit) are the core's own definitions (`ratelab::study`), run here at
+//! the sections' small sizes.
 
 use crate::controls::{Named, Traffic, CAPACITY_FACTOR};
+use ratelab::plot::{series_color, Plot, Series};
 use ratelab::sim::{simulate, Scenario};
 use ratelab::spec::{LimiterKind, LimiterSpec, Replay, TrafficSpec};
-use ratelab::time::{format_duration, Micros, MINUTE, MS, SECOND};
-use ratelab::{theory, Error};
-use ratelab_charts::{self as charts, Plot, Series};
+use ratelab::study::{self, busiest, run_scenario, served, Size};
+use ratelab::time::{Micros, MINUTE, SECOND};
+use ratelab::Error;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -81,8 +84,8 @@ impl Default for SectionParams {
 }
 
 impl Section {
-    /// Runs the section's experiment.
-    pub fn data(self, p: &SectionParams) -> Result<SectionData, Error> {
+    /// Runs the section's experiment: its chart and table.
+    pub fn figure(self, p: &SectionParams) -> Result<Figure, Error> {
         match self {
             Section::Ceiling => bucket_ceiling(p.limit, p.capacity),
             Section::SwcOffsets => swc_offsets(p.limit),
@@ -92,101 +95,41 @@ impl Section {
             Section::BoundaryTable => boundary_table(p.limit),
         }
     }
-
-    /// The section's chart, from its data.
-    pub fn plot(self, data: &SectionData, p: &SectionParams) -> Plot {
-        if self == Section::Honest {
-            let bars = data
-                .lines
-                .iter()
-                .enumerate()
-                .map(|(i, l)| {
-                    (
-                        l.name.clone(),
-                        l.points.first().map_or(0.0, |p| p.1),
-                        charts::SERIES[i % charts::SERIES.len()],
-                    )
-                })
-                .collect();
-            return Plot::Bars {
-                title: format!(
-                    "Share of an honest {} client served at {:.0}% of the limit",
-                    p.traffic.name(),
-                    100.0 * p.load
-                ),
-                bars,
-                max: 100.0,
-                unit: "%".into(),
-            };
-        }
-        let series = data
-            .lines
-            .iter()
-            .enumerate()
-            .map(|(i, l)| Series {
-                name: l.name.clone(),
-                points: l.points.clone(),
-                color: charts::SERIES[i % charts::SERIES.len()],
-                markers: true,
-            })
-            .collect();
-        let (title, x_label, y_label) = match self {
-            Section::Ceiling => (
-                "Worst window of a token bucket against its capacity",
-                "capacity B",
-                "requests in the worst window",
-            ),
-            Section::SwcOffsets => (
-                "Sliding-window counter: worst window against the flood's start",
-                "flood starts this far into a window (s)",
-                "requests in the worst window",
-            ),
-            Section::Lockout => (
-                "A retrying client after one spike",
-                "tries per request",
-                "% of requests served",
-            ),
-            _ => (
-                "Splitting the limit across servers",
-                "servers K",
-                "% of requests served",
-            ),
-        };
-        Plot::Xy {
-            title: title.into(),
-            x_label: x_label.into(),
-            y_label: y_label.into(),
-            series,
-            references: data.references.clone(),
-            y_range: None,
-            x_range: None,
-        }
-    }
 }
 
-/// A line of a section figure.
+/// A section figure: its chart (none for a table alone) and its table (header, then rows;
+/// none for a chart alone).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Line {
-    /// Its legend entry.
-    pub name: String,
-    /// Its points.
-    pub points: Vec<(f64, f64)>,
-}
-
-/// The data of a section figure.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SectionData {
-    /// Lines or bars (a bar is a line with one point whose x is its index).
-    pub lines: Vec<Line>,
-    /// Horizontal reference lines.
-    pub references: Vec<(f64, String)>,
-    /// A table: header, then rows.
+pub struct Figure {
+    /// The chart.
+    pub plot: Option<Plot>,
+    /// The table: header, then rows.
     pub table: Vec<Vec<String>>,
 }
 
+/// Named lines in palette order, each point marked, with horizontal reference lines.
+fn lines_figure(
+    titles: [&str; 3],
+    lines: Vec<(String, Vec<(f64, f64)>)>,
+    references: Vec<(f64, String)>,
+) -> Figure {
+    let [title, x_label, y_label] = titles;
+    Figure {
+        plot: Some(Plot::Xy {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            series: Series::palette(lines),
+            references,
+            y_range: None,
+            x_range: None,
+        }),
+        table: Vec::new(),
+    }
+}
+
 /// The worst window of each token-bucket capacity under the flood, against `B + L − 1`.
-pub fn bucket_ceiling(limit: u64, current: u64) -> Result<SectionData, Error> {
+pub fn bucket_ceiling(limit: u64, current: u64) -> Result<Figure, Error> {
     let max_b = CAPACITY_FACTOR * limit;
     let step = (max_b / 24).max(1);
     let mut caps: Vec<u64> = (1..=max_b).step_by(step as usize).collect();
@@ -215,89 +158,72 @@ pub fn bucket_ceiling(limit: u64, current: u64) -> Result<SectionData, Error> {
         burst.push((b as f64, worst("boundary-burst")? as f64));
         theory_line.push((b as f64, (b + limit - 1) as f64));
     }
-    Ok(SectionData {
-        lines: vec![
-            Line {
-                name: "B + L − 1 (theory)".into(),
-                points: theory_line,
-            },
-            Line {
-                name: "flood (measured)".into(),
-                points: flood,
-            },
-            Line {
-                name: "boundary burst (measured)".into(),
-                points: burst,
-            },
+    Ok(lines_figure(
+        [
+            "Worst window of a token bucket against its capacity",
+            "capacity B",
+            "requests in the worst window",
         ],
-        references: vec![(limit as f64, format!("limit L = {limit}"))],
-        table: Vec::new(),
-    })
+        vec![
+            ("B + L − 1 (theory)".into(), theory_line),
+            ("flood (measured)".into(), flood),
+            ("boundary burst (measured)".into(), burst),
+        ],
+        vec![(limit as f64, format!("limit L = {limit}"))],
+    ))
 }
 
+/// The size the counter-offset figure runs at: one run of an hour (a flood is the same in
+/// every run).
+const SWC_SIZE: Size = Size {
+    runs: 1,
+    minutes: 60,
+    seed: 1,
+};
+
 /// The sliding-window counter's worst window against the flood's start offset: simulation
-/// and formula at 51 offsets.
-pub fn swc_offsets(limit: u64) -> Result<SectionData, Error> {
-    let span = MINUTE.saturating_sub(limit * MS);
-    let mut sim = Vec::new();
-    let mut formula = Vec::new();
-    for i in 0..=50u64 {
-        let offset = i * span / 50 / MS * MS;
-        let s = Scenario {
-            limiters: vec![LimiterSpec::of(LimiterKind::SlidingWindowCounter)],
-            traffic: TrafficSpec::parse(&format!("flood:start={}", format_duration(offset)))?,
-            limit,
-            window: MINUTE,
-            ..Scenario::default()
-        };
-        let x = offset as f64 / 1e6;
-        sim.push((x, simulate(&s)?.results[0].busiest_window_max as f64));
-        if let Some(f) = theory::swc_flood_worst(limit, MINUTE, offset, MS) {
-            formula.push((x, f as f64));
-        }
-    }
-    Ok(SectionData {
-        lines: vec![
-            Line {
-                name: "simulated".into(),
-                points: sim,
-            },
-            Line {
-                name: "L + ⌈L(s − 1 ms)/W⌉".into(),
-                points: formula,
-            },
+/// and formula at 51 offsets (the study's experiment at the reader's limit).
+pub fn swc_offsets(limit: u64) -> Result<Figure, Error> {
+    let measures = (0..=study::OFFSET_STEPS)
+        .map(|i| {
+            let r = run_scenario(&study::counter_offset(limit, i, SWC_SIZE)?)?;
+            Ok(study::counter_offset_measure(limit, i, &r))
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    Ok(lines_figure(
+        [
+            "Sliding-window counter: worst window against the flood's start",
+            "flood starts this far into a window (s)",
+            "requests in the worst window",
         ],
-        references: vec![
+        study::counter_offset_lines(&measures).into(),
+        vec![
             (limit as f64, "L".into()),
             (2.0 * limit as f64, "2L".into()),
         ],
-        table: Vec::new(),
-    })
+    ))
 }
 
-/// The six limiters of the study against one honest shape: served share and busiest window.
-pub fn honest_client(traffic: Traffic, load: f64, seed: u64) -> Result<SectionData, Error> {
-    let specs = [
-        "sliding-log",
-        "fixed-window",
-        "sliding-window-counter",
-        "token-bucket:burst=50",
-        "token-bucket:burst=75",
-        "gcra:burst=100",
-    ];
-    let s = Scenario {
-        limiters: specs
-            .iter()
-            .map(|l| LimiterSpec::parse(l))
-            .collect::<Result<_, _>>()?,
-        traffic: TrafficSpec::parse(&format!("{}:load={load}", traffic.name()))?,
-        limit: 100,
-        window: MINUTE,
-        duration: 300 * MINUTE,
+/// The limiters of the honest-client figure, in the order it shows them (the sliding log,
+/// which never breaks the rule, first): the study's, without its GCRA twin.
+const HONEST_SHOWN: [usize; 6] = [
+    study::SLIDING_LOG,
+    study::FIXED_WINDOW,
+    study::COUNTER,
+    study::BUCKET_50,
+    study::BUCKET_75,
+    study::GCRA,
+];
+
+/// The study's honest-client experiment against one shape, three runs of 300 minutes: served
+/// share and busiest window of each limiter.
+pub fn honest_client(traffic: Traffic, load: f64, seed: u64) -> Result<Figure, Error> {
+    let size = Size {
         runs: 3,
+        minutes: 300,
         seed,
     };
-    let report = simulate(&s)?;
+    let r = run_scenario(&study::honest(traffic.name(), load, size)?)?;
     let mut table = vec![vec![
         "limiter".into(),
         "served".into(),
@@ -305,117 +231,124 @@ pub fn honest_client(traffic: Traffic, load: f64, seed: u64) -> Result<SectionDa
         "over the limit?".into(),
     ]];
     let mut bars = Vec::new();
-    for (i, r) in report.results.iter().enumerate() {
-        let share = 100.0 * r.served_share.unwrap_or(0.0);
-        bars.push(Line {
-            name: r.limiter.clone(),
-            points: vec![(i as f64, share)],
-        });
+    for (shown, &i) in HONEST_SHOWN.iter().enumerate() {
+        let name = study::LIMITERS[i].to_owned();
+        let share = 100.0 * served(&r, i).mean;
+        let over = r.runs.iter().any(|run| run[i].busiest > 100);
         table.push(vec![
-            r.limiter.clone(),
+            name.clone(),
             format!("{share:.1}%"),
-            format!("{:.0}", r.busiest_window_mean),
-            if r.busiest_window_max > 100 {
-                "yes".into()
-            } else {
-                "never".into()
-            },
+            format!("{:.0}", busiest(&r, i).mean),
+            if over { "yes" } else { "never" }.into(),
         ]);
+        bars.push((name, share, series_color(shown)));
     }
-    Ok(SectionData {
-        lines: bars,
-        references: Vec::new(),
+    let plot = Plot::Bars {
+        title: format!(
+            "Share of an honest {} client served at {:.0}% of the limit",
+            traffic.name(),
+            100.0 * load
+        ),
+        bars,
+        max: 100.0,
+        unit: "%".into(),
+    };
+    Ok(Figure {
+        plot: Some(plot),
         table,
     })
 }
 
-/// Served share of a retrying client against its number of tries, logging rejects or not.
-pub fn lockout(limit: u64, seed: u64) -> Result<SectionData, Error> {
-    let mut lines = Vec::new();
-    for record in [false, true] {
-        let spec = if record {
-            "sliding-log:record-rejects=true"
-        } else {
-            "sliding-log"
-        };
-        let mut points = Vec::new();
-        for tries in [1u32, 2, 4, 6, 8, 10, 12, 16] {
-            let s = Scenario {
-                limiters: vec![LimiterSpec::parse(spec)?],
-                traffic: TrafficSpec::parse(&format!(
-                    "retry:rate={}/1min,spike={},at=5min,tries={tries},every=1s",
-                    (limit / 4).max(1),
-                    2 * limit
-                ))?,
-                limit,
-                window: MINUTE,
-                duration: 60 * MINUTE,
-                runs: 4,
-                seed,
-            };
-            points.push((
-                f64::from(tries),
-                100.0 * simulate(&s)?.results[0].served_share.unwrap_or(0.0),
-            ));
-        }
-        lines.push(Line {
-            name: if record {
-                "rejects recorded".into()
-            } else {
-                "rejects not recorded".into()
-            },
-            points,
-        });
-    }
-    Ok(SectionData {
-        lines,
-        references: Vec::new(),
-        table: Vec::new(),
-    })
+/// A line's name, and where its limiter sits in the scenario of the `j`-th x.
+type LineAt<'a> = (&'a str, fn(usize) -> usize);
+
+/// Served share (%) against `xs`: at each x, `results` holds the result of its scenario, and
+/// each line is the limiter at its position in it.
+fn served_lines(
+    xs: &[u32],
+    results: &[&study::JobResult],
+    lines: [LineAt<'_>; 2],
+) -> Vec<(String, Vec<(f64, f64)>)> {
+    lines
+        .into_iter()
+        .map(|(name, at)| {
+            let points = xs
+                .iter()
+                .zip(results)
+                .enumerate()
+                .map(|(j, (&x, r))| (f64::from(x), 100.0 * served(r, at(j)).mean))
+                .collect();
+            (name.to_owned(), points)
+        })
+        .collect()
 }
 
-/// Served share against the number of servers a limit is split across, with random routing.
-pub fn split(seed: u64) -> Result<SectionData, Error> {
-    let mut lines = Vec::new();
-    for (name, base) in [
-        ("sliding log", "sliding-log"),
-        ("token bucket, B = L", "token-bucket:burst=100"),
-    ] {
-        let mut points = Vec::new();
-        for k in [1u32, 2, 4, 5, 10, 20] {
-            let spec = format!(
-                "{base}{}servers={k}",
-                if base.contains(':') { "," } else { ":" }
-            );
-            let s = Scenario {
-                limiters: vec![LimiterSpec::parse(&spec)?],
-                traffic: TrafficSpec::Steady { load: 0.8 },
-                limit: 100,
-                window: MINUTE,
-                duration: 300 * MINUTE,
-                runs: 3,
-                seed,
-            };
-            points.push((
-                f64::from(k),
-                100.0 * simulate(&s)?.results[0].served_share.unwrap_or(0.0),
-            ));
-        }
-        lines.push(Line {
-            name: name.into(),
-            points,
-        });
-    }
-    Ok(SectionData {
+/// The study's retry lockout at the reader's limit, over an hour, four runs: served share of
+/// a retrying client (a quarter of the limit a minute, after a spike of twice the limit)
+/// against its number of tries, with rejects logged or not.
+pub fn lockout(limit: u64, seed: u64) -> Result<Figure, Error> {
+    const TRIES: [u32; 8] = [1, 2, 4, 6, 8, 10, 12, 16];
+    let size = Size {
+        runs: 4,
+        minutes: 60,
+        seed,
+    };
+    let rate = (limit / 4).max(1);
+    let results = TRIES
+        .iter()
+        .map(|&tries| run_scenario(&study::lockout(limit, rate, tries, size)?))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let lines = served_lines(
+        &TRIES,
+        &results.iter().collect::<Vec<_>>(),
+        [
+            ("rejects not recorded", |_| study::RETRY_FORGETTING),
+            ("rejects recorded", |_| study::RETRY_RECORDING),
+        ],
+    );
+    Ok(lines_figure(
+        [
+            "A retrying client after one spike",
+            "tries per request",
+            "% of requests served",
+        ],
         lines,
-        references: Vec::new(),
-        table: Vec::new(),
-    })
+        Vec::new(),
+    ))
+}
+
+/// The study's split limit, steady traffic, three runs of 300 minutes: served share against
+/// the number of servers a limit is split across, with random routing.
+pub fn split(seed: u64) -> Result<Figure, Error> {
+    const SERVERS: [u32; 6] = [1, 2, 4, 5, 10, 20];
+    let size = Size {
+        runs: 3,
+        minutes: 300,
+        seed,
+    };
+    let r = run_scenario(&study::split("steady", &SERVERS, size)?)?;
+    let lines = served_lines(
+        &SERVERS,
+        &[&r; SERVERS.len()],
+        [
+            ("sliding log", study::split_log),
+            ("token bucket, B = L", study::split_bucket),
+        ],
+    );
+    Ok(lines_figure(
+        [
+            "Splitting the limit across servers",
+            "servers K",
+            "% of requests served",
+        ],
+        lines,
+        Vec::new(),
+    ))
 }
 
 /// The boundary burst repeated at every boundary, against a fixed window and a sliding log:
 /// the busiest window differs by two, the share admitted barely at all.
-pub fn boundary_table(limit: u64) -> Result<SectionData, Error> {
+pub fn boundary_table(limit: u64) -> Result<Figure, Error> {
     // A client offering twice its allowance: L in the second before each boundary, L in the
     // second after it, ten boundaries in a row, every other window.
     let mut times: Vec<Micros> = Vec::new();
@@ -472,35 +405,42 @@ pub fn boundary_table(limit: u64) -> Result<SectionData, Error> {
             ratio(f.served_share.unwrap_or(0.0), l.served_share.unwrap_or(0.0)),
         ],
     ];
-    Ok(SectionData {
-        lines: Vec::new(),
-        references: Vec::new(),
-        table,
-    })
+    Ok(Figure { plot: None, table })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn lines(figure: &Figure) -> Vec<(String, Vec<(f64, f64)>)> {
+        match &figure.plot {
+            Some(Plot::Xy { series, .. }) => series
+                .iter()
+                .map(|s| (s.name.clone(), s.points.clone()))
+                .collect(),
+            other => panic!("not lines: {other:?}"),
+        }
+    }
+
     #[test]
     fn section_data_has_what_the_text_claims() {
-        let ceiling = bucket_ceiling(60, 10).expect("runs");
-        let flood = &ceiling.lines[1].points;
-        let theory_line = &ceiling.lines[0].points;
+        let ceiling = lines(&bucket_ceiling(60, 10).expect("runs"));
+        let flood = &ceiling[1].1;
+        let theory_line = &ceiling[0].1;
         assert_eq!(
             flood, theory_line,
             "the flood reaches B + L − 1 at every capacity"
         );
-        let swc = swc_offsets(100).expect("runs");
-        assert_eq!(swc.lines[0].points, swc.lines[1].points);
+        let swc = lines(&swc_offsets(100).expect("runs"));
+        assert_eq!(swc[0].1.len(), 51);
+        assert_eq!(swc[0].1, swc[1].1);
         let table = boundary_table(60).expect("runs").table;
         assert_eq!(table[1][1], "120");
         assert_eq!(table[1][2], "60");
     }
 
     #[test]
-    fn every_section_has_data_and_a_chart_titled_for_it() {
+    fn every_section_has_its_figure_and_a_chart_titled_for_it() {
         let p = SectionParams {
             limit: 20,
             capacity: 10,
@@ -508,22 +448,80 @@ mod tests {
         };
         let mut titles = Vec::new();
         for &s in Section::ALL {
-            let data = s.data(&p).unwrap_or_else(|e| panic!("{}: {e}", s.name()));
-            assert!(
-                !data.lines.is_empty() || !data.table.is_empty(),
-                "{}",
-                s.name()
-            );
-            let title = match s.plot(&data, &p) {
-                Plot::Xy { title, .. } | Plot::Bars { title, .. } => title,
+            let figure = s.figure(&p).unwrap_or_else(|e| panic!("{}: {e}", s.name()));
+            if s == Section::BoundaryTable {
+                assert!(figure.plot.is_none() && figure.table.len() == 3);
+                continue;
+            }
+            let plot = figure.plot.expect("a chart");
+            assert!(!plot.is_empty(), "{}", s.name());
+            match plot {
+                Plot::Xy { .. } | Plot::Bars { .. } => titles.push(plot.title().to_owned()),
                 _ => panic!("{}: not a section chart", s.name()),
-            };
-            titles.push(title);
+            }
         }
+        assert_eq!(titles.len(), 5);
         assert!(
             titles[2].contains("page-loads") && titles[2].contains("80%"),
             "{titles:?}"
         );
         assert_eq!(Section::from_name("swc-offsets"), Some(Section::SwcOffsets));
+    }
+
+    #[test]
+    fn the_honest_figure_is_the_studys_experiment_with_the_sliding_log_first() {
+        let figure = honest_client(Traffic::PageLoads, 0.8, 1).expect("runs");
+        let Some(Plot::Bars { bars, .. }) = &figure.plot else {
+            panic!("bars")
+        };
+        let names: Vec<&str> = bars.iter().map(|b| b.0.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "sliding-log",
+                "fixed-window",
+                "sliding-window-counter",
+                "token-bucket:burst=50",
+                "token-bucket:burst=75",
+                "gcra"
+            ]
+        );
+        // The same cell as the study's experiment at this size, limiter by limiter.
+        let size = Size {
+            runs: 3,
+            minutes: 300,
+            seed: 1,
+        };
+        let r =
+            run_scenario(&study::honest("page-loads", 0.8, size).expect("valid")).expect("runs");
+        for (bar, &i) in bars.iter().zip(&HONEST_SHOWN) {
+            assert_eq!(bar.1, 100.0 * served(&r, i).mean, "{}", bar.0);
+        }
+        assert_eq!(
+            figure.table[1][3], "never",
+            "the sliding log never goes over"
+        );
+        assert_eq!(figure.table[2][3], "yes", "the fixed window does");
+    }
+
+    #[test]
+    fn the_lockout_and_split_figures_have_a_point_per_setting() {
+        let lockout = lines(&lockout(100, 1).expect("runs"));
+        assert_eq!(lockout[0].0, "rejects not recorded");
+        let xs: Vec<f64> = lockout[1].1.iter().map(|p| p.0).collect();
+        assert_eq!(xs, [1.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 16.0]);
+        let (forgetting, recording) = (&lockout[0].1, &lockout[1].1);
+        assert!(
+            recording.last().expect("a point").1 < forgetting.last().expect("a point").1,
+            "recording rejects locks a persistent client out: {lockout:?}"
+        );
+        let split = lines(&split(1).expect("runs"));
+        let (log, bucket) = (&split[0].1, &split[1].1);
+        assert_eq!(log.len(), 6);
+        assert!(log[0].1 > log[5].1, "a split log serves less: {log:?}");
+        assert!(
+            bucket[5].1 > log[5].1,
+            "a split bucket serves more: {split:?}"
+        );
     }
 }

@@ -3,7 +3,7 @@
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use ratelab::sim::Trace;
-use ratelab_charts::Theme;
+use ratelab_charts::{Draw, Theme};
 use ratelab_page::form::Form;
 use ratelab_page::link as state;
 use ratelab_page::page::{self, Controls};

@@ -107,8 +107,12 @@ fn import(c: &mut Criterion) {
             filter,
         };
         let check = parse(&bytes, options.clone()).expect("the generated file imports");
-        assert_eq!((check.format, check.malformed), (format, 0), "{name}");
-        assert_eq!(check.lines as usize, LINES);
+        assert_eq!(
+            (check.format, check.counts.malformed),
+            (format, 0),
+            "{name}"
+        );
+        assert_eq!(check.counts.lines as usize, LINES);
         group.bench_function(name, |b| {
             b.iter(|| parse(black_box(&bytes), options.clone()).map(|i| i.times.len()))
         });

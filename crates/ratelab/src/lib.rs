@@ -14,6 +14,7 @@ pub mod histogram;
 pub mod import;
 pub mod limiter;
 pub mod optimum;
+pub mod plot;
 pub mod probe;
 pub mod ring;
 pub mod rng;

@@ -80,7 +80,8 @@ export function startImport(lab) {
     worker.postMessage({ type: 'import', file, format: read.format, field: read.field, value: read.value, controls, share: target });
   }
 
-  function showSummary({ name, summary: s }) {
+  function showSummary({ name, summary }) {
+    const s = { ...summary, ...summary.counts };
     const n = (x) => x.toLocaleString('en');
     const when = (us) => new Date(us / 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '').replace('Z', '');
     const parts = [`${name}: ${n(s.lines)} lines read as ${s.formatLabel}, giving ${n(s.count)} requests from ${when(s.firstUs)} to ${when(s.lastUs)} UTC (${s.spanText}).`];

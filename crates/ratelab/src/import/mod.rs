@@ -235,6 +235,15 @@ pub struct Imported {
     pub times: Vec<Micros>,
     /// The format used (the detected one when the options said [`Format::Auto`]).
     pub format: Format,
+    /// What the import counted of its lines.
+    pub counts: Counts,
+}
+
+/// What an import counts of the lines it reads: kept up as it reads, handed over at its end,
+/// and shown as they are by the CLI's warning and the page's summary.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Counts {
     /// Lines read.
     pub lines: u64,
     /// Blank lines and `#` comments, skipped.

@@ -8,7 +8,7 @@ use super::epoch::parse_epoch;
 use super::iso::parse_iso;
 use super::reason::Reason;
 use super::scan::find_newline;
-use super::{BadLine, Format, ImportOptions, Imported, MAX_REPLAY};
+use super::{BadLine, Counts, Format, ImportOptions, Imported, MAX_REPLAY};
 use crate::error::Error;
 use crate::text::{shown, SHOWN};
 use crate::time::Micros;
@@ -44,12 +44,7 @@ pub struct Importer {
     pub(super) max_times: usize,
     times: Vec<Micros>,
     previous: Micros,
-    reordered: bool,
-    lines: u64,
-    blank: u64,
-    filtered_out: u64,
-    malformed: u64,
-    first_malformed: Vec<BadLine>,
+    counts: Counts,
     /// The error that ended the import; every later call returns it.
     failed: Option<Error>,
 }
@@ -59,9 +54,9 @@ impl fmt::Debug for Importer {
         f.debug_struct("Importer")
             .field("options", &self.options)
             .field("format", &self.format)
-            .field("lines", &self.lines)
+            .field("lines", &self.counts.lines)
             .field("times", &self.times.len())
-            .field("malformed", &self.malformed)
+            .field("malformed", &self.counts.malformed)
             .field("failed", &self.failed)
             .finish_non_exhaustive()
     }
@@ -80,12 +75,7 @@ impl Importer {
             max_times: MAX_REPLAY,
             times: Vec::new(),
             previous: 0,
-            reordered: false,
-            lines: 0,
-            blank: 0,
-            filtered_out: 0,
-            malformed: 0,
-            first_malformed: Vec::new(),
+            counts: Counts::default(),
             failed: None,
         };
         if let Err(e) = importer.check_filter() {
@@ -110,7 +100,7 @@ impl Importer {
 
     /// Lines read so far, for progress.
     pub fn lines(&self) -> u64 {
-        self.lines
+        self.counts.lines
     }
 
     /// Reads the last line, if it has no line end, and returns the sorted times.
@@ -128,18 +118,13 @@ impl Importer {
         if self.times.is_empty() {
             return Err(self.nothing_imported());
         }
-        if self.reordered {
+        if self.counts.reordered {
             self.times.sort_unstable();
         }
         Ok(Imported {
             times: self.times,
             format: self.format,
-            lines: self.lines,
-            blank: self.blank,
-            filtered_out: self.filtered_out,
-            malformed: self.malformed,
-            first_malformed: self.first_malformed,
-            reordered: self.reordered,
+            counts: self.counts,
         })
     }
 
@@ -209,7 +194,7 @@ impl Importer {
                         if whole.len() + line.len() > MAX_LINE {
                             let room = MAX_LINE - whole.len();
                             whole.extend_from_slice(&line[..room]);
-                            self.lines += 1;
+                            self.counts.lines += 1;
                             self.bad(&whole, Reason::TooLong);
                         } else {
                             whole.extend_from_slice(line);
@@ -229,7 +214,7 @@ impl Importer {
                         let room = MAX_LINE - self.partial.len();
                         self.partial.extend_from_slice(&bytes[..room]);
                         let start = std::mem::take(&mut self.partial);
-                        self.lines += 1;
+                        self.counts.lines += 1;
                         self.bad(&start, Reason::TooLong);
                         self.partial = start;
                         self.partial.clear();
@@ -246,14 +231,14 @@ impl Importer {
 
     /// Reads one whole line, without its `\n`.
     fn line(&mut self, raw: &[u8]) -> Result<(), Error> {
-        self.lines += 1;
+        self.counts.lines += 1;
         if raw.len() > MAX_LINE {
             self.bad(&raw[..MAX_LINE], Reason::TooLong);
             return Ok(());
         }
         let line = raw.trim_ascii();
         if line.is_empty() || line[0] == b'#' {
-            self.blank += 1;
+            self.counts.blank += 1;
             return Ok(());
         }
         let parsed = match self.format {
@@ -280,7 +265,7 @@ impl Importer {
         match parsed {
             Ok(Some(t)) => self.push(t),
             Ok(None) => {
-                self.filtered_out += 1;
+                self.counts.filtered_out += 1;
                 Ok(())
             }
             Err(reason) => {
@@ -315,12 +300,12 @@ impl Importer {
                 what: "the replay".into(),
                 detail: format!(
                     "more than {} timestamps (line {}); the most is {} (8 bytes each, 16 while read, within 512 MB), so split the file",
-                    self.max_times, self.lines, self.max_times
+                    self.max_times, self.counts.lines, self.max_times
                 ),
             });
         }
         if t < self.previous {
-            self.reordered = true;
+            self.counts.reordered = true;
         }
         self.previous = t;
         self.times.push(t);
@@ -328,15 +313,15 @@ impl Importer {
     }
 
     fn bad(&mut self, line: &[u8], reason: Reason) {
-        self.malformed += 1;
-        if self.first_malformed.len() < KEEP_BAD {
+        self.counts.malformed += 1;
+        if self.counts.first_malformed.len() < KEEP_BAD {
             let line = line.trim_ascii();
             let text = String::from_utf8_lossy(&line[..line.len().min(4 * BAD_TEXT_CHARS)])
                 .chars()
                 .take(BAD_TEXT_CHARS)
                 .collect();
-            self.first_malformed.push(BadLine {
-                line: self.lines,
+            self.counts.first_malformed.push(BadLine {
+                line: self.counts.lines,
                 text,
                 reason: reason.to_string(),
             });
@@ -362,13 +347,13 @@ impl Importer {
 
     /// Why a file gave no timestamp.
     fn nothing_imported(&self) -> Error {
-        if let (Some(filter), true) = (&self.options.filter, self.filtered_out > 0) {
+        if let (Some(filter), true) = (&self.options.filter, self.counts.filtered_out > 0) {
             return Error::BadFile {
                 problem: format!(
                     "has no line with {} '{}' ({} valid access-log lines, all with other values)",
                     filter.field.name(),
                     shown(&filter.value, SHOWN),
-                    self.filtered_out
+                    self.counts.filtered_out
                 ),
                 accepted: format!(
                     "a {} that occurs in the log, matched exactly",
@@ -376,11 +361,11 @@ impl Importer {
                 ),
             };
         }
-        match self.first_malformed.first() {
+        match self.counts.first_malformed.first() {
             Some(bad) => Error::BadFile {
                 problem: format!(
                     "has no valid timestamp ({} malformed line(s); line {}, '{}', is {})",
-                    self.malformed,
+                    self.counts.malformed,
                     bad.line,
                     shown(&bad.text, SHOWN),
                     bad.reason

@@ -144,12 +144,15 @@ fn seconds_exact_to_the_microsecond() {
     ];
     want.sort_unstable();
     assert_eq!(i.times, want);
-    assert!(i.reordered);
-    assert_eq!((i.lines, i.malformed, i.blank), (7, 0, 0));
+    assert!(i.counts.reordered);
+    assert_eq!(
+        (i.counts.lines, i.counts.malformed, i.counts.blank),
+        (7, 0, 0)
+    );
     // Exactness where a float would round: 0.1 + 0.2 style fractions.
     let i = ok("0.3\n0.7\n9007199254.740993\n", opts(Format::Seconds));
     assert_eq!(i.times, [300_000, 700_000, 9_007_199_254_740_993]);
-    assert!(!i.reordered);
+    assert!(!i.counts.reordered);
 }
 
 #[test]
@@ -168,7 +171,12 @@ fn millis_detected_from_the_size_and_exact() {
     );
     // Explicit formats are not second-guessed.
     assert_eq!(ok("5\n", opts(Format::Millis)).times, [5_000]);
-    assert_eq!(ok("1\n1700000000123\n", opts(Format::Seconds)).malformed, 1);
+    assert_eq!(
+        ok("1\n1700000000123\n", opts(Format::Seconds))
+            .counts
+            .malformed,
+        1
+    );
 }
 
 #[test]
@@ -191,7 +199,7 @@ fn iso_with_zones_fractions_and_either_separator() {
     assert_eq!(i.format, Format::Iso8601);
     let mut want: Vec<_> = cases.iter().map(|c| c.1).collect();
     want.sort_unstable();
-    assert_eq!(i.times, want, "{:?}", i.first_malformed);
+    assert_eq!(i.times, want, "{:?}", i.counts.first_malformed);
     // Leap day, and the first second.
     assert_eq!(
         ok("2024-02-29T00:00:00Z\n", opts(Format::Iso8601)).times,
@@ -233,31 +241,31 @@ fn iso_rejects_impossible_dates_and_times_with_a_reason() {
     importer.feed(text.as_bytes()).expect("feeds");
     importer.feed(b"2023-04-01T00:00:00Z\n").expect("feeds");
     let i = importer.finish().expect("one valid line");
-    assert_eq!(i.malformed, cases.len() as u64);
+    assert_eq!(i.counts.malformed, cases.len() as u64);
     assert_eq!(i.times.len(), 1);
     for (n, (line, reason)) in cases.iter().enumerate() {
         let mut one = Importer::new(opts(Format::Iso8601));
         one.feed(format!("{line}\n2023-04-01T00:00:00Z\n").as_bytes())
             .expect("feeds");
-        let bad = &one.finish().expect("valid").first_malformed[0];
+        let bad = &one.finish().expect("valid").counts.first_malformed[0];
         assert_eq!(bad.line, 1);
         assert_eq!(&bad.text, line);
         assert!(bad.reason.contains(reason), "{n} {line}: {}", bad.reason);
         assert!(bad.reason.contains("expected"), "{}", bad.reason);
     }
     // Only the first five are kept.
-    assert_eq!(i.first_malformed.len(), 5);
-    assert_eq!(i.first_malformed[4].line, 5);
+    assert_eq!(i.counts.first_malformed.len(), 5);
+    assert_eq!(i.counts.first_malformed[4].line, 5);
 }
 
 #[test]
 fn a_long_run_of_signs_is_one_malformed_line() {
     let text = format!("{}5\n1\n", "-".repeat(60_000));
     let i = ok(&text, opts(Format::Seconds));
-    assert_eq!((i.times.len(), i.malformed), (1, 1));
-    assert!(i.first_malformed[0].reason.contains("not a number"));
+    assert_eq!((i.times.len(), i.counts.malformed), (1, 1));
+    assert!(i.counts.first_malformed[0].reason.contains("not a number"));
     assert_eq!(
-        ok("-5\n1\n", opts(Format::Millis)).first_malformed[0].reason,
+        ok("-5\n1\n", opts(Format::Millis)).counts.first_malformed[0].reason,
         Reason::Negative.message()
     );
 }
@@ -267,8 +275,8 @@ fn before_1970_and_negative_numbers_are_malformed() {
     let i = ok("-5\n-0.5\n-1700000000123\n12\n", opts(Format::Auto));
     assert_eq!(i.format, Format::Seconds);
     assert_eq!(i.times, [12 * S]);
-    assert_eq!(i.malformed, 3);
-    for bad in &i.first_malformed {
+    assert_eq!(i.counts.malformed, 3);
+    for bad in &i.counts.first_malformed {
         assert!(bad.reason.contains("negative"), "{bad:?}");
     }
     let i = ok(
@@ -276,8 +284,10 @@ fn before_1970_and_negative_numbers_are_malformed() {
         opts(Format::Seconds),
     );
     assert_eq!(i.times, [10 * S, END_US - 1]);
-    assert!(i.first_malformed[0].reason.contains("after the year 9999"));
-    assert_eq!(i.malformed, 2);
+    assert!(i.counts.first_malformed[0]
+        .reason
+        .contains("after the year 9999"));
+    assert_eq!(i.counts.malformed, 2);
 }
 
 const APACHE: &str =
@@ -294,7 +304,12 @@ fn access_logs_common_and_combined() {
     );
     let i = ok(&text, opts(Format::Auto));
     assert_eq!(i.format, Format::AccessLog);
-    assert_eq!(i.times, [want, want, want + S], "{:?}", i.first_malformed);
+    assert_eq!(
+        i.times,
+        [want, want, want + S],
+        "{:?}",
+        i.counts.first_malformed
+    );
     let bad = [
         "127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 20 2326",
         "127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 12a",
@@ -321,8 +336,8 @@ fn access_logs_common_and_combined() {
     ];
     for (line, reason) in bad.iter().zip(reasons) {
         let i = ok(&format!("{APACHE}\n{line}\n"), opts(Format::Auto));
-        assert_eq!(i.malformed, 1, "{line}");
-        let b = &i.first_malformed[0];
+        assert_eq!(i.counts.malformed, 1, "{line}");
+        let b = &i.counts.first_malformed[0];
         assert_eq!((b.line, b.text.as_str()), (2, *line));
         assert!(b.reason.contains(reason), "{line}: {}", b.reason);
     }
@@ -332,7 +347,7 @@ fn access_logs_common_and_combined() {
 fn escaped_quotes_inside_quoted_fields() {
     let line = r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a\"b HTTP/1.1" 200 1 "-" "Agent \"quoted\" \\ end""#;
     let i = ok(line, filtered(Field::UserAgent, r#"Agent "quoted" \ end"#));
-    assert_eq!(i.times.len(), 1, "{:?}", i.first_malformed);
+    assert_eq!(i.times.len(), 1, "{:?}", i.counts.first_malformed);
     let i = ok(line, filtered(Field::Path, r#"/a"b"#));
     assert_eq!(i.times.len(), 1);
     let e = err(line.as_bytes(), filtered(Field::UserAgent, "Agent"));
@@ -368,8 +383,8 @@ fn filters_by_host_status_user_agent_and_request_parts() {
     let log = sample_log();
     let count = |field, value: &str| {
         let i = ok(&log, filtered(field, value));
-        assert_eq!(i.lines, 5);
-        assert_eq!(i.times.len() as u64 + i.filtered_out, 5);
+        assert_eq!(i.counts.lines, 5);
+        assert_eq!(i.times.len() as u64 + i.counts.filtered_out, 5);
         i.times.len()
     };
     assert_eq!(count(Field::Host, "10.0.0.1"), 3);
@@ -411,7 +426,10 @@ fn comments_blank_lines_crlf_and_whitespace() {
         opts(Format::Auto),
     );
     assert_eq!(i.times, [1_500_000, 2 * S, 4 * S]);
-    assert_eq!((i.lines, i.blank, i.malformed), (7, 4, 0));
+    assert_eq!(
+        (i.counts.lines, i.counts.blank, i.counts.malformed),
+        (7, 4, 0)
+    );
 }
 
 #[test]
@@ -422,10 +440,14 @@ fn auto_decides_on_the_first_line_that_parses() {
     );
     assert_eq!(i.format, Format::Iso8601);
     assert_eq!(i.times, [1_700_000_000 * S]);
-    assert_eq!(i.malformed, 3);
-    assert!(i.first_malformed[0].reason.contains("not a timestamp"));
-    assert!(i.first_malformed[1].reason.contains("negative"));
-    assert!(i.first_malformed[2].reason.contains("not an ISO 8601"));
+    assert_eq!(i.counts.malformed, 3);
+    assert!(i.counts.first_malformed[0]
+        .reason
+        .contains("not a timestamp"));
+    assert!(i.counts.first_malformed[1].reason.contains("negative"));
+    assert!(i.counts.first_malformed[2]
+        .reason
+        .contains("not an ISO 8601"));
 }
 
 #[test]
@@ -474,9 +496,9 @@ fn compressed_and_binary_files_are_refused() {
     let mut text = "1\n".repeat(40_000).into_bytes();
     text.extend_from_slice(b"\x00\n");
     let i = parse(&text, opts(Format::Auto)).expect("imports");
-    assert_eq!((i.times.len(), i.malformed), (40_000, 1));
+    assert_eq!((i.times.len(), i.counts.malformed), (40_000, 1));
     // Text with a tail that looks like a magic number is text.
-    assert_eq!(ok("1\nBZh9\n", opts(Format::Auto)).malformed, 1);
+    assert_eq!(ok("1\nBZh9\n", opts(Format::Auto)).counts.malformed, 1);
 }
 
 #[test]
@@ -513,14 +535,14 @@ fn invalid_utf8_makes_a_line_malformed_not_the_file() {
     text.extend_from_slice(APACHE.as_bytes());
     let i = ok("1\n\u{e9}\n", opts(Format::Seconds));
     assert_eq!(
-        i.first_malformed[0].reason,
+        i.counts.first_malformed[0].reason,
         "not a number of seconds: expected epoch seconds like 1700000000.25"
     );
     let i = parse(&text, opts(Format::Auto)).expect("imports");
     assert_eq!(i.times, [1_700_000_000 * S]);
-    assert_eq!(i.malformed, 2);
-    assert!(i.first_malformed[0].reason.starts_with("not UTF-8"));
-    assert_eq!(i.first_malformed[0].text, "17\u{fffd}00");
+    assert_eq!(i.counts.malformed, 2);
+    assert!(i.counts.first_malformed[0].reason.starts_with("not UTF-8"));
+    assert_eq!(i.counts.first_malformed[0].text, "17\u{fffd}00");
     // In an access log, a user agent that is not UTF-8.
     let log = format!("{APACHE} \"-\" \"caf\u{e9}\"\n").into_bytes();
     let mut broken = log.clone();
@@ -530,8 +552,8 @@ fn invalid_utf8_makes_a_line_malformed_not_the_file() {
     broken.extend_from_slice(b"\"\n");
     let both = [log.as_slice(), broken.as_slice()].concat();
     let i = parse(&both, opts(Format::AccessLog)).expect("imports");
-    assert_eq!((i.times.len(), i.malformed), (1, 1));
-    assert!(i.first_malformed[0].reason.starts_with("not UTF-8"));
+    assert_eq!((i.times.len(), i.counts.malformed), (1, 1));
+    assert!(i.counts.first_malformed[0].reason.starts_with("not UTF-8"));
 }
 
 #[test]
@@ -547,8 +569,8 @@ fn an_overlong_line_is_malformed_and_never_held_whole() {
     assert!(most_held <= MAX_LINE, "held {most_held}");
     let i = importer.finish().expect("imports");
     assert_eq!(i.times, [S, 2 * S, 3 * S]);
-    assert_eq!((i.lines, i.malformed), (5, 2));
-    for (bad, line) in i.first_malformed.iter().zip([2, 4]) {
+    assert_eq!((i.counts.lines, i.counts.malformed), (5, 2));
+    for (bad, line) in i.counts.first_malformed.iter().zip([2, 4]) {
         assert_eq!(bad.line, line);
         assert!(bad.reason.contains("longer than 64 KiB"));
         assert_eq!(bad.text.len(), BAD_TEXT_CHARS);
@@ -595,7 +617,7 @@ fn lines_reports_progress() {
     assert_eq!(importer.lines(), 40_002);
     importer.feed(b"5\n6").expect("feeds");
     assert_eq!(importer.lines(), 40_003);
-    assert_eq!(importer.finish().map(|i| i.lines), Ok(40_004));
+    assert_eq!(importer.finish().map(|i| i.counts.lines), Ok(40_004));
 }
 
 #[test]

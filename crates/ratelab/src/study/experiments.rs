@@ -1,7 +1,14 @@
 //! The study's experiments: the shapes, loads, limiters and grids each is run over, where each
-//! limiter sits in its jobs' scenarios (so no table indexes results by a bare number), and the
-//! kinds of job.
+//! limiter sits in its jobs' scenarios (so no table indexes results by a bare number), the
+//! kinds of job, and the one definition of each experiment the page's sections share with the
+//! study: its scenario at a given [`Size`] and what is measured of its results.
 
+use super::plan::JobResult;
+use crate::error::Error;
+use crate::sim::Scenario;
+use crate::spec::{LimiterSpec, TrafficSpec};
+use crate::theory;
+use crate::time::{Micros, MINUTE, MS};
 use serde::{Deserialize, Serialize};
 
 /// The honest traffic shapes, in table order.
@@ -24,22 +31,23 @@ pub const LIMITERS: [&str; 6] = [
     "gcra",
 ];
 /// The positions of the honest and attacker jobs' limiters in their scenarios: [`LIMITERS`]
-/// in order (`fixed-window` first, which no table names alone), then, in honest jobs only,
-/// [`TWIN`]. This one is `sliding-log`.
-pub(super) const SLIDING_LOG: usize = 1;
+/// in order, then, in honest jobs only, [`TWIN`]. This one is `fixed-window`.
+pub const FIXED_WINDOW: usize = 0;
+/// `sliding-log` in [`LIMITERS`].
+pub const SLIDING_LOG: usize = 1;
 /// `sliding-window-counter` in [`LIMITERS`].
-pub(super) const COUNTER: usize = 2;
+pub const COUNTER: usize = 2;
 /// `token-bucket:burst=50` in [`LIMITERS`].
-pub(super) const BUCKET_50: usize = 3;
+pub const BUCKET_50: usize = 3;
 /// `token-bucket:burst=75` in [`LIMITERS`].
-pub(super) const BUCKET_75: usize = 4;
+pub const BUCKET_75: usize = 4;
 /// `gcra` in [`LIMITERS`].
-pub(super) const GCRA: usize = 5;
+pub const GCRA: usize = 5;
 /// [`TWIN`], after [`LIMITERS`] in honest jobs.
 pub(super) const GCRA_TWIN: usize = LIMITERS.len();
 /// The check run beside every honest cell: a token bucket of GCRA's burst, which must admit
 /// exactly what GCRA admits in every run.
-pub(super) const TWIN: &str = "token-bucket:burst=100";
+pub const TWIN: &str = "token-bucket:burst=100";
 /// Refill rates (per minute) searched for the best bucket that never breaks the rule.
 pub(super) const OBEYING_RATES: [u64; 10] = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
 /// Client rates (per minute) and tries of the retry-lockout grid.
@@ -51,11 +59,11 @@ pub(super) const SERVERS: [u32; 4] = [1, 4, 10, 20];
 pub(super) const SERVERS_10: usize = 2;
 /// The limiters of a retry job: the sliding log that forgets its rejects, then the one that
 /// records them.
-pub(super) const RETRY_LIMITERS: [&str; 2] = ["sliding-log", "sliding-log:record-rejects=true"];
+pub const RETRY_LIMITERS: [&str; 2] = ["sliding-log", "sliding-log:record-rejects=true"];
 /// The sliding log that forgets rejects, in [`RETRY_LIMITERS`].
-pub(super) const RETRY_FORGETTING: usize = 0;
+pub const RETRY_FORGETTING: usize = 0;
 /// The sliding log that records rejects, in [`RETRY_LIMITERS`].
-pub(super) const RETRY_RECORDING: usize = 1;
+pub const RETRY_RECORDING: usize = 1;
 /// The limiters of a theory job.
 pub(super) const THEORY_LIMITERS: [&str; 2] = ["sliding-log", "fixed-window"];
 /// The sliding log, in [`THEORY_LIMITERS`].
@@ -87,13 +95,127 @@ pub(super) fn obeying_bucket(k: usize) -> usize {
 }
 
 /// The position of the sliding log split over [`SERVERS`]`[j]` servers in a split job.
-pub(super) fn split_log(j: usize) -> usize {
+pub fn split_log(j: usize) -> usize {
     2 * j
 }
 
 /// The position of the token bucket split over [`SERVERS`]`[j]` servers in a split job.
-pub(super) fn split_bucket(j: usize) -> usize {
+pub fn split_bucket(j: usize) -> usize {
     2 * j + 1
+}
+
+/// The size an experiment runs at: runs, minutes per run, and its scenario's seed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Size {
+    /// Runs.
+    pub runs: u32,
+    /// Minutes per run.
+    pub minutes: u64,
+    /// The scenario's seed.
+    pub seed: u64,
+}
+
+/// The limiters `limiters` against `traffic` at a limit of `limit` a minute, at `size`.
+pub(super) fn scenario<S: AsRef<str>>(
+    limiters: &[S],
+    traffic: &str,
+    limit: u64,
+    size: Size,
+) -> Result<Scenario, Error> {
+    Ok(Scenario {
+        limiters: limiters
+            .iter()
+            .map(|l| LimiterSpec::parse(l.as_ref()))
+            .collect::<Result<_, _>>()?,
+        traffic: TrafficSpec::parse(traffic)?,
+        limit,
+        window: MINUTE,
+        duration: size.minutes * MINUTE,
+        runs: size.runs,
+        seed: size.seed,
+    })
+}
+
+/// The honest client: [`LIMITERS`], then [`TWIN`], against the honest `shape` at `load` of
+/// a limit of 100 a minute.
+pub fn honest(shape: &str, load: f64, size: Size) -> Result<Scenario, Error> {
+    let mut limiters = LIMITERS.to_vec();
+    limiters.push(TWIN);
+    scenario(&limiters, &format!("{shape}:load={load}"), 100, size)
+}
+
+/// The counter's flood offsets run from 0 to the last start that leaves the flood's first
+/// millisecond in the window, in this many steps.
+pub const OFFSET_STEPS: u64 = 50;
+
+/// Where the flood of counter-offset `index` (0 to [`OFFSET_STEPS`]) starts into a window,
+/// at a limit of `limit` a minute, in whole milliseconds.
+pub fn counter_offset_start(limit: u64, index: u64) -> Micros {
+    index * MINUTE.saturating_sub(limit * MS) / OFFSET_STEPS / MS * MS
+}
+
+/// The counter against a flood: the sliding-window counter alone, under a flood from
+/// [`counter_offset_start`].
+pub fn counter_offset(limit: u64, index: u64, size: Size) -> Result<Scenario, Error> {
+    let start_ms = counter_offset_start(limit, index) / MS;
+    scenario(
+        &["sliding-window-counter"],
+        &format!("flood:start={start_ms}ms"),
+        limit,
+        size,
+    )
+}
+
+/// What a counter-offset result measures: the flood's start (s), the counter's worst window
+/// in the first run, and the formula's.
+pub fn counter_offset_measure(
+    limit: u64,
+    index: u64,
+    result: &JobResult,
+) -> (f64, u64, Option<u64>) {
+    let start = counter_offset_start(limit, index);
+    (
+        start as f64 / 1e6,
+        result.runs[0][SWC_ALONE].busiest,
+        theory::swc_flood_worst(limit, MINUTE, start, MS),
+    )
+}
+
+/// The counter-offset measures as two named lines: simulated and the formula.
+pub fn counter_offset_lines(
+    measures: &[(f64, u64, Option<u64>)],
+) -> [(String, Vec<(f64, f64)>); 2] {
+    let simulated = measures.iter().map(|&(x, s, _)| (x, s as f64)).collect();
+    let formula = measures
+        .iter()
+        .filter_map(|&(x, _, f)| f.map(|f| (x, f as f64)))
+        .collect();
+    [
+        ("simulated".into(), simulated),
+        ("L + ⌈L(s − 1 ms)/W⌉".into(), formula),
+    ]
+}
+
+/// The retry lockout: [`RETRY_LIMITERS`] against a client retrying up to `tries` times a
+/// second apart, at `rate` a minute, after a spike of twice the limit at minute 5.
+pub fn lockout(limit: u64, rate: u64, tries: u32, size: Size) -> Result<Scenario, Error> {
+    let traffic = format!(
+        "retry:rate={rate}/1min,spike={},at=5min,tries={tries},every=1s",
+        2 * limit
+    );
+    scenario(&RETRY_LIMITERS, &traffic, limit, size)
+}
+
+/// The split limit: for each of `servers`, a sliding log and a token bucket (`B` = 100)
+/// split over that many servers with random routing ([`split_log`], [`split_bucket`]), against
+/// the honest `shape` at 80% of a limit of 100 a minute.
+pub fn split(shape: &str, servers: &[u32], size: Size) -> Result<Scenario, Error> {
+    let mut limiters = Vec::new();
+    for k in servers {
+        limiters.push(format!("sliding-log:servers={k}"));
+        limiters.push(format!("token-bucket:burst=100,servers={k}"));
+    }
+    scenario(&limiters, &format!("{shape}:load=0.8"), 100, size)
 }
 
 /// What a job is for, so its result can be put in the right table.
@@ -142,10 +264,73 @@ pub enum JobKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::study::{plan, run_scenario, StudyConfig};
+
+    const SMALL: Size = Size {
+        runs: 2,
+        minutes: 20,
+        seed: 9,
+    };
+
+    #[test]
+    fn each_experiment_takes_its_size_and_the_study_runs_the_same_definition() {
+        let jobs = plan(StudyConfig::QUICK).expect("valid plan");
+        let sized = |s: &Scenario| Size {
+            runs: s.runs,
+            minutes: s.duration / MINUTE,
+            seed: s.seed,
+        };
+        let mut seen = 0;
+        for job in &jobs {
+            let s = &job.scenario;
+            let again = match job.kind {
+                JobKind::Honest { shape, load } => honest(SHAPES[shape], LOADS[load], sized(s)),
+                JobKind::SwcOffset { index } => counter_offset(100, index, sized(s)),
+                JobKind::Retry { rate, tries } => lockout(100, rate, tries, sized(s)),
+                JobKind::Split { shape } => split(SHAPES[shape], &SERVERS, sized(s)),
+                _ => continue,
+            };
+            assert_eq!(&again.expect("valid"), s, "{:?}", job.kind);
+            seen += 1;
+        }
+        assert_eq!(seen, 20 + 51 + 25 + 2);
+        let s = lockout(40, 10, 3, SMALL).expect("valid");
+        assert_eq!(
+            (s.runs, s.duration, s.seed, s.limit),
+            (2, 20 * MINUTE, 9, 40)
+        );
+        let spike = TrafficSpec::parse("retry:rate=10/1min,spike=80,at=5min,tries=3,every=1s");
+        assert_eq!(
+            s.traffic,
+            spike.expect("valid"),
+            "a spike of twice the limit"
+        );
+    }
+
+    #[test]
+    fn the_flood_offsets_span_the_window_and_the_counter_meets_the_formula() {
+        assert_eq!(counter_offset_start(100, 0), 0);
+        assert_eq!(counter_offset_start(100, 1), 1_198 * MS);
+        assert_eq!(counter_offset_start(100, OFFSET_STEPS), 59_900 * MS);
+        assert_eq!(counter_offset_start(60, OFFSET_STEPS), 59_940 * MS);
+        let mut measures = Vec::new();
+        for index in [0, 1, 25, OFFSET_STEPS] {
+            let r = run_scenario(&counter_offset(60, index, SMALL).expect("valid")).expect("runs");
+            let (start, simulated, formula) = counter_offset_measure(60, index, &r);
+            assert_eq!(start, counter_offset_start(60, index) as f64 / 1e6);
+            assert_eq!(Some(simulated), formula, "index {index}");
+            measures.push((start, simulated, formula));
+        }
+        let [(sim_name, sim), (_, formula)] = counter_offset_lines(&measures);
+        assert_eq!(sim_name, "simulated");
+        // Starting just before the boundary, the worst window is 2L.
+        assert_eq!((sim.len(), sim.last()), (4, Some(&(59.94, 120.0))));
+        assert_eq!(sim, formula);
+    }
 
     #[test]
     fn the_named_positions_point_at_their_limiters_and_shapes() {
-        assert_eq!(LIMITERS[0], "fixed-window");
+        assert_eq!(LIMITERS[FIXED_WINDOW], "fixed-window");
         assert_eq!(LIMITERS[SLIDING_LOG], "sliding-log");
         assert_eq!(LIMITERS[COUNTER], "sliding-window-counter");
         assert_eq!(LIMITERS[BUCKET_50], "token-bucket:burst=50");

@@ -1,13 +1,19 @@
 //! The study behind "The Rule Was the Strict Part", as data: a plan of independent jobs (each a
 //! scenario), and the tables assembled from their results. Callers run the jobs however they
 //! like (threads in the CLI, workers in the page); the tables do not depend on the order or on
-//! how many ran at once, because every job carries its own seed.
+//! how many ran at once, because every job carries its own seed. The experiments are defined
+//! once, at any [`Size`]: the page's section figures run them at theirs.
 
 mod experiments;
 mod plan;
 mod render;
 mod tables;
 
-pub use experiments::{JobKind, LIMITERS, LOADS, SHAPES};
-pub use plan::{keep_honest, plan, run_job, Job, JobResult, StudyConfig};
-pub use tables::{assemble, busiest, served, Comparison, Estimate, Plot, StudyReport, Table};
+pub use experiments::{
+    counter_offset, counter_offset_lines, counter_offset_measure, counter_offset_start, honest,
+    lockout, split, split_bucket, split_log, JobKind, Size, BUCKET_50, BUCKET_75, COUNTER,
+    FIXED_WINDOW, GCRA, LIMITERS, LOADS, OFFSET_STEPS, RETRY_FORGETTING, RETRY_LIMITERS,
+    RETRY_RECORDING, SHAPES, SLIDING_LOG, TWIN,
+};
+pub use plan::{keep_honest, plan, run_job, run_scenario, Job, JobResult, StudyConfig};
+pub use tables::{assemble, busiest, served, Comparison, Estimate, StudyPlot, StudyReport, Table};

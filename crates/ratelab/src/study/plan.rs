@@ -1,15 +1,14 @@
 //! The study's plan: its size, and its independent, individually seeded jobs, each a scenario.
 
 use super::experiments::{
-    JobKind, LIMITERS, LOADS, OBEYING_RATES, RETRY_LIMITERS, RETRY_RATES, RETRY_TRIES, SERVERS,
-    SHAPES, SPLIT_SHAPES, THEORY_LIMITERS, TWIN,
+    counter_offset, honest, lockout, scenario, split, JobKind, Size, LIMITERS, LOADS,
+    OBEYING_RATES, OFFSET_STEPS, RETRY_RATES, RETRY_TRIES, SERVERS, SHAPES, SPLIT_SHAPES,
+    THEORY_LIMITERS,
 };
 use crate::error::Error;
 use crate::optimum::{check_optimality, OptimalityCheck};
 use crate::rng::{splitmix64, Rng, Stream};
 use crate::sim::{simulate_run, RunStats, Scenario};
-use crate::spec::{LimiterSpec, TrafficSpec};
-use crate::time::{MINUTE, MS};
 use serde::{Deserialize, Serialize};
 
 /// The study's size.
@@ -56,10 +55,6 @@ pub struct JobResult {
     pub optimality: Option<OptimalityCheck>,
 }
 
-fn specs(texts: &[&str]) -> Result<Vec<LimiterSpec>, Error> {
-    texts.iter().map(|t| LimiterSpec::parse(t)).collect()
-}
-
 /// Keeps only the honest-client table's jobs of a plan (`--only honest`, and the page's
 /// matching option); [`assemble`] then gives that table alone.
 pub fn keep_honest(jobs: &mut Vec<Job>) {
@@ -68,56 +63,33 @@ pub fn keep_honest(jobs: &mut Vec<Job>) {
 
 /// Every job of the study at `config`'s size, in a fixed order.
 pub fn plan(config: StudyConfig) -> Result<Vec<Job>, Error> {
-    let base = |limiters: Vec<LimiterSpec>,
-                traffic: &str,
-                minutes: u64,
-                salt: u64|
-     -> Result<Scenario, Error> {
-        Ok(Scenario {
-            limiters,
-            traffic: TrafficSpec::parse(traffic)?,
-            limit: 100,
-            window: MINUTE,
-            duration: minutes * MINUTE,
-            runs: config.runs,
-            seed: splitmix64(config.seed ^ splitmix64(salt)),
-        })
+    // Each job's own seed, from the study's and the job's salt.
+    let size = |minutes: u64, salt: u64| Size {
+        runs: config.runs,
+        minutes,
+        seed: splitmix64(config.seed ^ splitmix64(salt)),
     };
     let mut jobs = Vec::new();
-    let mut all = LIMITERS.to_vec();
-    all.push(TWIN);
     for (s, shape) in SHAPES.iter().enumerate() {
-        for (l, load) in LOADS.iter().enumerate() {
-            let scenario = base(
-                specs(&all)?,
-                &format!("{shape}:load={load}"),
-                config.minutes,
-                (s * 10 + l) as u64,
-            )?;
+        for (l, &load) in LOADS.iter().enumerate() {
             jobs.push(Job {
                 kind: JobKind::Honest { shape: s, load: l },
-                scenario,
+                scenario: honest(shape, load, size(config.minutes, (s * 10 + l) as u64))?,
             });
         }
     }
-    let mut attack = base(specs(&LIMITERS)?, "flood:start=worst", 10, 100)?;
-    attack.runs = 1;
+    let once = |salt: u64| Size {
+        runs: 1,
+        ..size(10, salt)
+    };
     jobs.push(Job {
         kind: JobKind::Attacker,
-        scenario: attack,
+        scenario: scenario(&LIMITERS, "flood:start=worst", 100, once(100))?,
     });
-    for index in 0..=50u64 {
-        let offset = index * (MINUTE - 100 * MS) / 50 / MS;
-        let mut s = base(
-            specs(&["sliding-window-counter"])?,
-            &format!("flood:start={offset}ms"),
-            10,
-            200 + index,
-        )?;
-        s.runs = 1;
+    for index in 0..=OFFSET_STEPS {
         jobs.push(Job {
             kind: JobKind::SwcOffset { index },
-            scenario: s,
+            scenario: counter_offset(100, index, once(200 + index))?,
         });
     }
     let mut obeying = vec!["sliding-log".to_owned()];
@@ -126,74 +98,69 @@ pub fn plan(config: StudyConfig) -> Result<Vec<Job>, Error> {
             .iter()
             .map(|r| format!("token-bucket:burst={},rate={r}/1min", 101 - r)),
     );
-    let obeying: Vec<&str> = obeying.iter().map(String::as_str).collect();
     for (s, shape) in SHAPES.iter().enumerate() {
-        let scenario = base(
-            specs(&obeying)?,
-            &format!("{shape}:load=0.8"),
-            config.minutes,
-            300 + s as u64,
-        )?;
+        let traffic = format!("{shape}:load=0.8");
         jobs.push(Job {
             kind: JobKind::Obeying { shape: s },
-            scenario,
+            scenario: scenario(
+                &obeying,
+                &traffic,
+                100,
+                size(config.minutes, 300 + s as u64),
+            )?,
         });
     }
     for &rate in &RETRY_RATES {
         for &tries in &RETRY_TRIES {
-            let traffic =
-                format!("retry:rate={rate}/1min,spike=200,at=5min,tries={tries},every=1s");
-            let scenario = base(
-                specs(&RETRY_LIMITERS)?,
-                &traffic,
-                200,
-                400 + rate * 100 + u64::from(tries),
-            )?;
+            let salt = 400 + rate * 100 + u64::from(tries);
             jobs.push(Job {
                 kind: JobKind::Retry { rate, tries },
-                scenario,
+                scenario: lockout(100, rate, tries, size(200, salt))?,
             });
         }
     }
     for shape in SPLIT_SHAPES {
-        let mut split = Vec::new();
-        for k in SERVERS {
-            split.push(format!("sliding-log:servers={k}"));
-            split.push(format!("token-bucket:burst=100,servers={k}"));
-        }
-        let split: Vec<&str> = split.iter().map(String::as_str).collect();
-        let scenario = base(
-            specs(&split)?,
-            &format!("{}:load=0.8", SHAPES[shape]),
-            config.minutes,
-            500 + shape as u64,
-        )?;
         jobs.push(Job {
             kind: JobKind::Split { shape },
-            scenario,
+            scenario: split(
+                SHAPES[shape],
+                &SERVERS,
+                size(config.minutes, 500 + shape as u64),
+            )?,
         });
     }
     for (i, load) in [0.8, 1.0, 1.2].into_iter().enumerate() {
-        let scenario = base(
-            specs(&THEORY_LIMITERS)?,
-            &format!("steady:load={load}"),
-            config.minutes,
-            600 + i as u64,
-        )?;
+        let traffic = format!("steady:load={load}");
         jobs.push(Job {
             kind: JobKind::Theory { load },
-            scenario,
+            scenario: scenario(
+                &THEORY_LIMITERS,
+                &traffic,
+                100,
+                size(config.minutes, 600 + i as u64),
+            )?,
         });
     }
-    let scenario = base(specs(&["sliding-log"])?, "steady", 1, 700)?;
     jobs.push(Job {
         kind: JobKind::Optimality,
-        scenario,
+        scenario: scenario(&["sliding-log"], "steady", 100, size(1, 700))?,
     });
     for job in &jobs {
         job.scenario.validate()?;
     }
     Ok(jobs)
+}
+
+/// Runs every run of `scenario`: what a job's result holds, for any experiment at any size.
+pub fn run_scenario(scenario: &Scenario) -> Result<JobResult, Error> {
+    scenario.validate()?;
+    let runs = (0..scenario.runs)
+        .map(|r| simulate_run(scenario, r))
+        .collect::<Result<_, _>>()?;
+    Ok(JobResult {
+        runs,
+        optimality: None,
+    })
 }
 
 /// Runs one job.
@@ -205,13 +172,7 @@ pub fn run_job(job: &Job) -> Result<JobResult, Error> {
             optimality: Some(check_optimality(&mut rng, 3_000)),
         });
     }
-    let runs = (0..job.scenario.runs)
-        .map(|r| simulate_run(&job.scenario, r))
-        .collect::<Result<_, _>>()?;
-    Ok(JobResult {
-        runs,
-        optimality: None,
-    })
+    run_scenario(&job.scenario)
 }
 
 #[cfg(test)]
@@ -219,7 +180,7 @@ mod tests {
     use super::*;
     use crate::study::experiments::{
         obeying_bucket, split_bucket, split_log, GCRA, GCRA_TWIN, OBEYING_LOG, RETRY_FORGETTING,
-        RETRY_RECORDING, SWC_ALONE, THEORY_FIXED, THEORY_LOG,
+        RETRY_RECORDING, SWC_ALONE, THEORY_FIXED, THEORY_LOG, TWIN,
     };
 
     #[test]

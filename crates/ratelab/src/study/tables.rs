@@ -2,16 +2,18 @@
 //! and any completeness.
 
 use super::experiments::{
-    obeying_bucket, split_bucket, split_log, JobKind, BIG_BURSTS, BUCKET_50, BUCKET_75, COUNTER,
-    GCRA, GCRA_TWIN, LIMITERS, LOADS, LOAD_30, LOAD_80, OBEYING_LOG, OBEYING_RATES, PAGE_LOADS,
-    RETRY_FORGETTING, RETRY_RATES, RETRY_RECORDING, RETRY_TRIES, SERVERS, SERVERS_10, SHAPES,
-    SLIDING_LOG, SMALL_BURSTS, SPLIT_SHAPES, STEADY, SWC_ALONE, THEORY_FIXED, THEORY_LOG,
+    counter_offset_lines, counter_offset_measure, obeying_bucket, split_bucket, split_log, JobKind,
+    BIG_BURSTS, BUCKET_50, BUCKET_75, COUNTER, GCRA, GCRA_TWIN, LIMITERS, LOADS, LOAD_30, LOAD_80,
+    OBEYING_LOG, OBEYING_RATES, OFFSET_STEPS, PAGE_LOADS, RETRY_FORGETTING, RETRY_RATES,
+    RETRY_RECORDING, RETRY_TRIES, SERVERS, SERVERS_10, SHAPES, SLIDING_LOG, SMALL_BURSTS,
+    SPLIT_SHAPES, STEADY, THEORY_FIXED, THEORY_LOG,
 };
 use super::plan::{Job, JobResult, StudyConfig};
+use crate::plot::{Plot, Series, BLUE, ORANGE};
 use crate::sim::{mean_se, RunStats};
 use crate::spec::LimiterSpec;
 use crate::theory;
-use crate::time::{MINUTE, MS};
+use crate::time::MINUTE;
 use serde::{Deserialize, Serialize};
 
 /// A mean over runs with its standard error.
@@ -112,23 +114,42 @@ pub struct StudyReport {
     pub comparisons: Vec<Comparison>,
     /// The SWC worst window per flood offset: (offset s, simulated, formula).
     pub swc_offsets: Vec<(f64, u64, Option<u64>)>,
-    /// Plots of the tables, as numbers for any chart backend.
-    pub plots: Vec<Plot>,
+    /// Plots of the tables, as data for any chart backend.
+    pub plots: Vec<StudyPlot>,
 }
 
-/// A plot of the study: named lines of points.
+/// A plot of the study, with the id its file and the page's canvas are named by.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Plot {
+pub struct StudyPlot {
     /// A file-name-friendly id.
     pub id: String,
-    /// The title.
-    pub title: String,
-    /// The x axis label.
-    pub x_label: String,
-    /// The y axis label.
-    pub y_label: String,
-    /// (name, points).
-    pub lines: Vec<(String, Vec<(f64, f64)>)>,
+    /// The chart.
+    pub plot: Plot,
+}
+
+impl StudyReport {
+    /// The counter's worst minute against the flood's start, simulated and by the formula.
+    pub fn counter_offsets_plot(&self) -> Plot {
+        let [simulated, formula] = counter_offset_lines(&self.swc_offsets);
+        let series = [(simulated, BLUE, true), (formula, ORANGE, false)]
+            .into_iter()
+            .map(|((name, points), color, markers)| Series {
+                name,
+                points,
+                color,
+                markers,
+            })
+            .collect();
+        Plot::Xy {
+            title: "Sliding-window counter: worst minute against the flood's start".into(),
+            x_label: "flood starts this far into a window (s)".into(),
+            y_label: "requests in the worst minute".into(),
+            series,
+            references: vec![(200.0, "2L".into()), (100.0, "L".into())],
+            y_range: Some((0.0, 220.0)),
+            x_range: None,
+        }
+    }
 }
 
 fn pct(e: Estimate) -> String {
@@ -333,14 +354,9 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
         });
     }
     let mut swc_offsets = Vec::new();
-    for index in 0..=50u64 {
+    for index in 0..=OFFSET_STEPS {
         if let Some(r) = find(jobs, results, &JobKind::SwcOffset { index }) {
-            let offset = index * (MINUTE - 100 * MS) / 50 / MS * MS;
-            swc_offsets.push((
-                offset as f64 / 1e6,
-                r.runs[0][SWC_ALONE].busiest,
-                theory::swc_flood_worst(100, MINUTE, offset, MS),
-            ));
+            swc_offsets.push(counter_offset_measure(100, index, r));
         }
     }
     let matched = swc_offsets
@@ -535,7 +551,7 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
 }
 
 /// The plots: page loads against load, the lockout grid, splitting.
-fn plots(jobs: &[Job], results: &[Option<JobResult>]) -> Vec<Plot> {
+fn plots(jobs: &[Job], results: &[Option<JobResult>]) -> Vec<StudyPlot> {
     let mut out = Vec::new();
     let lines = (0..LIMITERS.len())
         .map(|i| {
@@ -555,12 +571,14 @@ fn plots(jobs: &[Job], results: &[Option<JobResult>]) -> Vec<Plot> {
             (LIMITERS[i].to_string(), points)
         })
         .collect();
-    out.push(Plot {
+    out.push(StudyPlot {
         id: "honest-page-loads".into(),
-        title: "An honest page-load client: share served against load".into(),
-        x_label: "load (% of the limit)".into(),
-        y_label: "% served".into(),
-        lines,
+        plot: Plot::shares(
+            "An honest page-load client: share served against load",
+            "load (% of the limit)",
+            "% served",
+            lines,
+        ),
     });
     let mut lines: Vec<(String, Vec<(f64, f64)>)> = RETRY_RATES
         .iter()
@@ -583,12 +601,14 @@ fn plots(jobs: &[Job], results: &[Option<JobResult>]) -> Vec<Plot> {
         })
         .collect();
     lines.push(("25/min, not recorded".into(), open));
-    out.push(Plot {
+    out.push(StudyPlot {
         id: "lockout".into(),
-        title: "A retrying client after a spike of 200: share served over 200 minutes".into(),
-        x_label: "tries per request".into(),
-        y_label: "% served".into(),
-        lines,
+        plot: Plot::shares(
+            "A retrying client after a spike of 200: share served over 200 minutes",
+            "tries per request",
+            "% served",
+            lines,
+        ),
     });
     let mut lines = Vec::new();
     for shape in SPLIT_SHAPES {
@@ -604,12 +624,14 @@ fn plots(jobs: &[Job], results: &[Option<JobResult>]) -> Vec<Plot> {
             }
         }
     }
-    out.push(Plot {
+    out.push(StudyPlot {
         id: "split".into(),
-        title: "Splitting a limit across K servers, 80% load".into(),
-        x_label: "servers K".into(),
-        y_label: "% served".into(),
-        lines,
+        plot: Plot::shares(
+            "Splitting a limit across K servers, 80% load",
+            "servers K",
+            "% served",
+            lines,
+        ),
     });
     out
 }
