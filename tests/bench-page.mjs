@@ -33,17 +33,62 @@ for (let i = 0; i < 5; i++) {
     await page.waitForTimeout(1000);
     fetchedAtLoad = await page.evaluate(() => ['index.html', ...performance.getEntriesByType('resource').map((e) => e.name.split(/[?#]/)[0]).filter((u) => u.startsWith(location.origin + '/')).map((u) => u.slice(location.origin.length + 1))]);
   }
-  if (i === 0) {
-    // 200 dial moves by keyboard on honest traffic, each a full re-run and redraw.
-    await page.focus('[data-testid=capacity]');
-    for (let k = 0; k < 200; k++) {
-      const before = await page.evaluate(() => window.__ratelab.runs);
-      await page.keyboard.press(k % 2 ? 'ArrowRight' : 'ArrowLeft');
-      await page.waitForFunction((n) => window.__ratelab.runs > n, before);
-    }
-    moves = await page.evaluate(() => window.__ratelab.timings.slice(1));
-  }
   await page.close();
+}
+
+/** 200 dial moves by keyboard on honest traffic (a token bucket's capacity), each a full
+ * re-run and redraw; with `mechanism`, the mechanism view is in sight and reruns too. */
+async function dialMoves(mechanism) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(`http://127.0.0.1:${server.address().port}/?algorithm=token-bucket`);
+  await page.waitForSelector('#lab[data-ready=true]');
+  if (mechanism) {
+    await page.locator('#mechanism').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#mechanism[data-ready=true]');
+  }
+  const skip = await page.evaluate(() => window.__ratelab.timings.length);
+  await page.focus('[data-testid=capacity]');
+  for (let k = 0; k < 200; k++) {
+    const before = await page.evaluate(() => window.__ratelab.runs);
+    await page.keyboard.press(k % 2 ? 'ArrowRight' : 'ArrowLeft');
+    await page.waitForFunction((n) => window.__ratelab.runs > n, before);
+  }
+  const out = await page.evaluate((skip) => window.__ratelab.timings.slice(skip), skip);
+  await page.close();
+  return out;
+}
+moves = await dialMoves(false);
+const mechanismMoves = await dialMoves(true);
+
+/** Plays the mechanism view of `query` for 180 frames: frame intervals and long tasks. */
+async function playback(query) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(`http://127.0.0.1:${server.address().port}/${query}`);
+  await page.waitForSelector('#lab[data-ready=true]');
+  await page.locator('#mechanism').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#mechanism[data-ready=true]');
+  const r = await page.evaluate(async () => {
+    const long = [];
+    new PerformanceObserver((l) => long.push(...l.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
+    const range = document.getElementById('playhead');
+    range.value = '0';
+    range.dispatchEvent(new Event('input'));
+    document.getElementById('play').click();
+    const gaps = [];
+    let last = performance.now();
+    await new Promise((done) => {
+      const f = (now) => { gaps.push(now - last); last = now; if (gaps.length < 180) requestAnimationFrame(f); else done(); };
+      requestAnimationFrame(f);
+    });
+    document.getElementById('play').click();
+    return { gaps, long, decisions: Number(range.max) + 1 };
+  });
+  await page.close();
+  return r;
+}
+const plays = [];
+for (const query of ['', '?algorithm=sliding-log&attack=retry-storm&record-rejects=1', '?algorithm=token-bucket&limit=5000']) {
+  plays.push([query || '(the opening)', await playback(query)]);
 }
 // The essay-size study in Web Workers: the honest-client table alone, then every experiment on
 // all cores, then every experiment in one worker against the CLI on one thread (the same work,
@@ -100,3 +145,7 @@ console.log(`essay-size study, every experiment, ${all.workers} workers: ${(all.
 console.log(`same work on one core: wasm in 1 worker ${(single.computeMs / 1000).toFixed(2)} s, native (ratelab study --threads 1) ${(nativeMs / 1000).toFixed(2)} s: ${(single.computeMs / nativeMs).toFixed(2)}x`);
 if (native.status !== 0) console.log(`(build the CLI first: cargo build --release -p ratelab-cli) ${native.stderr}`);
 console.log(`dial move (re-simulate + redraw, 10-minute scenario): p50 ${q(moves, 0.5).toFixed(2)} ms, p95 ${q(moves, 0.95).toFixed(2)} ms, max ${Math.max(...moves).toFixed(2)} ms (${moves.length} moves)`);
+console.log(`dial move with the mechanism view in sight (it reruns too): p50 ${q(mechanismMoves, 0.5).toFixed(2)} ms, p95 ${q(mechanismMoves, 0.95).toFixed(2)} ms, max ${Math.max(...mechanismMoves).toFixed(2)} ms`);
+for (const [query, r] of plays) {
+  console.log(`playback ${query}, ${r.decisions} decisions: frame interval p50 ${q(r.gaps, 0.5).toFixed(1)} ms, p95 ${q(r.gaps, 0.95).toFixed(1)} ms; long tasks: ${r.long.length ? r.long.map((d) => d.toFixed(0)).join(', ') + ' ms' : 'none'}`);
+}

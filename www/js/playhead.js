@@ -78,18 +78,19 @@ export function startPlayhead(ctx) {
     raf = requestAnimationFrame(tick);
   }
 
-  play.addEventListener('click', async () => {
-    await load();
+  /** Runs `fn` now if the view is here (so a step shows at once), else once it has loaded. */
+  const withView = (fn) => (view ? fn() : load().then(fn));
+  play.addEventListener('click', () => withView(() => {
     if (raf) { stop(); show(index); return; }
     if (index >= Number(range.max)) show(0, true);
     clock = { at: performance.now(), t: view.frame(index)?.timeS ?? 0 };
     play.setAttribute('aria-pressed', 'true');
     play.textContent = 'Pause';
     raf = requestAnimationFrame(tick);
-  });
-  $('step').addEventListener('click', async () => { await load(); stop(); show(Math.min(index + 1, Number(range.max))); });
-  $('step-back').addEventListener('click', async () => { await load(); stop(); show(index - 1); });
-  range.addEventListener('input', async () => { await load(); stop(); show(Number(range.value)); });
+  }));
+  $('step').addEventListener('click', () => withView(() => { stop(); show(Math.min(index + 1, Number(range.max))); }));
+  $('step-back').addEventListener('click', () => withView(() => { stop(); show(index - 1); }));
+  range.addEventListener('input', () => withView(() => { stop(); show(Number(range.value)); }));
   range.addEventListener('focus', load);
 
   // Loaded once the chart is in sight (a little of it, not merely near).

@@ -144,8 +144,9 @@ fn arrivals_panel<DB: DrawingBackend>(
     // The band's count beside the limit, at the top of the band.
     let label = format!("{} in (t − W, t], L = {}", m.band, m.limit);
     let style = font(14.0).color(&if over { RED } else { theme.fg });
-    let (px, py) = chart.backend_coord(&(m.now_s, y_max));
+    let (px, py) = local(area, chart.backend_coord(&(m.now_s, y_max)));
     let (xs, _) = chart.plotting_area().get_pixel_range();
+    let xs = (xs.start - area.get_base_pixel().0)..(xs.end - area.get_base_pixel().0);
     let (tw, _) = area.estimate_text_size(&label, &style).map_err(err)?;
     // Right of the playhead where it fits, else left of it.
     let (x, anchor) = if px + 6 + tw as i32 <= xs.end {
@@ -184,7 +185,7 @@ fn state_panel<DB: DrawingBackend>(
             theme.fg.mix(0.7).stroke_width(1),
         )))
         .map_err(err)?;
-    let (mark_x, mark_y) = chart.backend_coord(&(0.0, m.mark.0));
+    let (mark_x, mark_y) = local(area, chart.backend_coord(&(0.0, m.mark.0)));
     area.draw(&Text::new(
         m.mark.1.to_owned(),
         (mark_x + 4, mark_y - 2),
@@ -227,13 +228,14 @@ fn state_panel<DB: DrawingBackend>(
         )))
         .map_err(err)?;
     if let Some((name, _)) = m.part {
-        let (x, y) = chart.backend_coord(&(0.0, y_max));
+        // In the upper right corner, clear of the mark's label on the left.
+        let (x, y) = local(area, chart.backend_coord(&(x_max, y_max)));
         area.draw(&Text::new(
             format!("blue: {}; green: {name}", m.state_label),
-            (x + 4, y + 2),
+            (x - 4, y + 2),
             font(12.0)
                 .color(&theme.fg)
-                .pos(Pos::new(HPos::Left, VPos::Top)),
+                .pos(Pos::new(HPos::Right, VPos::Top)),
         ))
         .map_err(err)?;
     }
@@ -276,10 +278,17 @@ fn whole_mesh<'a, DB: DrawingBackend + 'a>(
         .bold_line_style(theme.grid)
         .axis_style(theme.fg)
         .label_style(font(12.0).color(&theme.fg))
+        .y_labels(5)
         .x_label_formatter(&|v| fmt(x_whole, *v))
         .y_label_formatter(&|v| fmt(y_whole, *v))
         .x_desc(x_desc)
         .y_desc(y_desc)
         .draw()
         .map_err(err)
+}
+
+/// A backend pixel as a position within `area` (the panels are parts of one canvas).
+fn local<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, (x, y): (i32, i32)) -> (i32, i32) {
+    let (bx, by) = area.get_base_pixel();
+    (x - bx, y - by)
 }

@@ -346,17 +346,25 @@ pub fn split(seed: u64) -> Result<Figure, Error> {
     ))
 }
 
-/// The boundary burst repeated at every boundary, against a fixed window and a sliding log:
-/// the busiest window differs by two, the share admitted barely at all.
+/// The boundary burst against a fixed window and a sliding log, hidden in a client offering
+/// twice its allowance: both admit the same share of its requests, and only the busiest window
+/// tells them apart (2L against L).
+///
+/// The client sends L requests in the second after every boundary and L in the second before
+/// the next, for ten windows (2L a window); in the fifth window it skips the early L. Each
+/// limiter admits L a window, so both serve 10L of 19L. The fixed window admits each window's
+/// first L: the early ones, except in the fifth window, where the late L go through and meet
+/// the next window's early L across the boundary: 2L within two seconds. The sliding log
+/// admits the early L until then and the late L after, never more than L in a window.
 pub fn boundary_table(limit: u64) -> Result<Figure, Error> {
-    // A client offering twice its allowance: L in the second before each boundary, L in the
-    // second after it, ten boundaries in a row, every other window.
     let mut times: Vec<Micros> = Vec::new();
     for k in 1..=10u64 {
-        let boundary = 2 * k * MINUTE;
+        let start = k * MINUTE;
         for i in 0..limit {
-            times.push(boundary - SECOND + i * SECOND / limit);
-            times.push(boundary + i * SECOND / limit);
+            if k != 5 {
+                times.push(start + i * SECOND / limit);
+            }
+            times.push(start + MINUTE - SECOND + i * SECOND / limit);
         }
     }
     times.sort_unstable();
@@ -437,6 +445,10 @@ mod tests {
         let table = boundary_table(60).expect("runs").table;
         assert_eq!(table[1][1], "120");
         assert_eq!(table[1][2], "60");
+        // The same share admitted, 10L of 19L each: the share cannot tell them apart.
+        assert_eq!(table[2][1], "53%");
+        assert_eq!(table[2][2], "53%");
+        assert_eq!(table[2][3], "1.0×");
     }
 
     #[test]
