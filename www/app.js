@@ -6,20 +6,19 @@ import './js/failure.js';
 import { fitCanvases } from './js/dom.js';
 import { createLab, wireControls, firstRun, shortcuts } from './js/lab.js';
 import { startLink } from './js/link.js';
-import { startPlayhead } from './js/playhead.js';
 import { startWorkshop } from './js/workshop.js';
-import { startImportPanel, startOtherPanels, startSectionsWhenNear, redrawSections } from './js/lazy.js';
+import { startImportPanel, startOtherPanels, startSectionsWhenNear, redrawSections, startPlayheadWhenSeen } from './js/lazy.js';
 
 function start(bindings) {
   const ctx = createLab(bindings);
   wireControls(ctx);
-  ctx.playhead = startPlayhead(ctx);
   const link = startLink(ctx, bindings.encodeState);
   link.applyState(ctx.linked);
   firstRun(ctx);
   const { actions, chooseAlgorithm } = shortcuts(ctx);
   ctx.workshop = startWorkshop(actions, chooseAlgorithm);
   startImportPanel(ctx);
+  startPlayheadWhenSeen(ctx);
   link.followSections();
   if (ctx.embedded) {
     link.embed();

@@ -11,6 +11,7 @@ const importPanel = () => load('import', () => import('./panels/import.js'));
 const studyPanel = () => load('study', () => import('./panels/study.js'));
 const quizPanel = () => load('quiz', () => import('./panels/quiz.js'));
 const realPanel = () => load('real', () => import('./panels/real.js'));
+const playheadModule = () => load('playhead', () => import('./playhead.js'));
 const sectionsModule = () => load('sections', () => import('./sections.js').then((m) => { m.startSections(); return m; }));
 
 /** The section figures (not in an embedded figure): their code loads when the essay comes
@@ -64,5 +65,24 @@ export function startOtherPanels() {
   $('run-study').addEventListener('click', async () => {
     runStudy ??= (await studyPanel()).startStudy();
     runStudy();
+  });
+}
+
+/** The main figure's mechanism view: its code loads when a fifth of its chart is in sight,
+ * or when the reader reaches one of its controls first (a press is passed on once it has). */
+export function startPlayheadWhenSeen(ctx) {
+  const start = (then) => playheadModule().then((m) => {
+    ctx.playhead ??= m.startPlayhead(ctx);
+    then?.();
+  });
+  const seen = new IntersectionObserver((entries) => {
+    if (entries.some((e) => e.isIntersecting)) { seen.disconnect(); start(); }
+  }, { threshold: 0.2 });
+  seen.observe($('plot-mechanism'));
+  const view = $('mechanism');
+  view.addEventListener('focusin', () => start(), { once: true });
+  view.addEventListener('click', (e) => {
+    const button = e.target.closest('button');
+    if (!ctx.playhead && button) start(() => button.click());
   });
 }

@@ -1,8 +1,8 @@
 // The main figure's playhead: play, step and a scrubber over the run's decisions. The
 // on-demand module's `MechanismView` reruns the figure's controls keeping each decision's
 // trailing window and the limiter's state, says what each decision shows (`frame`) and draws
-// it; this only moves the index. It loads when the view comes into sight or is used, so the
-// first screen does not wait for it. Playback moves at an even pace in the run's own time,
+// it; this only moves the index. lazy.js imports this when the view comes into sight or is
+// used, and it loads the on-demand module at once, so the first screen waits for neither. Playback moves at an even pace in the run's own time,
 // the whole run in about twenty seconds; with reduced motion asked for, only steps.
 import { $, dark } from './dom.js';
 import { loadExtra } from './modules.js';
@@ -91,14 +91,6 @@ export function startPlayhead(ctx) {
   $('step').addEventListener('click', () => withView(() => { stop(); show(Math.min(index + 1, Number(range.max))); }));
   $('step-back').addEventListener('click', () => withView(() => { stop(); show(index - 1); }));
   range.addEventListener('input', () => withView(() => { stop(); show(Number(range.value)); }));
-  range.addEventListener('focus', load);
-
-  // Loaded once the chart is in sight (a little of it, not merely near).
-  const seen = new IntersectionObserver((entries) => {
-    if (entries.some((e) => e.isIntersecting)) { seen.disconnect(); load(); }
-  }, { threshold: 0.2 });
-  seen.observe($('plot-mechanism'));
-
   const motion = () => {
     play.disabled = still.matches;
     play.title = still.matches ? 'Playback is off because reduced motion is asked for; the steps and the slider still work.' : '';
@@ -107,5 +99,6 @@ export function startPlayhead(ctx) {
   still.addEventListener('change', motion);
   motion();
 
+  load();
   return { afterRun: rerun, redraw: () => view && show(index) };
 }

@@ -146,14 +146,7 @@ pub fn arrivals_chart<DB: DrawingBackend>(
 ) -> ChartResult {
     area.fill(&theme.bg).map_err(err)?;
     let n = bins.admitted.len();
-    let top = bins
-        .admitted
-        .iter()
-        .zip(&bins.rejected)
-        .map(|(a, r)| a + r)
-        .max()
-        .unwrap_or(0)
-        .max(1);
+    let top = bins.tallest();
     let x_max = n as f64 * bins.width_s;
     let mut chart = ChartBuilder::on(area)
         .margin(8)

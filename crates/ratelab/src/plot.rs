@@ -46,6 +46,20 @@ pub struct Bins {
     pub rejected: Vec<u32>,
 }
 
+impl Bins {
+    /// The most requests in one bin, admitted and rejected together (at least 1, so an axis
+    /// scaled to it is never empty).
+    pub fn tallest(&self) -> u32 {
+        self.admitted
+            .iter()
+            .zip(&self.rejected)
+            .map(|(a, r)| a + r)
+            .max()
+            .unwrap_or(0)
+            .max(1)
+    }
+}
+
 /// One named line of an XY chart.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
