@@ -2,7 +2,7 @@
 // (data-testid playhead, play, step-back, step, band-count, state-value).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setup, open, text, act } from './helpers.mjs';
+import { setup, open, text, act as actOnFigure } from './helpers.mjs';
 
 setup();
 
@@ -12,6 +12,13 @@ async function openView(t, path, options = {}) {
   await page.locator('#mechanism').scrollIntoViewIfNeeded();
   await page.waitForSelector('#mechanism[data-ready=true]', { timeout: 20000 });
   return { page, problems };
+}
+
+/** Does something to the main figure and waits until the mechanism view shows the new run
+ * (it reruns on the frame after the figure's). */
+async function act(page, action) {
+  await actOnFigure(page, action);
+  await page.waitForFunction(() => document.getElementById('mechanism').dataset.runs === document.getElementById('lab').dataset.runs, null, { timeout: 10000 });
 }
 
 /** Moves the playhead to decision `i` as the slider would, and reads the frame. */
@@ -71,7 +78,6 @@ test('the largest band over every position is the busiest-window read-out, and a
   // of the first tick (the refill in between is a sixtieth of a token per second).
   await act(page, () => page.selectOption('[data-testid=algorithm]', 'token-bucket'));
   await act(page, () => page.click('[data-testid=boundary-burst]'));
-  await page.waitForFunction(() => document.querySelector('[data-testid=state-value]').dataset.kind === 'tokens');
   for (const i of [0, 29, 59]) {
     const f = await at(page, i);
     assert.equal(f.kind, 'tokens');

@@ -48,8 +48,10 @@ export function startPlayhead(ctx) {
   }
 
   /** Reruns the view on the figure's controls; the playhead starts at the busiest window. */
+  const timings = (window.__ratelab.mechanismTimings = []);
   function rerun() {
     if (!view) return;
+    const t0 = performance.now();
     stop();
     let controls;
     try { controls = ctx.readControls(); } catch { return; }
@@ -61,11 +63,33 @@ export function startPlayhead(ctx) {
     }
     range.max = String(Math.max(0, view.decisions() - 1));
     show(view.playheadStart());
+    // Which of the figure's runs this shows (tests wait for it to catch up).
+    $('mechanism').dataset.runs = String(window.__ratelab.runs);
+    timings.push(performance.now() - t0);
     $('mechanism').dataset.ready = 'true';
   }
 
+  // After a run of the figure the view reruns on the next frame, apart from the figure's own
+  // redraw (a dial move stays as quick as the figure alone), and only while it is in sight:
+  // out of sight it is marked stale and reruns when it comes back.
+  let inSight = true;
+  let stale = false;
+  let frame = 0;
+  function afterRun() {
+    stale = true;
+    if (!view || frame) return;
+    frame = requestAnimationFrame(() => {
+      frame = 0;
+      if (inSight && stale) { stale = false; rerun(); }
+    });
+  }
+  new IntersectionObserver((entries) => {
+    inSight = entries.some((e) => e.isIntersecting);
+    if (inSight && stale) afterRun();
+  }).observe($('mechanism'));
+
   function load() {
-    loading ??= loadExtra().then((extra) => { view = new extra.MechanismView(); rerun(); });
+    loading ??= loadExtra().then((extra) => { view = new extra.MechanismView(); stale = false; rerun(); });
     return loading;
   }
 
@@ -100,5 +124,5 @@ export function startPlayhead(ctx) {
   motion();
 
   load();
-  return { afterRun: rerun, redraw: () => view && show(index) };
+  return { afterRun, redraw: () => view && show(index) };
 }
