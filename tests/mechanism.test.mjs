@@ -15,9 +15,11 @@ async function openView(t, path, options = {}) {
 }
 
 /** Does something to the main figure and waits until the mechanism view shows the new run
- * (it reruns on the frame after the figure's). */
+ * (it reruns on the frame after the figure's, and only while in sight). */
 async function act(page, action) {
   await actOnFigure(page, action);
+  // Out of sight, the view waits to rerun until it is seen again.
+  await page.locator('#mechanism').scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.getElementById('mechanism').dataset.runs === document.getElementById('lab').dataset.runs, null, { timeout: 10000 });
 }
 
