@@ -344,14 +344,20 @@ impl Import {
         self.importer.as_ref().map_or(0.0, |i| i.lines() as f64)
     }
 
-    /// Ends the file; returns the summary the page shows.
-    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+    /// The progress line after `bytes` of the file's `total` bytes.
+    pub fn progress(&self, bytes: f64, total: f64) -> String {
+        import_view::progress(self.lines(), bytes, total)
+    }
+
+    /// Ends the file `name`; returns what the panel says of it ([`import_view::SummaryText`]).
+    pub fn finish(&mut self, name: &str) -> Result<JsValue, JsValue> {
         let importer = self
             .importer
             .take()
             .ok_or_else(|| js_error("the import is finished"))?;
         let imported = importer.finish().map_err(js_error)?;
-        let out = serde_wasm_bindgen::to_value(&ImportSummary::of(&imported)).map_err(js_error)?;
+        let text = ImportSummary::of(&imported).text(name);
+        let out = serde_wasm_bindgen::to_value(&text).map_err(js_error)?;
         self.imported = Some(imported);
         Ok(out)
     }
@@ -367,14 +373,40 @@ impl Import {
     }
 }
 
-/// The [`page::ReplayReport`] of `times` (from [`Import::times`]) at the controls' limit,
-/// window and capacity, sizing a token bucket to serve `share`.
+/// What the panel shows ([`import_view::ReportText`]) of the [`page::ReplayReport`] of `times`
+/// (from [`Import::times`]) at the controls' limit, window and capacity, sizing a token bucket
+/// to serve `share` (from [`import_share`]).
 #[wasm_bindgen(js_name = replayReport)]
 pub fn replay_report(times: &[f64], controls: JsValue, share: f64) -> Result<JsValue, JsValue> {
     let mut controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
     controls.replay = Some(page::replay_of(times, "your file", "auto", "", "").map_err(js_error)?);
     let report = page::replay_report(&controls, share).map_err(js_error)?;
-    serde_wasm_bindgen::to_value(&report).map_err(js_error)
+    serde_wasm_bindgen::to_value(&import_view::report_text(&report)).map_err(js_error)
+}
+
+/// The share to serve the reader typed (a percentage), as a share from 0 to 1, or the message
+/// saying what is accepted.
+#[wasm_bindgen(js_name = importShare)]
+pub fn import_share(typed: &str) -> Result<f64, JsValue> {
+    import_view::share(typed).map_err(js_error)
+}
+
+/// The message for a traffic file of `bytes` bytes too large to read, or nothing.
+#[wasm_bindgen(js_name = importFileProblem)]
+pub fn import_file_problem(name: &str, bytes: f64) -> Option<String> {
+    import_view::check_size(name, bytes).err()
+}
+
+/// The status line when the file `name` has been read in `ms` milliseconds.
+#[wasm_bindgen(js_name = importDone)]
+pub fn import_done(name: &str, ms: f64) -> String {
+    import_view::done(name, ms)
+}
+
+/// The message for the file `name` the importer refused (`message` says why).
+#[wasm_bindgen(js_name = importFailed)]
+pub fn import_failed(name: &str, message: &str) -> String {
+    import_view::failed(name, message)
 }
 
 thread_local! {
