@@ -72,6 +72,13 @@ test('a timestamp file replays through every limiter, equal to the command line 
   // Serving all 520 takes all 120 of the burst.
   await page.fill('[data-testid=import-target]', '100');
   await page.waitForFunction(() => Number(document.querySelector('[data-testid=import-burst]').dataset.burst) === 120);
+  assert.match(await text(page, 'import-burst'), /^A token bucket refilling at 60 per 60 s needs a capacity of B = 120 to serve 100\.0% of these requests \(it serves 100\.00%: 520 of 520\)\. Its worst window can then reach B \+ L − 1 = 179\.$/);
+  // A share outside (0, 100] is refused with what was typed and what is accepted, then cleared.
+  await page.fill('[data-testid=import-target]', '100.5');
+  await page.waitForSelector('[data-testid=import-error]:not([hidden])');
+  assert.equal(await text(page, 'import-error'), "The share to serve '100.5' is not accepted: enter a percentage above 0 and at most 100, like 99");
+  await page.fill('[data-testid=import-target]', '100');
+  await page.waitForSelector('[data-testid=import-error][hidden]', { state: 'attached' });
   // The lab's own limit re-runs the replay.
   await page.fill('[data-testid=limit]', '30');
   await page.waitForFunction(() => document.querySelector('[data-testid=import-busiest] tbody tr td:last-child').textContent === '400%');

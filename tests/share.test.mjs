@@ -193,6 +193,14 @@ test('every plot saves as PNG, SVG and CSV, and the files hold what the figure s
   assert.ok(ceiling.some((r) => r[0] === 'limit L = 60'), 'the reference line is in the data');
   const section = (await saved(page, '[data-testid=export-svg-plot-ceiling]')).body.toString('utf8');
   assert.match(section, /Worst window of a token bucket against its capacity/);
+  // Section 1's small multiples: each saves the plot its table row describes.
+  await page.locator('#fig-rules').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#fig-rules[data-drawn=true]');
+  const rules = csvRows((await saved(page, '[data-testid=export-csv-rules-0]')).body.toString('utf8'));
+  assert.deepEqual(rules[0], windowCsv[0]);
+  const row = await page.locator('#rules-table tbody tr').nth(1).locator('th, td').allTextContents();
+  assert.equal(await page.locator('#rules-multiples figcaption').first().textContent(), row[0]);
+  assert.equal(String(Math.max(...rules.slice(1).map((r) => Number(r[1])))), row[2], 'the busiest window of the CSV is the table\'s');
   assert.deepEqual(problems, []);
 });
 

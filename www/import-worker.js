@@ -17,9 +17,10 @@ async function importFile(msg) {
   const importer = new wasm_bindgen.Import(msg.format, msg.field, msg.value);
   for (let at = 0; at < file.size; at += SLICE) {
     importer.feed(new Uint8Array(await file.slice(at, at + SLICE).arrayBuffer()));
-    postMessage({ type: 'import-progress', bytes: Math.min(file.size, at + SLICE), total: file.size, lines: importer.lines() });
+    const bytes = Math.min(file.size, at + SLICE);
+    postMessage({ type: 'import-progress', bytes, text: importer.progress(bytes, file.size) });
   }
-  const summary = importer.finish();
+  const summary = importer.finish(file.name);
   times = importer.times();
   const report = wasm_bindgen.replayReport(times, msg.controls, msg.share);
   const copy = times.slice();

@@ -8,10 +8,10 @@ self.ratelabPanicked = (message) => postMessage({ type: 'panic', message });
 const load = () => (loaded ??= wasm_bindgen({ module_or_path: 'ratelab-extra_bg.wasm' }).then(() => wasm_bindgen.extraPanicHook()));
 
 onmessage = async (event) => {
-  const { seq, name, params } = event.data;
+  const { seq, name, dials } = event.data;
   try {
     await load();
-    const data = name === 'compare' ? wasm_bindgen.compareData(params) : wasm_bindgen.sectionData(name, params);
+    const data = name === 'rules' ? wasm_bindgen.rulesData() : wasm_bindgen.sectionData(name, dials);
     postMessage({ type: 'section', seq, data });
   } catch (e) {
     postMessage({ type: 'error', seq, message: String(e?.message ?? e) });

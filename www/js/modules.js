@@ -18,11 +18,12 @@ export function loadExtra() {
   return extraModule;
 }
 
-/** The section worker, started on first use; `sectionData` asks it for one section's data. */
+/** The section worker, started on first use; `sectionData` asks it for one section's data at
+ * the reader's `dials` (`rules` for section 1). */
 let sectionWorker = null;
 const pending = new Map();
 let sectionSeq = 0;
-export function sectionData(name, params) {
+export function sectionData(name, dials) {
   if (!sectionWorker) {
     sectionWorker = new Worker('section-worker.js');
     sectionWorker.onmessage = ({ data: msg }) => {
@@ -35,6 +36,6 @@ export function sectionData(name, params) {
   const seq = ++sectionSeq;
   return new Promise((resolve, reject) => {
     pending.set(seq, { resolve, reject });
-    sectionWorker.postMessage({ seq, name, params });
+    sectionWorker.postMessage({ seq, name, dials });
   });
 }

@@ -1,48 +1,48 @@
 // The essay's section figures: each is computed in the section worker when it scrolls into
 // view and drawn here by the on-demand module. Loaded by lazy.js when the essay comes near.
-import { $, dark, pct, fillTable } from './dom.js';
+import { $, dark, fillTable } from './dom.js';
 import { addExport, fromView } from './export.js';
 import { loadExtra, sectionData } from './modules.js';
 
 /** Every section figure: `{ el, shown, draw() }` and how it is computed. */
 export const sections = [];
 
-/** Section 1: every algorithm on one page-load client, as small multiples and a table,
- * computed in the section worker and drawn here. */
+/** Section 1: every algorithm on one page-load client (its settings, captions and table are
+ * Rust's), as small multiples and a table, computed in the section worker and drawn here. */
 async function drawRules() {
-  const controls = { algorithm: 'sliding-log', capacity: 100, limit: 100, windowS: 60, traffic: 'page-loads', load: 0.8, seed: 3, minutes: 10, attack: 'none', recordRejects: false, leakyMode: 'meter' };
-  const [{ rows, plots }, extra] = await Promise.all([sectionData('compare', controls), loadExtra()]);
+  const [{ captions, labels, plots, table }, extra] = await Promise.all([sectionData('rules', {}), loadExtra()]);
   const box = $('rules-multiples');
-  if (box.children.length !== rows.length) {
-    box.replaceChildren(...rows.map((row, i) => {
+  if (box.children.length !== plots.length) {
+    box.replaceChildren(...captions.map((text, i) => {
       const fig = document.createElement('figure');
       const c = document.createElement('canvas');
       c.id = `rules-${i}`;
       c.width = 420;
       c.height = 180;
       c.setAttribute('role', 'img');
-      c.setAttribute('aria-label', `${row.limiter}: admitted in the trailing window over time`);
+      c.setAttribute('aria-label', labels[i]);
       const caption = document.createElement('figcaption');
-      caption.textContent = row.limiter;
+      caption.textContent = text;
       fig.append(c, caption);
       return fig;
     }));
-    rows.forEach((row, i) => addExport($(`rules-${i}`), `rules-${i}`, () => fromView('compare', controls, i)));
+    plots.forEach((_, i) => addExport($(`rules-${i}`), `rules-${i}`, () => fromView('rules', {}, i)));
   }
   plots.forEach((plot, i) => extra.drawWindow(`rules-${i}`, plot, dark()));
-  const rowsText = rows.map((r) => [r.limiter, pct(r.servedShare), String(r.worstWindow), r.bound == null ? '–' : String(r.bound)]);
-  fillTable($('rules-table'), [['Algorithm', 'Served', 'Busiest window', 'Worst case in theory'], ...rowsText]);
+  fillTable($('rules-table'), table);
 }
 
 export function startSections() {
+  // Each section's settings are Rust's (`Section::params`); the page sends only its dials.
+  const none = () => ({});
   const defs = [
     { el: 'fig-rules', custom: drawRules },
-    { el: 'fig-boundary', name: 'boundary-table', canvas: '', params: () => ({ limit: 60 }), table: 'boundary-table' },
-    { el: 'plot-ceiling', name: 'ceiling', canvas: 'plot-ceiling', params: () => ({ limit: 60, capacity: Number($('ceiling-capacity').value) }) },
-    { el: 'plot-honest', name: 'honest', canvas: 'plot-honest', params: () => ({ traffic: $('honest-traffic').value, load: Number($('honest-load').value), seed: 1 }), table: 'honest-table' },
-    { el: 'plot-swc', name: 'swc-offsets', canvas: 'plot-swc', params: () => ({ limit: 100 }) },
-    { el: 'plot-lockout', name: 'lockout', canvas: 'plot-lockout', params: () => ({ limit: 100, seed: 1 }) },
-    { el: 'plot-split', name: 'split', canvas: 'plot-split', params: () => ({ seed: 1 }) },
+    { el: 'fig-boundary', name: 'boundary-table', canvas: '', dials: none, table: 'boundary-table' },
+    { el: 'plot-ceiling', name: 'ceiling', canvas: 'plot-ceiling', dials: () => ({ capacity: Number($('ceiling-capacity').value) }) },
+    { el: 'plot-honest', name: 'honest', canvas: 'plot-honest', dials: () => ({ traffic: $('honest-traffic').value, load: Number($('honest-load').value) }), table: 'honest-table' },
+    { el: 'plot-swc', name: 'swc-offsets', canvas: 'plot-swc', dials: none },
+    { el: 'plot-lockout', name: 'lockout', canvas: 'plot-lockout', dials: none },
+    { el: 'plot-split', name: 'split', canvas: 'plot-split', dials: none },
   ];
   for (const def of defs) {
     const s = { ...def, shown: false };
@@ -56,11 +56,10 @@ export function startSections() {
         if (s.custom) {
           await s.custom();
         } else {
-          const params = s.params();
-          const [data, extra] = await Promise.all([sectionData(s.name, params), loadExtra()]);
+          const [data, extra] = await Promise.all([sectionData(s.name, s.dials()), loadExtra()]);
           if (s.canvas) extra.drawSection(data, s.canvas, dark());
           if (s.table) fillTable($(s.table), data.table);
-          if (s.canvas) addExport($(s.canvas), s.name, () => fromView(`section:${s.name}`, s.params(), 0));
+          if (s.canvas) addExport($(s.canvas), s.name, () => fromView(`section:${s.name}`, s.dials(), 0));
         }
         $(s.el).dataset.drawn = 'true';
         delete $(s.el).dataset.error;

@@ -16,7 +16,7 @@ use ratelab_page::import_view::{self, ImportSummary};
 use ratelab_page::mechanism;
 use ratelab_page::page;
 use ratelab_page::probe_view::{self, ProbeSummary};
-use ratelab_page::sections::{Figure, Section, SectionParams};
+use ratelab_page::sections::{self, Dials, Figure, Section, SectionParams};
 use wasm_bindgen::prelude::*;
 
 fn js_error(e: impl std::fmt::Display) -> JsValue {
@@ -198,15 +198,16 @@ fn canvas(id: &str) -> Result<Canvas, JsValue> {
 }
 
 /// Computes a section's [`Figure`], draws its chart (if it has one) on `canvas_id` (unless
-/// empty) and returns the figure (with any table). `name` is a [`Section`]'s name.
+/// empty) and returns the figure (with any table). `name` is a [`Section`]'s name, `dials`
+/// what the reader set on its dials ([`Dials`]).
 #[wasm_bindgen]
 pub fn section(
     name: &str,
-    params: JsValue,
+    dials: JsValue,
     canvas_id: &str,
     dark: bool,
 ) -> Result<JsValue, JsValue> {
-    let (section, p) = section_of(name, params)?;
+    let (section, p) = section_of(name, dials)?;
     let figure = section.figure(&p).map_err(js_error)?;
     if let (false, Some(plot)) = (canvas_id.is_empty(), &figure.plot) {
         draw(plot, canvas_id, dark)?;
@@ -215,10 +216,11 @@ pub fn section(
 }
 
 /// Computes a section's [`Figure`] only (its chart as data, and any table), for the section
-/// worker: the page's thread then draws it with [`draw_section`], which is cheap.
+/// worker: the page's thread then draws it with [`draw_section`], which is cheap. `dials` is
+/// what the reader set on the section's dials ([`Dials`]).
 #[wasm_bindgen(js_name = sectionData)]
-pub fn section_data_js(name: &str, params: JsValue) -> Result<JsValue, JsValue> {
-    let (section, p) = section_of(name, params)?;
+pub fn section_data_js(name: &str, dials: JsValue) -> Result<JsValue, JsValue> {
+    let (section, p) = section_of(name, dials)?;
     serde_wasm_bindgen::to_value(&section.figure(&p).map_err(js_error)?).map_err(js_error)
 }
 
@@ -237,15 +239,16 @@ fn draw_figure(figure: &Figure, canvas_id: &str, dark: bool) -> Result<(), JsVal
     draw(plot, canvas_id, dark)
 }
 
-fn section_of(name: &str, params: JsValue) -> Result<(Section, SectionParams), JsValue> {
+/// The section named `name` and its settings at the reader's `dials`.
+fn section_of(name: &str, dials: JsValue) -> Result<(Section, SectionParams), JsValue> {
     let section = Section::from_name(name).ok_or_else(|| {
         js_error(format!(
             "unknown section '{name}': accepted are {}",
             Section::names()
         ))
     })?;
-    let p: SectionParams = serde_wasm_bindgen::from_value(params).map_err(js_error)?;
-    Ok((section, p))
+    let dials: Dials = serde_wasm_bindgen::from_value(dials).map_err(js_error)?;
+    Ok((section, section.params(&dials)))
 }
 
 fn draw(plot: &Plot, canvas_id: &str, dark: bool) -> Result<(), JsValue> {
@@ -255,8 +258,8 @@ fn draw(plot: &Plot, canvas_id: &str, dark: bool) -> Result<(), JsValue> {
 
 /// Plot `index` of a view as `{svg, csv}`: an SVG document of `width` × `height` drawn by the
 /// plotters SVG backend from the same chart code as the canvas, and the data behind it. `view`
-/// is `main` or `compare` (with the main figure's controls as `params`) or `section:NAME`
-/// (with the section's).
+/// is `main` or `compare` (with the main figure's controls as `params`), `rules` (section 1,
+/// no `params`) or `section:NAME` (with the section's dials as `params`).
 #[wasm_bindgen(js_name = exportPlot)]
 pub fn export_plot(
     view: &str,
@@ -268,10 +271,11 @@ pub fn export_plot(
 ) -> Result<JsValue, JsValue> {
     let view = View::parse(view).map_err(js_error)?;
     let (controls, section) = match view {
-        View::Section(_) => (
-            Controls::default(),
-            serde_wasm_bindgen::from_value(params).map_err(js_error)?,
-        ),
+        View::Rules => (Controls::default(), SectionParams::default()),
+        View::Section(s) => {
+            let dials: Dials = serde_wasm_bindgen::from_value(params).map_err(js_error)?;
+            (Controls::default(), s.params(&dials))
+        }
         View::Main | View::Compare => {
             let mut controls: Controls =
                 serde_wasm_bindgen::from_value(params).map_err(js_error)?;
@@ -340,14 +344,20 @@ impl Import {
         self.importer.as_ref().map_or(0.0, |i| i.lines() as f64)
     }
 
-    /// Ends the file; returns the summary the page shows.
-    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+    /// The progress line after `bytes` of the file's `total` bytes.
+    pub fn progress(&self, bytes: f64, total: f64) -> String {
+        import_view::progress(self.lines(), bytes, total)
+    }
+
+    /// Ends the file `name`; returns what the panel says of it ([`import_view::SummaryText`]).
+    pub fn finish(&mut self, name: &str) -> Result<JsValue, JsValue> {
         let importer = self
             .importer
             .take()
             .ok_or_else(|| js_error("the import is finished"))?;
         let imported = importer.finish().map_err(js_error)?;
-        let out = serde_wasm_bindgen::to_value(&ImportSummary::of(&imported)).map_err(js_error)?;
+        let text = ImportSummary::of(&imported).text(name);
+        let out = serde_wasm_bindgen::to_value(&text).map_err(js_error)?;
         self.imported = Some(imported);
         Ok(out)
     }
@@ -363,14 +373,40 @@ impl Import {
     }
 }
 
-/// The [`page::ReplayReport`] of `times` (from [`Import::times`]) at the controls' limit,
-/// window and capacity, sizing a token bucket to serve `share`.
+/// What the panel shows ([`import_view::ReportText`]) of the [`page::ReplayReport`] of `times`
+/// (from [`Import::times`]) at the controls' limit, window and capacity, sizing a token bucket
+/// to serve `share` (from [`import_share`]).
 #[wasm_bindgen(js_name = replayReport)]
 pub fn replay_report(times: &[f64], controls: JsValue, share: f64) -> Result<JsValue, JsValue> {
     let mut controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
     controls.replay = Some(page::replay_of(times, "your file", "auto", "", "").map_err(js_error)?);
     let report = page::replay_report(&controls, share).map_err(js_error)?;
-    serde_wasm_bindgen::to_value(&report).map_err(js_error)
+    serde_wasm_bindgen::to_value(&import_view::report_text(&report)).map_err(js_error)
+}
+
+/// The share to serve the reader typed (a percentage), as a share from 0 to 1, or the message
+/// saying what is accepted.
+#[wasm_bindgen(js_name = importShare)]
+pub fn import_share(typed: &str) -> Result<f64, JsValue> {
+    import_view::share(typed).map_err(js_error)
+}
+
+/// The message for a traffic file of `bytes` bytes too large to read, or nothing.
+#[wasm_bindgen(js_name = importFileProblem)]
+pub fn import_file_problem(name: &str, bytes: f64) -> Option<String> {
+    import_view::check_size(name, bytes).err()
+}
+
+/// The status line when the file `name` has been read in `ms` milliseconds.
+#[wasm_bindgen(js_name = importDone)]
+pub fn import_done(name: &str, ms: f64) -> String {
+    import_view::done(name, ms)
+}
+
+/// The message for the file `name` the importer refused (`message` says why).
+#[wasm_bindgen(js_name = importFailed)]
+pub fn import_failed(name: &str, message: &str) -> String {
+    import_view::failed(name, message)
 }
 
 thread_local! {
@@ -474,16 +510,14 @@ impl ProbeView {
 
 // Section 1's small multiples, computed in the section worker like the other section figures.
 
-/// Every algorithm on the arrivals of `controls`: `{rows, plots}`, the compare table's rows
-/// and each one's trailing-window chart for [`draw_window`].
-#[wasm_bindgen(js_name = compareData)]
-pub fn compare_data(controls: JsValue) -> Result<JsValue, JsValue> {
-    let controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
-    serde_wasm_bindgen::to_value(&page::compare_data(&controls).map_err(js_error)?)
-        .map_err(js_error)
+/// Section 1: every algorithm on its own client, as [`sections::RulesFigure`] (each chart,
+/// for [`draw_window`], with its caption and label, and the table).
+#[wasm_bindgen(js_name = rulesData)]
+pub fn rules_data() -> Result<JsValue, JsValue> {
+    serde_wasm_bindgen::to_value(&sections::rules().map_err(js_error)?).map_err(js_error)
 }
 
-/// Draws one chart of [`compare_data`] on the canvas `canvas_id`.
+/// Draws one chart of [`rules_data`] on the canvas `canvas_id`.
 #[wasm_bindgen(js_name = drawWindow)]
 pub fn draw_window(canvas_id: &str, plot: JsValue, dark: bool) -> Result<(), JsValue> {
     let plot: Plot = serde_wasm_bindgen::from_value(plot).map_err(js_error)?;

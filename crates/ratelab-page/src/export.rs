@@ -3,7 +3,7 @@
 
 use crate::controls::{Controls, Named};
 use crate::page;
-use crate::sections::{Section, SectionParams};
+use crate::sections::{self, Section, SectionParams};
 use ratelab::plot::Plot;
 use ratelab::Error;
 
@@ -14,6 +14,8 @@ pub enum View {
     Main,
     /// Compare mode's small multiples (the main figure's controls).
     Compare,
+    /// Section 1's small multiples (its own client, [`sections::rules_controls`]).
+    Rules,
     /// A section figure (its own parameters).
     Section(Section),
 }
@@ -22,18 +24,19 @@ pub enum View {
 pub const EXPORT_SIDES: std::ops::RangeInclusive<u32> = 100..=4000;
 
 impl View {
-    /// `main`, `compare` or `section:NAME`.
+    /// `main`, `compare`, `rules` or `section:NAME`.
     pub fn parse(view: &str) -> Result<View, Error> {
         let accepted = || {
             let sections: Vec<_> = Section::ALL
                 .iter()
                 .map(|s| format!("section:{}", s.name()))
                 .collect();
-            format!("main, compare or one of {}", sections.join(", "))
+            format!("main, compare, rules or one of {}", sections.join(", "))
         };
         match view {
             "main" => Ok(View::Main),
             "compare" => Ok(View::Compare),
+            "rules" => Ok(View::Rules),
             other => other
                 .strip_prefix("section:")
                 .and_then(Section::from_name)
@@ -58,6 +61,7 @@ impl View {
                 .into_iter()
                 .map(|(_, plot)| plot)
                 .collect()),
+            View::Rules => Ok(sections::rules()?.plots),
             View::Section(s) => Ok(s.figure(params)?.plot.into_iter().collect()),
         }
     }
@@ -110,6 +114,13 @@ mod tests {
             lockout[0].csv().contains("\nrejects recorded,"),
             "{}",
             lockout[0].csv()
+        );
+        let rules = View::parse("rules").expect("rules").plots(&c, &p);
+        let compare = View::Compare.plots(&sections::rules_controls(), &p);
+        assert_eq!(
+            rules.expect("rules"),
+            compare.expect("compare"),
+            "section 1's plots are compare mode's on its own client, whatever the lab's controls"
         );
         let table = View::Section(Section::BoundaryTable).plots(&c, &p);
         assert_eq!(

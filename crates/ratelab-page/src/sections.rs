@@ -5,7 +5,9 @@
 //! lockout, the split limit) are the core's own definitions (`ratelab::study`), run here at
 //! the sections' small sizes.
 
-use crate::controls::{Named, Traffic, CAPACITY_FACTOR};
+use crate::controls::{Attack, Controls, Named, Traffic, CAPACITY_FACTOR};
+use crate::page::{self, CompareRow};
+use ratelab::limiter::LeakyMode;
 use ratelab::plot::{series_color, Plot, Series};
 use ratelab::sim::{simulate, Scenario};
 use ratelab::spec::{LimiterKind, LimiterSpec, Replay, TrafficSpec};
@@ -83,7 +85,63 @@ impl Default for SectionParams {
     }
 }
 
+/// What the reader can change on the section figures: the bucket-ceiling figure's capacity
+/// dial and the honest-client figure's client and load (each figure reads its own; a dial not
+/// sent keeps its starting value).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Dials {
+    /// The bucket-ceiling figure's capacity B.
+    pub capacity: u64,
+    /// The honest client's traffic.
+    #[serde(with = "crate::controls::named")]
+    pub traffic: Traffic,
+    /// Its load, as a share of the limit.
+    pub load: f64,
+}
+
+impl Default for Dials {
+    fn default() -> Self {
+        Dials {
+            capacity: 10,
+            traffic: Traffic::PageLoads,
+            load: 0.8,
+        }
+    }
+}
+
+/// The limit of the figures about a boundary (the bucket's ceiling, the boundary table): a
+/// minute's 60, one request a second.
+const BOUNDARY_LIMIT: u64 = 60;
+
 impl Section {
+    /// The section's settings: its own fixed limit and seed, and what the reader set on its
+    /// dials.
+    pub fn params(self, dials: &Dials) -> SectionParams {
+        let base = SectionParams {
+            limit: 100,
+            seed: 1,
+            ..SectionParams::default()
+        };
+        match self {
+            Section::Ceiling => SectionParams {
+                limit: BOUNDARY_LIMIT,
+                capacity: dials.capacity,
+                ..base
+            },
+            Section::BoundaryTable => SectionParams {
+                limit: BOUNDARY_LIMIT,
+                ..base
+            },
+            Section::Honest => SectionParams {
+                traffic: dials.traffic,
+                load: dials.load,
+                ..base
+            },
+            Section::SwcOffsets | Section::Lockout | Section::Split => base,
+        }
+    }
+
     /// Runs the section's experiment: its chart and table.
     pub fn figure(self, p: &SectionParams) -> Result<Figure, Error> {
         match self {
@@ -95,6 +153,75 @@ impl Section {
             Section::BoundaryTable => boundary_table(p.limit),
         }
     }
+}
+
+/// Section 1's client: one page-load client at 80% of a limit of 100 a minute, ten minutes,
+/// seed 3, shown against every algorithm.
+pub fn rules_controls() -> Controls {
+    Controls {
+        algorithm: LimiterKind::SlidingLog,
+        capacity: 100,
+        limit: 100,
+        window_s: 60,
+        traffic: Traffic::PageLoads,
+        load: 0.8,
+        seed: 3,
+        minutes: 10,
+        attack: Attack::None,
+        record_rejects: false,
+        leaky_mode: LeakyMode::Meter,
+        replay: None,
+    }
+}
+
+/// Section 1's figure: each algorithm's trailing-window chart, named for its label, and the
+/// table under them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RulesFigure {
+    /// Each algorithm's name, the caption of its chart.
+    pub captions: Vec<String>,
+    /// Each chart's accessible label.
+    pub labels: Vec<String>,
+    /// Each algorithm's chart.
+    pub plots: Vec<Plot>,
+    /// The table: header, then a row per algorithm.
+    pub table: Vec<Vec<String>>,
+}
+
+/// Runs section 1: every algorithm on [`rules_controls`].
+pub fn rules() -> Result<RulesFigure, Error> {
+    let data = page::compare_data(&rules_controls())?;
+    Ok(RulesFigure {
+        captions: data.rows.iter().map(|r| r.limiter.clone()).collect(),
+        labels: data
+            .rows
+            .iter()
+            .map(|r| format!("{}: admitted in the trailing window over time", r.limiter))
+            .collect(),
+        table: rules_table(&data.rows),
+        plots: data.plots,
+    })
+}
+
+/// Section 1's table: each algorithm's served share, busiest window and worst case in theory.
+fn rules_table(rows: &[CompareRow]) -> Vec<Vec<String>> {
+    let header = [
+        "Algorithm",
+        "Served",
+        "Busiest window",
+        "Worst case in theory",
+    ];
+    std::iter::once(header.map(String::from).to_vec())
+        .chain(rows.iter().map(|r| {
+            vec![
+                r.limiter.clone(),
+                format!("{:.1}%", 100.0 * r.served_share),
+                r.worst_window.to_string(),
+                r.bound.map_or_else(|| "–".into(), |b| b.to_string()),
+            ]
+        }))
+        .collect()
 }
 
 /// A section figure: its chart (none for a table alone) and its table (header, then rows;
@@ -534,6 +661,88 @@ mod tests {
         assert!(
             bucket[5].1 > log[5].1,
             "a split bucket serves more: {split:?}"
+        );
+    }
+
+    #[test]
+    fn each_section_keeps_its_own_limit_and_seed_and_reads_only_its_dials() {
+        let dials = Dials {
+            capacity: 37,
+            traffic: Traffic::Steady,
+            load: 0.3,
+        };
+        let p = |s: Section| s.params(&dials);
+        let (ceiling, boundary) = (p(Section::Ceiling), p(Section::BoundaryTable));
+        assert_eq!((ceiling.limit, ceiling.capacity, ceiling.seed), (60, 37, 1));
+        assert_eq!(boundary.limit, 60);
+        let honest = p(Section::Honest);
+        assert_eq!(
+            (honest.limit, honest.traffic, honest.load, honest.seed),
+            (100, Traffic::Steady, 0.3, 1)
+        );
+        for s in [Section::SwcOffsets, Section::Lockout, Section::Split] {
+            let q = p(s);
+            assert_eq!((q.limit, q.seed), (100, 1), "{}", s.name());
+            assert_eq!(q, Section::Split.params(&Dials::default()), "{}", s.name());
+        }
+        // A dial not sent keeps the page's starting value (the HTML's).
+        let none: Dials = serde_json::from_str("{}").expect("empty");
+        assert_eq!(Section::Ceiling.params(&none).capacity, 10);
+        let one: Dials = serde_json::from_str(r#"{"load": 1}"#).expect("load");
+        let honest = Section::Honest.params(&one);
+        assert_eq!((honest.traffic, honest.load), (Traffic::PageLoads, 1.0));
+        assert!(serde_json::from_str::<Dials>(r#"{"traffic": "lots"}"#).is_err());
+    }
+
+    #[test]
+    fn section_one_is_every_algorithm_on_its_own_page_load_client() {
+        let c = rules_controls();
+        assert_eq!(
+            (c.limit, c.window_s, c.load, c.seed, c.minutes),
+            (100, 60, 0.8, 3, 10)
+        );
+        assert_eq!((c.traffic, c.attack), (Traffic::PageLoads, Attack::None));
+        let figure = rules().expect("runs");
+        assert_eq!(figure.plots.len(), LimiterKind::ALL.len());
+        assert_eq!(figure.table.len(), 1 + LimiterKind::ALL.len());
+        assert_eq!(
+            figure.table[0],
+            [
+                "Algorithm",
+                "Served",
+                "Busiest window",
+                "Worst case in theory"
+            ]
+        );
+        let rows = page::compare_data(&c).expect("runs").rows;
+        for ((row, cells), (caption, label)) in rows
+            .iter()
+            .zip(&figure.table[1..])
+            .zip(figure.captions.iter().zip(&figure.labels))
+        {
+            assert_eq!(caption, &row.limiter);
+            assert_eq!(
+                label,
+                &format!("{}: admitted in the trailing window over time", row.limiter)
+            );
+            assert_eq!(cells[0], row.limiter);
+            assert_eq!(cells[1], format!("{:.1}%", 100.0 * row.served_share));
+            assert_eq!(cells[2], row.worst_window.to_string());
+            let bound = row.bound.map_or("–".to_owned(), |b| b.to_string());
+            assert_eq!(cells[3], bound);
+        }
+        let unbounded = CompareRow {
+            limiter: "x".into(),
+            served_share: 0.4567,
+            worst_window: 7,
+            bound: None,
+            wrong_admits: 0.0,
+            wrong_rejects: 0.0,
+        };
+        assert_eq!(
+            rules_table(&[unbounded])[1],
+            ["x", "45.7%", "7", "–"],
+            "a limiter without a bound shows a dash"
         );
     }
 }

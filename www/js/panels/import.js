@@ -1,10 +1,9 @@
 // Your own traffic: a file read in a Web Worker (the on-demand module), in slices with
 // progress, replayed there through every limiter; the lab can then show it like any traffic.
-// Loaded by lazy.js when the panel comes near the viewport or a file is chosen.
-import { $, pct } from '../dom.js';
+// Loaded by lazy.js when the panel comes near the viewport or a file is chosen. The rules (the
+// file's size, the share to serve) and every sentence and cell are Rust's (`import_view`).
+import { $ } from '../dom.js';
 import { loadExtra } from '../modules.js';
-
-const MAX_FILE_BYTES = 1 << 30;
 
 export function startImport(lab) {
   // `lab`: { readControls, show(times, label) } from the main figure.
@@ -12,6 +11,8 @@ export function startImport(lab) {
   let imported = null;
   let seq = 0;
   let timer = 0;
+  let extra = null;
+  let chosen = 0;
   const status = $('import-status');
   const progress = $('import-progress');
   const problem = (message) => {
@@ -19,12 +20,7 @@ export function startImport(lab) {
     box.textContent = message;
     box.hidden = !message;
   };
-  const share = () => {
-    const text = $('import-target').value.trim();
-    const v = Number(text);
-    if (!/^\d*\.?\d+$/.test(text) || !(v > 0 && v <= 100)) throw new Error(`The share to serve '${$('import-target').value}' is not accepted: enter a percentage above 0 and at most 100, like 99`);
-    return v / 100;
-  };
+  const share = () => extra.importShare($('import-target').value);
   let reading = false;
   // A worker is kept between files; one still reading when another is chosen (or on cancel)
   // is stopped.
@@ -34,17 +30,18 @@ export function startImport(lab) {
     $('import-cancel').disabled = true;
   };
 
-  function read(file) {
+  async function read(file) {
     stop();
     problem('');
     if (!file) return;
-    if (file.size > MAX_FILE_BYTES) {
-      problem(`The file '${file.name}' is ${(file.size / 2 ** 30).toFixed(1)} GiB; the page reads files of up to 1 GiB. For bigger ones use the command line: ratelab simulate --traffic replay:file=PATH.`);
-      return;
-    }
+    const mine = ++chosen;
+    try { extra ??= await loadExtra(); } catch (e) { problem(String(e?.message ?? e)); return; }
+    if (mine !== chosen) return;
+    const tooBig = extra.importFileProblem(file.name, file.size);
+    if (tooBig) { problem(tooBig); return; }
     let controls;
     let target;
-    try { controls = lab.readControls(); target = share(); } catch (e) { problem(e.message); return; }
+    try { controls = lab.readControls(); target = share(); } catch (e) { problem(String(e?.message ?? e)); return; }
     const started = performance.now();
     worker ??= new Worker('import-worker.js');
     reading = true;
@@ -56,14 +53,14 @@ export function startImport(lab) {
       const msg = e.data;
       if (msg.type === 'import-progress') {
         progress.value = msg.bytes;
-        status.textContent = `Read ${msg.lines.toLocaleString('en')} lines (${Math.round(100 * msg.bytes / msg.total)}%)`;
+        status.textContent = msg.text;
       } else if (msg.type === 'import-done') {
         reading = false;
         $('import-cancel').disabled = true;
-        imported = { name: file.name, summary: msg.summary, times: msg.times, read };
+        imported = { summary: msg.summary, times: msg.times, read };
         window.__ratelab.importMs = performance.now() - started;
-        status.textContent = `Read ${file.name} in ${(window.__ratelab.importMs / 1000).toFixed(2)} s.`;
-        showSummary(imported);
+        status.textContent = extra.importDone(file.name, window.__ratelab.importMs);
+        showSummary(msg.summary);
         showReport(msg.report);
       } else if (msg.type === 'analyzed') {
         if (msg.seq === seq) showReport(msg.report);
@@ -72,7 +69,7 @@ export function startImport(lab) {
         window.ratelabPanicked(msg.message);
       } else if (msg.type === 'error') {
         if (msg.of === 'import') { reading = false; $('import-cancel').disabled = true; progress.value = 0; status.textContent = ''; }
-        problem(msg.of === 'import' ? `The file '${file.name}' could not be used: ${msg.message}` : msg.message);
+        problem(msg.of === 'import' ? extra.importFailed(file.name, msg.message) : msg.message);
       }
     };
     worker.onerror = (e) => { stop(); worker?.terminate(); worker = null; problem(`Reading the file failed: ${e.message}`); };
@@ -80,52 +77,35 @@ export function startImport(lab) {
     worker.postMessage({ type: 'import', file, format: read.format, field: read.field, value: read.value, controls, share: target });
   }
 
-  function showSummary({ name, summary }) {
-    const s = { ...summary, ...summary.counts };
-    const n = (x) => x.toLocaleString('en');
-    const when = (us) => new Date(us / 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '').replace('Z', '');
-    const parts = [`${name}: ${n(s.lines)} lines read as ${s.formatLabel}, giving ${n(s.count)} requests from ${when(s.firstUs)} to ${when(s.lastUs)} UTC (${s.spanText}).`];
-    if (s.blank) parts.push(`${n(s.blank)} blank or comment line${s.blank === 1 ? ' was' : 's were'} skipped.`);
-    if (s.filteredOut) parts.push(`${n(s.filteredOut)} line${s.filteredOut === 1 ? '' : 's'} did not match the filter.`);
-    if (s.reordered) parts.push('The lines were not in time order; they were sorted.');
-    $('import-summary').textContent = parts.join(' ');
-    const bad = $('import-malformed-box');
-    bad.hidden = s.malformed === 0;
-    $('import-malformed-text').textContent = `${n(s.malformed)} line${s.malformed === 1 ? '' : 's'} could not be read and ${s.malformed === 1 ? 'was' : 'were'} left out${s.malformed > s.firstMalformed.length ? `; the first ${s.firstMalformed.length}` : ''}:`;
-    $('import-malformed').replaceChildren(...s.firstMalformed.map((b) => {
+  function showSummary(t) {
+    $('import-summary').textContent = t.summary;
+    $('import-malformed-box').hidden = t.malformed === 0;
+    $('import-malformed-text').textContent = t.malformedHeading;
+    $('import-malformed').replaceChildren(...t.malformedLines.map((text) => {
       const li = document.createElement('li');
-      li.textContent = `line ${n(b.line)}: ${b.reason}: “${b.text}”`;
+      li.textContent = text;
       return li;
     }));
     $('import-results').hidden = false;
   }
 
+  const cells = (texts, over = false) => {
+    const tr = document.createElement('tr');
+    texts.forEach((text, j) => {
+      const td = document.createElement(j === 0 ? 'th' : 'td');
+      if (j === 0) td.scope = 'row';
+      td.textContent = text;
+      if (j === 2 && over) td.className = 'over';
+      tr.append(td);
+    });
+    return tr;
+  };
+
   function showReport(r) {
-    const body = $('import-table').tBodies[0];
-    body.replaceChildren(...r.rows.map((row) => {
-      const tr = document.createElement('tr');
-      [row.limiter, pct(row.servedShare), String(row.worstWindow), row.bound == null ? '–' : String(row.bound), pct(row.wrongAdmits, 2), pct(row.wrongRejects, 2)].forEach((text, j) => {
-        const td = document.createElement(j === 0 ? 'th' : 'td');
-        if (j === 0) td.scope = 'row';
-        td.textContent = text;
-        if (j === 2 && row.worstWindow > r.limit) td.className = 'over';
-        tr.append(td);
-      });
-      return tr;
-    }));
-    $('import-busiest').tBodies[0].replaceChildren(...r.busiest.map((w, i) => {
-      const tr = document.createElement('tr');
-      [`${i + 1}`, new Date(w.end / 1000).toISOString(), String(w.count), `${Math.round(100 * w.count / r.limit)}%`].forEach((text, j) => {
-        const td = document.createElement(j === 0 ? 'th' : 'td');
-        if (j === 0) td.scope = 'row';
-        td.textContent = text;
-        tr.append(td);
-      });
-      return tr;
-    }));
-    const f = r.fit;
-    $('import-burst').textContent = `A token bucket refilling at ${r.limit} per ${r.windowS} s needs a capacity of B = ${f.burst} to serve ${(100 * f.share).toFixed(1)}% of these requests (it serves ${pct(f.admitted / f.offered, 2)}: ${f.admitted.toLocaleString('en')} of ${f.offered.toLocaleString('en')}). Its worst window can then reach B + L − 1 = ${f.worstWindow}.`;
-    $('import-burst').dataset.burst = String(f.burst);
+    $('import-table').tBodies[0].replaceChildren(...r.rows.map((row) => cells(row.cells, row.over)));
+    $('import-busiest').tBodies[0].replaceChildren(...r.busiest.map((row) => cells(row)));
+    $('import-burst').textContent = r.burstText;
+    $('import-burst').dataset.burst = String(r.burst);
   }
 
   function reanalyze() {
@@ -134,7 +114,7 @@ export function startImport(lab) {
     timer = setTimeout(() => {
       let controls;
       let target;
-      try { controls = lab.readControls(); target = share(); problem(''); } catch (e) { problem(e.message); return; }
+      try { controls = lab.readControls(); target = share(); problem(''); } catch (e) { problem(String(e?.message ?? e)); return; }
       worker.postMessage({ type: 'analyze', controls, share: target, seq: ++seq });
     }, 200);
   }
@@ -143,7 +123,7 @@ export function startImport(lab) {
   $('import-target').addEventListener('input', reanalyze);
   $('import-show').addEventListener('click', async () => {
     if (!imported) return;
-    const f = { ...imported.read, label: `${imported.name} (${imported.summary.count.toLocaleString('en')} requests)` };
+    const f = { ...imported.read, label: imported.summary.label };
     // The on-demand module on this thread gets the times too, for the SVG and CSV exports.
     (await loadExtra()).setReplay(imported.times, f.file, f.format, f.field, f.value);
     lab.show(imported.times, f);
