@@ -39,7 +39,9 @@ for (let i = 0; i < 5; i++) {
 /** 200 dial moves by keyboard on honest traffic (a token bucket's capacity), each a full
  * re-run and redraw; with `mechanism`, the mechanism view is in sight and reruns too. */
 async function dialMoves(mechanism) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  // With the view: a screen tall enough to hold the dial and the view at once (out of sight
+  // the view does not rerun).
+  const page = await browser.newPage({ viewport: { width: 1280, height: mechanism ? 1800 : 900 } });
   await page.goto(`http://127.0.0.1:${server.address().port}/?algorithm=token-bucket`);
   await page.waitForSelector('#lab[data-ready=true]');
   if (mechanism) {
@@ -57,6 +59,7 @@ async function dialMoves(mechanism) {
   // The mechanism view's own rerun and redraw, on the frame after each move's.
   await page.waitForTimeout(200);
   const view = mechanism ? await page.evaluate(() => window.__ratelab.mechanismTimings.slice(1)) : [];
+  if (mechanism && view.length < 100) throw new Error(`the mechanism view reran ${view.length} times in 200 moves: was it in sight?`);
   await page.close();
   return [out, view];
 }
