@@ -68,16 +68,7 @@ fn count(n: u64, noun: &str) -> String {
 fn utc(us: u64) -> (String, String, u64) {
     let (secs, ms) = (us / 1_000_000, us / 1000 % 1000);
     let (days, s) = ((secs / 86_400) as i64, secs % 86_400);
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    let (y, m, d) = ratelab::import::civil_from_days(days);
     (
         format!("{y:04}-{m:02}-{d:02}"),
         format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60),

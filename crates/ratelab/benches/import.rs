@@ -24,24 +24,11 @@ fn times() -> Vec<u64> {
         .collect()
 }
 
-/// Year, month, day of a day count since 1970 (Howard Hinnant's `civil_from_days`).
-fn civil(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
 fn parts(t: u64, offset: i64) -> (i64, i64, i64, i64, i64, i64) {
     let local = (t / 1_000_000) as i64 + offset;
-    let (y, m, d) = civil(local.div_euclid(86_400));
+    let (y, m, d) = ratelab::import::civil_from_days(local.div_euclid(86_400));
     let s = local.rem_euclid(86_400);
-    (y, m, d, s / 3600, s / 60 % 60, s % 60)
+    (y, i64::from(m), i64::from(d), s / 3600, s / 60 % 60, s % 60)
 }
 
 fn file(format: Format) -> Vec<u8> {

@@ -142,3 +142,18 @@ pub(super) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy; // [0, 146096]
     era * 146_097 + doe - 719_468
 }
+
+/// Year, month (1–12) and day (1–31) of a day count since 1970-01-01, in the proleptic
+/// Gregorian calendar (Howard Hinnant's `civil_from_days`): the inverse of the day count the
+/// ISO reader works out, tested against it over every day of 1970 to 9999.
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}

@@ -50,6 +50,7 @@ mod stream;
 #[cfg(test)]
 mod tests;
 
+pub use iso::civil_from_days;
 pub use stream::{parse, Importer};
 
 /// The most replayed timestamps: 8 bytes each while simulated, 16 while a file is read into

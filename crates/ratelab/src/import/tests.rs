@@ -44,20 +44,6 @@ fn err(bytes: &[u8], options: ImportOptions) -> String {
     }
 }
 
-/// The inverse of `days_from_civil` (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 /// Local date and time parts of `t` µs shifted by `offset` seconds.
 fn civil(t: Micros, offset: i64) -> (i64, u32, u32, u64, u64, u64, u64) {
     let local = (t / S) as i64 + offset;
