@@ -150,6 +150,7 @@ pub fn arrivals_chart<DB: DrawingBackend>(
     let x_max = n as f64 * bins.width_s;
     let mut chart = ChartBuilder::on(area)
         .margin(8)
+        .margin_right(22)
         .x_label_area_size(38)
         .y_label_area_size(44)
         .caption(
@@ -196,12 +197,37 @@ fn mesh<'a, DB: DrawingBackend + 'a>(
     x_desc: &str,
     y_desc: &str,
 ) -> ChartResult {
+    mesh_with(chart, theme, x_desc, y_desc, 10)
+}
+
+/// [`mesh`] with at most `y_labels` labels on the y axis (the mechanism view's short panels
+/// take fewer). Tick labels are whole numbers on an axis spanning ten or more (a count is
+/// written 60, not 60.0), one decimal otherwise.
+fn mesh_with<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    theme: Theme,
+    x_desc: &str,
+    y_desc: &str,
+    y_labels: usize,
+) -> ChartResult {
+    let (x, y) = (chart.x_range(), chart.y_range());
+    let (x_whole, y_whole) = (x.end - x.start >= 10.0, y.end - y.start >= 10.0);
+    let label = |whole: bool, v: f64| {
+        if whole {
+            format!("{v:.0}")
+        } else {
+            format!("{v:.1}")
+        }
+    };
     chart
         .configure_mesh()
         .light_line_style(theme.bg)
         .bold_line_style(theme.grid)
         .axis_style(theme.fg)
         .label_style(font(12.0).color(&theme.fg))
+        .y_labels(y_labels)
+        .x_label_formatter(&|v| label(x_whole, *v))
+        .y_label_formatter(&|v| label(y_whole, *v))
         .x_desc(x_desc)
         .y_desc(y_desc)
         .draw()
@@ -317,6 +343,7 @@ pub fn window_chart<DB: DrawingBackend>(
         .max(bound.unwrap_or(0.0));
     let mut chart = ChartBuilder::on(area)
         .margin(8)
+        .margin_right(22)
         .x_label_area_size(38)
         .y_label_area_size(44)
         .caption(
@@ -446,6 +473,7 @@ pub fn xy_chart<DB: DrawingBackend>(
     let x1 = if x1 > x0 { x1 } else { x0 + 1.0 };
     let mut chart = ChartBuilder::on(area)
         .margin(8)
+        .margin_right(22)
         .x_label_area_size(38)
         .y_label_area_size(50)
         .caption(spec.title, font(14.0).color(&theme.fg))
@@ -497,6 +525,7 @@ pub fn bar_chart<DB: DrawingBackend>(
     let n = bars.len().max(1);
     let mut chart = ChartBuilder::on(area)
         .margin(8)
+        .margin_right(22)
         .x_label_area_size(24)
         .y_label_area_size(170)
         .caption(title, font(14.0).color(&theme.fg))
@@ -643,6 +672,43 @@ mod tests {
         assert!(dy.contains(&1_000.0));
         assert!(dx.windows(2).all(|w| w[0] <= w[1]));
         assert_eq!(decimate_max(&xs[..10], &ys[..10], 2_000).0.len(), 10);
+    }
+
+    /// The text of every `<text>` element of an SVG.
+    fn texts(svg: &str) -> Vec<String> {
+        svg.split("</text>")
+            .filter_map(|t| t.rsplit_once('>').map(|(_, text)| text.trim().to_owned()))
+            .filter(|t| !t.is_empty())
+            .collect()
+    }
+
+    /// Counts are written as whole numbers and a short axis keeps one decimal.
+    #[test]
+    fn tick_labels_are_whole_numbers_on_a_long_axis() {
+        let times: Vec<f64> = (0..=120).map(f64::from).collect();
+        let counts: Vec<f64> = times.iter().map(|t| t % 70.0).collect();
+        let long = texts(&svg(|a| {
+            window_chart(a, &times, &counts, 60.0, Some(120.0), 120.0, Theme::LIGHT)
+        }));
+        for label in ["120", "60", "0"] {
+            assert!(
+                long.iter().any(|t| t == label),
+                "{label} missing from {long:?}"
+            );
+        }
+        assert!(
+            !long.iter().any(|t| t.ends_with(".0")),
+            "a whole count written with a decimal: {long:?}"
+        );
+        let short = texts(&svg(|a| {
+            window_chart(a, &[0.0, 1.0], &[1.0, 2.0], 3.0, None, 1.0, Theme::LIGHT)
+        }));
+        assert!(
+            short
+                .iter()
+                .any(|t| t.contains('.') && t.parse::<f64>().is_ok()),
+            "a short axis keeps a decimal: {short:?}"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The mechanism view: the arrivals of a run with the playhead's trailing window drawn over
 //! them, and under them, on the same time axis, what the limiter holds.
 
-use crate::{err, font, rgb, Bins, ChartResult, Theme};
+use crate::{err, font, mesh_with, rgb, Bins, ChartResult, Theme};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -75,11 +75,12 @@ fn arrivals_panel<DB: DrawingBackend>(
     let x_max = m.x_max.max(1e-9);
     let mut chart = ChartBuilder::on(area)
         .margin(8)
+        .margin_right(22)
         .x_label_area_size(22)
         .y_label_area_size(52)
         .build_cartesian_2d(0.0..x_max, 0.0..y_max)
         .map_err(err)?;
-    whole_mesh(&mut chart, theme, "", "requests")?;
+    mesh_with(&mut chart, theme, "", "requests", 5)?;
     // The band (t − W, t]: green while it holds at most L admissions, red above.
     let over = m.band > m.limit;
     let tint = if over { RED } else { GREEN };
@@ -161,11 +162,12 @@ fn state_panel<DB: DrawingBackend>(
     let x_max = m.x_max.max(1e-9);
     let mut chart = ChartBuilder::on(area)
         .margin(8)
+        .margin_right(22)
         .x_label_area_size(34)
         .y_label_area_size(52)
         .build_cartesian_2d(0.0..x_max, 0.0..y_max)
         .map_err(err)?;
-    whole_mesh(&mut chart, theme, "time (s)", m.state_label)?;
+    mesh_with(&mut chart, theme, "time (s)", m.state_label, 5)?;
     // The mark: the capacity, L or the burst.
     chart
         .draw_series(std::iter::once(PathElement::new(
@@ -235,39 +237,6 @@ fn steps(xs: &[f64], ys: &[f64]) -> Vec<(f64, f64)> {
         out.push((x, y));
     }
     out
-}
-
-/// Axes, labels and grid, with tick labels as whole numbers where the ticks are at least one
-/// apart (a count is written 60, not 60.0).
-fn whole_mesh<'a, DB: DrawingBackend + 'a>(
-    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
-    theme: Theme,
-    x_desc: &str,
-    y_desc: &str,
-) -> ChartResult {
-    let x = chart.x_range();
-    let y = chart.y_range();
-    let (x_whole, y_whole) = (x.end - x.start >= 10.0, y.end - y.start >= 10.0);
-    let fmt = |whole: bool, v: f64| {
-        if whole {
-            format!("{v:.0}")
-        } else {
-            format!("{v:.1}")
-        }
-    };
-    chart
-        .configure_mesh()
-        .light_line_style(theme.bg)
-        .bold_line_style(theme.grid)
-        .axis_style(theme.fg)
-        .label_style(font(12.0).color(&theme.fg))
-        .y_labels(5)
-        .x_label_formatter(&|v| fmt(x_whole, *v))
-        .y_label_formatter(&|v| fmt(y_whole, *v))
-        .x_desc(x_desc)
-        .y_desc(y_desc)
-        .draw()
-        .map_err(err)
 }
 
 /// A backend pixel as a position within `area` (the panels are parts of one canvas).
