@@ -12,8 +12,10 @@ export function fillTable(table, rows) {
   body.replaceChildren(...rows.map((row, i) => {
     const tr = document.createElement('tr');
     row.forEach((text, j) => {
-      const cell = document.createElement(i === 0 || j === 0 ? 'th' : 'td');
-      cell.scope = i === 0 ? 'col' : 'row';
+      const header = i === 0 || j === 0;
+      const cell = document.createElement(header ? 'th' : 'td');
+      // Only a header cell has a scope: a column's above, a row's at its start.
+      if (header) cell.scope = i === 0 ? 'col' : 'row';
       cell.textContent = text;
       tr.append(cell);
     });

@@ -522,7 +522,7 @@ pub fn boundary_table(limit: u64) -> Result<Figure, Error> {
     };
     let table = vec![
         vec![
-            "".into(),
+            "measure".into(),
             "fixed window".into(),
             "sliding log".into(),
             "ratio".into(),
