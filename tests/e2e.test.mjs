@@ -185,6 +185,14 @@ test('compare mode shows every algorithm on the same arrivals', async (t) => {
   const rows = await page.locator('[data-testid=compare-table] tbody tr').count();
   assert.equal(rows, 6);
   assert.equal(await page.locator('#multiples canvas').count(), 6);
+  // Each small multiple is titled with its own limiter, above its chart.
+  const titles = await page.locator('#multiples figure').evaluateAll((figs) => figs.map((f) => {
+    const caption = f.querySelector('figcaption');
+    return { first: f.firstElementChild === caption, above: caption.getBoundingClientRect().bottom <= f.querySelector('canvas').getBoundingClientRect().top, name: caption.textContent };
+  }));
+  const names = await page.locator('[data-testid=compare-table] tbody tr th').allTextContents();
+  assert.deepEqual(titles.map((x) => x.name), names);
+  assert.ok(titles.every((x) => x.first && x.above), JSON.stringify(titles));
   await page.locator('#compare-view').screenshot({ path: join(artifacts, 'compare.png') });
   assert.deepEqual(problems, []);
 });

@@ -202,7 +202,8 @@ function drawMultiples(lab, rows, boxId, prefix, height, controls) {
       c.width = 420;
       c.height = height;
       c.setAttribute('role', 'img');
-      fig.append(c, document.createElement('figcaption'));
+      // The limiter's name above its chart, as its title (the export buttons go under it).
+      fig.append(document.createElement('figcaption'), c);
       return fig;
     }));
     rows.forEach((row, i) => addExport($(`${prefix}-${i}`), `${prefix}-${i}`, () => fromView('compare', box.exportControls, i)));

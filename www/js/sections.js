@@ -23,7 +23,7 @@ async function drawRules() {
       c.setAttribute('aria-label', labels[i]);
       const caption = document.createElement('figcaption');
       caption.textContent = text;
-      fig.append(c, caption);
+      fig.append(caption, c);
       return fig;
     }));
     plots.forEach((_, i) => addExport($(`rules-${i}`), `rules-${i}`, () => fromView('rules', {}, i)));
