@@ -47,9 +47,10 @@ after(async () => {
 }
 
 /** A fresh page on the lab, with console errors and foreign requests collected. */
-export async function open(t, { viewport = { width: 1280, height: 900 }, colorScheme = 'light', path = '/', bypassCSP = false, workers = null } = {}) {
-  // `bypassCSP` only for tests that inject a tool's script (axe-core) into the page.
-  const context = await browser.newContext({ viewport, colorScheme, bypassCSP });
+export async function open(t, { viewport = { width: 1280, height: 900 }, colorScheme = 'light', path = '/', bypassCSP = false, workers = null, scale = 1 } = {}) {
+  // `bypassCSP` only for tests that inject a tool's script (axe-core) into the page; `scale`:
+  // the screen's devicePixelRatio.
+  const context = await browser.newContext({ viewport, colorScheme, bypassCSP, deviceScaleFactor: scale });
   const page = await context.newPage();
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });

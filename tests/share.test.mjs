@@ -162,6 +162,10 @@ test('every plot saves as PNG, SVG and CSV, and the files hold what the figure s
   const png = await saved(page, '[data-testid=export-png-plot-window]');
   assert.equal(png.name, 'ratelab-window.png');
   assert.deepEqual([...png.body.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG');
+  // Twice the chart's size (its IHDR's width and height), whatever the screen's pixel ratio.
+  const chart = await page.evaluate(() => { const c = document.getElementById('plot-window'); return [Number(c.dataset.w), Number(c.dataset.h)]; });
+  assert.ok(chart[0] >= 280, `the chart is laid out ${chart[0]} wide`);
+  assert.deepEqual([png.body.readUInt32BE(16), png.body.readUInt32BE(20)], [2 * chart[0], 2 * chart[1]], 'the PNG is drawn at 2x');
 
   const svg = await saved(page, '[data-testid=export-svg-plot-window]');
   const doc = svg.body.toString('utf8');

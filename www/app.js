@@ -3,7 +3,7 @@
 // the on-demand panels. The parts are ES modules under js/, one per concern; ARCHITECTURE.md
 // lists them, and tests/js-modules.test.mjs keeps them small and free of import cycles.
 import './js/failure.js';
-import { fitCanvases } from './js/dom.js';
+import { onRefit, refitSoon } from './js/dom.js';
 import { createLab, wireControls, firstRun, shortcuts } from './js/lab.js';
 import { startLink } from './js/link.js';
 import { startWorkshop } from './js/workshop.js';
@@ -27,11 +27,10 @@ function start(bindings) {
     startOtherPanels();
   }
   window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { ctx.schedule(false); redrawSections(); });
-  let resizeTimer = 0;
-  window.addEventListener('resize', () => {
-    clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(() => { fitCanvases(document); ctx.schedule(false); redrawSections(); }, 150);
-  });
+  // Charts follow their boxes (a ResizeObserver, dom.js) and the screen's pixel ratio (a
+  // browser zoom fires resize).
+  onRefit(() => { ctx.schedule(false); redrawSections(); });
+  window.addEventListener('resize', refitSoon);
   ctx.figure.dataset.ready = 'true';
 }
 

@@ -23,13 +23,73 @@ export function fillTable(table, rows) {
   }));
 }
 
-/** Fits every canvas under `root` to its box's width, between 280 and 880 px. */
-export function fitCanvases(root) {
-  for (const c of root.querySelectorAll('canvas')) {
-    const w = Math.max(280, Math.min(880, Math.floor(c.parentElement.clientWidth)));
-    if (c.width !== w) c.width = w;
-  }
+/** `table` in a box of its own that scrolls sideways when the table is wider than the page
+ * (keyboard-reachable, and named for a screen reader). */
+export function scrollBox(table, title) {
+  const box = document.createElement('div');
+  box.className = 'scroll';
+  box.tabIndex = 0;
+  box.setAttribute('role', 'region');
+  box.setAttribute('aria-label', `Table: ${title}`);
+  box.append(table);
+  return box;
 }
+
+/** The presenter view draws charts in larger type: CSS pixels per chart pixel. */
+const zoom = () => (document.documentElement.classList.contains('presenting') ? 1.5 : 1);
+
+/** Sizes every visible canvas under `root` for its box and the screen: it shows at its box's
+ * width (at most 880 px, times the presenter's zoom) and the markup's height in proportion; the
+ * chart is laid out at `data-w` × `data-h` chart pixels, and the backing store has
+ * devicePixelRatio (1 to 3) screen pixels for each CSS pixel, so text and lines are crisp
+ * (`ratelab_charts::canvas` scales the drawing). Returns whether any canvas changed size. */
+export function fitCanvases(root) {
+  let changed = false;
+  for (const c of root.querySelectorAll('canvas')) changed = fitCanvas(c) || changed;
+  return changed;
+}
+
+/** [`fitCanvases`] for one canvas. */
+export function fitCanvas(c) {
+  c.dataset.h0 ??= c.getAttribute('height');
+  const box = Math.floor(c.parentElement?.clientWidth ?? 0);
+  if (!box) return false; // hidden: sized when it shows
+  watch(c.parentElement);
+  const ratio = Math.min(3, Math.max(1, window.devicePixelRatio || 1));
+  const z = zoom();
+  const css = Math.min(Math.round(880 * z), box);
+  const w = Math.round(css / z);
+  const h = Number(c.dataset.h0);
+  const size = [w, h, Math.ceil(css * ratio), Math.ceil(h * z * ratio)];
+  if (c.dataset.size === size.join()) return false;
+  c.dataset.size = size.join();
+  [c.dataset.w, c.dataset.h, c.width, c.height] = size;
+  c.style.width = `${css}px`;
+  return true;
+}
+
+/** A canvas's chart size in chart pixels, `[width, height]` (what its export is drawn at). */
+export const chartSize = (c) => [Number(c.dataset.w) || c.width, Number(c.dataset.h) || c.height];
+
+// Every chart's box is watched: when one changes width (a turned phone, a resized window, the
+// presenter view), the canvases are sized again and, if any changed, every chart is redrawn.
+const redrawers = new Set();
+let observer = null;
+let queued = false;
+function refit() {
+  queued = false;
+  if (fitCanvases(document)) for (const fn of redrawers) fn();
+}
+export function refitSoon() {
+  if (!queued) { queued = true; requestAnimationFrame(refit); }
+}
+const watched = new WeakSet();
+function watch(el) {
+  observer ??= new ResizeObserver(refitSoon);
+  if (!watched.has(el)) { watched.add(el); observer.observe(el); }
+}
+/** Calls `fn` whenever the canvases change size, to draw again what they show. */
+export const onRefit = (fn) => redrawers.add(fn);
 
 /** Calls `fn` once, when `el` first comes within 200 px of the viewport. */
 export function whenNear(el, fn) {

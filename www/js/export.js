@@ -1,6 +1,7 @@
-// Export: every plot can be saved as PNG (the canvas itself), as SVG (drawn by the plotters SVG
-// backend from the same chart code, in the on-demand module) and as CSV (the data behind it).
-import { dark } from './dom.js';
+// Export: every plot can be saved as SVG (drawn by the plotters SVG backend from the same chart
+// code, in the on-demand module), as PNG (that SVG drawn at twice its size, whatever the
+// screen) and as CSV (the data behind it).
+import { dark, chartSize } from './dom.js';
 import { loadExtra } from './modules.js';
 
 /** Saves `blob` as a file called `name`. */
@@ -15,7 +16,23 @@ export function download(name, blob) {
 }
 
 /** `{svg, csv}` of plot `index` of a view (`main`, `compare`, `section:NAME`), for a canvas. */
-export const fromView = (view, params, index) => async (c) => (await loadExtra()).exportPlot(view, params, index, c.width, c.height, dark());
+export const fromView = (view, params, index) => async (c) => (await loadExtra()).exportPlot(view, params, index, ...chartSize(c), dark());
+
+/** The SVG `svg` of a `w` × `h` chart as a PNG of twice that size. */
+async function png(svg, w, h) {
+  const url = URL.createObjectURL(new Blob([svg], { type: 'image/svg+xml' }));
+  try {
+    const img = new Image(w, h);
+    img.src = url;
+    await img.decode();
+    const c = document.createElement('canvas');
+    [c.width, c.height] = [2 * w, 2 * h];
+    c.getContext('2d').drawImage(img, 0, 0, 2 * w, 2 * h);
+    return await new Promise((resolve, reject) => c.toBlob((b) => (b ? resolve(b) : reject(new Error('the PNG could not be made'))), 'image/png'));
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
 
 /** Puts PNG, SVG and CSV buttons under `canvas` (once); `source()` gives the exporter. */
 export function addExport(canvas, name, source) {
@@ -33,11 +50,11 @@ export function addExport(canvas, name, source) {
     b.setAttribute('aria-label', `Save ${title} as ${kind.toUpperCase()}`);
     b.addEventListener('click', async () => {
       try {
+        const out = await source()(canvas);
         if (kind === 'png') {
-          canvas.toBlob((blob) => download(`ratelab-${name}.png`, blob), 'image/png');
+          download(`ratelab-${name}.png`, await png(out.svg, ...chartSize(canvas)));
           return;
         }
-        const out = await source()(canvas);
         download(`ratelab-${name}.${kind}`, new Blob([out[kind]], { type: kind === 'svg' ? 'image/svg+xml' : 'text/csv' }));
       } catch (e) {
         b.closest('[id]').dataset.error = String(e.message ?? e);

@@ -199,7 +199,6 @@ function drawMultiples(lab, rows, boxId, prefix, height, controls) {
       const fig = document.createElement('figure');
       const c = document.createElement('canvas');
       c.id = `${prefix}-${i}`;
-      c.width = 420;
       c.height = height;
       c.setAttribute('role', 'img');
       // The limiter's name above its chart, as its title (the export buttons go under it).
@@ -208,6 +207,7 @@ function drawMultiples(lab, rows, boxId, prefix, height, controls) {
     }));
     rows.forEach((row, i) => addExport($(`${prefix}-${i}`), `${prefix}-${i}`, () => fromView('compare', box.exportControls, i)));
   }
+  fitCanvases(box);
   box.exportControls = controls;
   rows.forEach((row, i) => {
     const fig = box.children[i];

@@ -1,6 +1,6 @@
 // The essay's section figures: each is computed in the section worker when it scrolls into
 // view and drawn here by the on-demand module. Loaded by lazy.js when the essay comes near.
-import { $, dark, fillTable } from './dom.js';
+import { $, dark, fillTable, fitCanvas, fitCanvases } from './dom.js';
 import { addExport, fromView } from './export.js';
 import { loadExtra, sectionData } from './modules.js';
 
@@ -17,7 +17,6 @@ async function drawRules() {
       const fig = document.createElement('figure');
       const c = document.createElement('canvas');
       c.id = `rules-${i}`;
-      c.width = 420;
       c.height = 180;
       c.setAttribute('role', 'img');
       c.setAttribute('aria-label', labels[i]);
@@ -28,6 +27,7 @@ async function drawRules() {
     }));
     plots.forEach((_, i) => addExport($(`rules-${i}`), `rules-${i}`, () => fromView('rules', {}, i)));
   }
+  fitCanvases(box);
   plots.forEach((plot, i) => extra.drawWindow(`rules-${i}`, plot, dark()));
   fillTable($('rules-table'), table);
 }
@@ -57,7 +57,7 @@ export function startSections() {
           await s.custom();
         } else {
           const [data, extra] = await Promise.all([sectionData(s.name, s.dials()), loadExtra()]);
-          if (s.canvas) extra.drawSection(data, s.canvas, dark());
+          if (s.canvas) { fitCanvas($(s.canvas)); extra.drawSection(data, s.canvas, dark()); }
           if (s.table) fillTable($(s.table), data.table);
           if (s.canvas) addExport($(s.canvas), s.name, () => fromView(`section:${s.name}`, s.dials(), 0));
         }

@@ -9,6 +9,8 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+#[cfg(feature = "canvas")]
+pub mod canvas;
 mod mechanism;
 pub use mechanism::{mechanism_chart, MechanismChart};
 

@@ -5,6 +5,7 @@
 //! reader runs the study or chooses a file. The study's jobs themselves run in the separate,
 //! lean `ratelab-study` module, which is what keeps them fast.
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend as Canvas;
 use ratelab::import::{Imported, Importer};
@@ -118,7 +119,7 @@ impl StudyResults {
     #[wasm_bindgen(js_name = drawPlot)]
     pub fn draw_plot(&self, id: &str, canvas_id: &str, dark: bool) -> Result<(), JsValue> {
         self.plot(id)?
-            .draw(&canvas(canvas_id)?.into_drawing_area(), theme(dark))
+            .draw(&canvas(canvas_id)?, theme(dark))
             .map_err(js_error)
     }
 
@@ -193,8 +194,9 @@ fn theme(dark: bool) -> Theme {
     }
 }
 
-fn canvas(id: &str) -> Result<Canvas, JsValue> {
-    Canvas::new(id).ok_or_else(|| js_error(format!("no canvas with id '{id}'")))
+/// The canvas `id`'s drawing area, at its layout size and the screen's resolution.
+fn canvas(id: &str) -> Result<DrawingArea<Canvas, Shift>, JsValue> {
+    ratelab_charts::canvas::area(id).map_err(js_error)
 }
 
 /// Computes a section's [`Figure`], draws its chart (if it has one) on `canvas_id` (unless
@@ -252,7 +254,7 @@ fn section_of(name: &str, dials: JsValue) -> Result<(Section, SectionParams), Js
 }
 
 fn draw(plot: &Plot, canvas_id: &str, dark: bool) -> Result<(), JsValue> {
-    plot.draw(&canvas(canvas_id)?.into_drawing_area(), theme(dark))
+    plot.draw(&canvas(canvas_id)?, theme(dark))
         .map_err(js_error)
 }
 
@@ -600,10 +602,8 @@ impl MechanismView {
 
     /// Draws the mechanism view at decision `index` on the canvas `canvas_id`.
     pub fn draw(&self, canvas_id: &str, index: usize, dark: bool) -> Result<(), JsValue> {
-        let canvas = Canvas::new(canvas_id)
-            .ok_or_else(|| js_error(format!("no canvas with id '{canvas_id}'")))?;
+        let area = canvas(canvas_id)?;
         let chart = self.playback.chart(&self.trace, &self.mech, index);
-        ratelab_charts::mechanism_chart(&canvas.into_drawing_area(), &chart, theme(dark))
-            .map_err(js_error)
+        ratelab_charts::mechanism_chart(&area, &chart, theme(dark)).map_err(js_error)
     }
 }

@@ -1,5 +1,6 @@
 //! The page's main-module handle: the main figure's [`Lab`] and the link state.
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use ratelab::sim::Trace;
@@ -32,8 +33,9 @@ fn theme(dark: bool) -> Theme {
     }
 }
 
-fn canvas(id: &str) -> Result<CanvasBackend, JsValue> {
-    CanvasBackend::new(id).ok_or_else(|| js_error(format!("no canvas with id '{id}'")))
+/// The canvas `id`'s drawing area, at its layout size and the screen's resolution.
+fn canvas(id: &str) -> Result<DrawingArea<CanvasBackend, Shift>, JsValue> {
+    ratelab_charts::canvas::area(id).map_err(js_error)
 }
 
 #[wasm_bindgen]
@@ -72,8 +74,7 @@ impl Lab {
         };
         let plots = page::main_plots(&self.controls, readout, &self.trace);
         for (plot, id) in plots.iter().zip([window, arrivals, share]) {
-            plot.draw(&canvas(id)?.into_drawing_area(), theme(dark))
-                .map_err(js_error)?;
+            plot.draw(&canvas(id)?, theme(dark)).map_err(js_error)?;
         }
         Ok(())
     }
@@ -92,8 +93,7 @@ impl Lab {
     #[wasm_bindgen(js_name = drawCompare)]
     pub fn draw_compare(&self, canvas_ids: Vec<String>, dark: bool) -> Result<(), JsValue> {
         for ((_, plot), id) in self.compared.iter().zip(&canvas_ids) {
-            plot.draw(&canvas(id)?.into_drawing_area(), theme(dark))
-                .map_err(js_error)?;
+            plot.draw(&canvas(id)?, theme(dark)).map_err(js_error)?;
         }
         Ok(())
     }

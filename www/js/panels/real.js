@@ -1,13 +1,14 @@
 // Real limiters: reports recorded by `ratelab probe` (shipped in probes/, or the reader's own
 // file), each shown beside a model's decisions on the same send times.
 // Loaded by lazy.js when the section comes near the viewport.
-import { $, dark } from '../dom.js';
+import { $, dark, fitCanvas, onRefit } from '../dom.js';
 import { addExport } from '../export.js';
 import { loadExtra } from '../modules.js';
 
 export function startReal() {
   let view = null;
   let label = '';
+  onRefit(() => view && show());
   const problem = (message) => {
     const box = $('real-error');
     box.textContent = message;
@@ -28,6 +29,7 @@ export function startReal() {
     $('real-summary').textContent = s.text;
     $('real-command').textContent = s.command ?? '(not recorded)';
     if (s.model) $('real-model').value = s.model;
+    fitCanvas($('plot-real'));
     view.drawPlot('plot-real', dark());
     $('fig-real').dataset.ready = 'true';
   }

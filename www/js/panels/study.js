@@ -1,6 +1,6 @@
 // The whole study, in Web Workers: one wasm instance per worker, results collected here.
 // Loaded by lazy.js when the study's panel comes near the viewport or the study is run.
-import { $, dark, fillTable } from '../dom.js';
+import { $, dark, fillTable, fitCanvas, chartSize, onRefit, scrollBox } from '../dom.js';
 import { addExport, download } from '../export.js';
 import { loadExtra } from '../modules.js';
 
@@ -21,7 +21,12 @@ export function startStudy() {
 
   // Draws the results so far, step by step; returns the longest step in ms. Stops early if
   // another study started or this one was stopped (`gen` is no longer current).
+  let shown = null; // the study whose plots are on the page, drawn again when they resize
+  onRefit(() => {
+    for (const [id] of shown?.plots() ?? []) if ($(`study-plot-${id}`)) shown.drawPlot(id, `study-plot-${id}`, dark());
+  });
   async function render(study, gen) {
+    shown = study;
     let longest = 0;
     const box = $('study-plots');
     for (const [id, title] of study.plots()) {
@@ -32,13 +37,13 @@ export function startStudy() {
       if (!c) {
         c = document.createElement('canvas');
         c.id = `study-plot-${id}`;
-        c.width = Math.max(280, Math.min(880, box.clientWidth || 880));
         c.height = 260;
         c.setAttribute('role', 'img');
         c.setAttribute('aria-label', title);
         box.append(c);
-        addExport(c, id, () => async (cv) => study.exportPlot(id, cv.width, cv.height, dark()));
+        addExport(c, id, () => async (cv) => study.exportPlot(id, ...chartSize(cv), dark()));
       }
+      fitCanvas(c);
       study.drawPlot(id, c.id, dark());
       c.dataset.drawn = 'true';
       longest = Math.max(longest, performance.now() - t0);
@@ -71,14 +76,14 @@ export function startStudy() {
       }
       if (t.rows.length <= 25) {
         const wrap = document.createElement('div');
-        wrap.append(table, bar);
+        wrap.append(scrollBox(table, t.title), bar);
         return wrap;
       }
       // Long tables (the 51 flood offsets) fold away behind their title.
       const fold = document.createElement('details');
       const summary = document.createElement('summary');
       summary.textContent = t.title;
-      fold.append(summary, table, bar);
+      fold.append(summary, scrollBox(table, t.title), bar);
       return fold;
     }));
     return Math.max(longest, performance.now() - t0);
