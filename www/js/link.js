@@ -79,11 +79,19 @@ export function startLink(ctx, encodeState) {
     }
   };
 
-  /** One figure alone, for an <iframe>: the rest of the page is neither shown nor computed. */
+  /** One figure alone, for an <iframe>: the rest of the page is neither shown nor computed.
+   * In a frame, it posts its height to the host page whenever that changes, so that a host
+   * can size the frame to it (README: "Embedding a figure"); nothing else is sent. */
   const embed = () => {
     document.documentElement.classList.add('embed');
     $('open-full').href = shareUrl(ctx.readControls(), false);
     $('open-full').hidden = false;
+    if (window.parent === window) return;
+    let last = 0;
+    new ResizeObserver(() => {
+      const height = Math.ceil(ctx.figure.getBoundingClientRect().bottom + window.scrollY);
+      if (height !== last) window.parent.postMessage({ type: 'ratelab:height', height: (last = height) }, '*');
+    }).observe(ctx.figure);
   };
   return { applyState, followSections, embed };
 }
