@@ -91,3 +91,36 @@ test('the printed handout has every figure drawn and no controls', async (t) => 
   assert.ok(pages >= 4, `${pages} pages`);
   assert.deepEqual(problems, []);
 });
+
+test('every presenter slide fits a 1280×720 and a 1920×1080 screen, alone, with its charts in projector type', async (t) => {
+  for (const viewport of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]) {
+    const { page, problems } = await open(t, { viewport });
+    await page.click('[data-testid=present]');
+    for (let i = 0; ; i++) {
+      // The slide's figure is drawn (or has nothing to draw), and its fit settled.
+      await page.waitForFunction(() => {
+        const s = document.querySelector('[data-testid=slide]');
+        return s && [...s.querySelectorAll('canvas')].every((c) => c.dataset.drawn === 'true' || c.closest('[data-drawn=true], [data-ready=true], #lab'));
+      }, null, { timeout: 20000 });
+      await page.waitForTimeout(250);
+      const m = await page.evaluate(() => {
+        const slides = [...document.querySelectorAll('[data-testid=slide]')];
+        const s = slides[0];
+        const r = s.getBoundingClientRect();
+        const shown = (el) => el.getClientRects().length > 0;
+        const others = [document.getElementById('lab'), ...document.querySelectorAll('.essay > section'), document.getElementById('your-traffic'), document.querySelector('.intro'), document.querySelector('footer')]
+          .filter((el) => el && el !== s && shown(el)).map((el) => el.id || el.className);
+        const charts = [...s.querySelectorAll('canvas')].filter(shown).map((c) => c.getBoundingClientRect().width / Number(c.dataset.w) / (Number(s.style.zoom) || 1));
+        return { count: slides.length, id: s.id, top: r.top, bottom: r.bottom, nav: document.getElementById('presenter-nav').getBoundingClientRect().top, others, charts, status: document.getElementById('slide-status').textContent };
+      });
+      const where = `${viewport.width}×${viewport.height}, ${m.status}`;
+      assert.equal(m.count, 1, `${where}: one slide`);
+      assert.ok(m.top >= -1 && m.bottom <= m.nav + 1, `${where}: the slide (${Math.round(m.top)} to ${Math.round(m.bottom)} px) is on screen above the navigation (${Math.round(m.nav)} px)`);
+      assert.deepEqual(m.others, [], `${where}: nothing else shows`);
+      for (const k of m.charts) assert.ok(k >= 1.45, `${where}: a chart drawn at ${k.toFixed(2)} CSS px per chart px, not projector type`);
+      if (await page.isDisabled('[data-testid=slide-next]')) { assert.equal(i, 11, 'twelve slides'); break; }
+      await page.click('[data-testid=slide-next]');
+    }
+    assert.deepEqual(problems, []);
+  }
+});
