@@ -5,12 +5,16 @@
 //! Colours are the Okabe–Ito palette, distinguishable with every common colour-vision
 //! deficiency; a [`Theme`] carries the page's light or dark background.
 
-use plotters::coord::types::RangedCoordf64;
+use frame::{frame, xy_axes, Axes};
+use legend::{Entry, Stroke, Swatch};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::ops::Range;
 #[cfg(feature = "canvas")]
 pub mod canvas;
+mod frame;
+pub mod legend;
 mod mechanism;
 pub use mechanism::{mechanism_chart, MechanismChart};
 
@@ -140,6 +144,20 @@ pub fn window_steps(admitted_s: &[f64], window_s: f64) -> (Vec<f64>, Vec<f64>) {
     (xs, ys)
 }
 
+/// Time in seconds from zero to `x_max` against a count from zero to `y_max`: the axes of the
+/// arrivals and window charts.
+fn time_against_counts(x_max: f64, y_max: f64) -> Axes<'static> {
+    Axes {
+        x: 0.0..x_max.max(1e-9),
+        y: 0.0..y_max,
+        x_desc: "time (s)",
+        y_desc: "",
+        y_labels: 10,
+        y_counts: true,
+        sides: (0, 0),
+    }
+}
+
 /// Draws admitted (blue) and rejected (orange) requests per bin, stacked.
 pub fn arrivals_chart<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -148,20 +166,15 @@ pub fn arrivals_chart<DB: DrawingBackend>(
 ) -> ChartResult {
     area.fill(&theme.bg).map_err(err)?;
     let n = bins.admitted.len();
-    let top = bins.tallest();
     let x_max = n as f64 * bins.width_s;
-    let mut chart = ChartBuilder::on(area)
-        .margin(8)
-        .margin_right(22)
-        .x_label_area_size(38)
-        .y_label_area_size(44)
-        .caption(
-            format!("Requests per {:.0} s: admitted and rejected", bins.width_s),
-            font(14.0).color(&theme.fg),
-        )
-        .build_cartesian_2d(0.0..x_max.max(1e-9), 0.0..(f64::from(top) * 1.1))
-        .map_err(err)?;
-    mesh(&mut chart, theme, "time (s)", "")?;
+    let entries = [
+        ("admitted".to_owned(), Swatch::Block(rgb(BLUE).to_rgba())),
+        ("rejected".to_owned(), Swatch::Block(rgb(ORANGE).to_rgba())),
+    ];
+    let title = format!("Requests per {:.0} s: admitted and rejected", bins.width_s);
+    let body = frame(area, &title, &entries, theme)?;
+    let axes = time_against_counts(x_max, f64::from(bins.tallest()) * 1.1);
+    let mut chart = xy_axes(&body, &axes, theme)?;
     let w = bins.width_s;
     chart
         .draw_series(bins.admitted.iter().enumerate().map(|(i, &a)| {
@@ -184,146 +197,7 @@ pub fn arrivals_chart<DB: DrawingBackend>(
                 }),
         )
         .map_err(err)?;
-    let entries = [
-        ("admitted".to_owned(), Swatch::Block(rgb(BLUE))),
-        ("rejected".to_owned(), Swatch::Block(rgb(ORANGE))),
-    ];
-    legend(area, &chart, &entries, theme)?;
     area.present().map_err(err)
-}
-
-/// Draws the axes, labels and grid every XY chart here shares.
-fn mesh<'a, DB: DrawingBackend + 'a>(
-    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
-    theme: Theme,
-    x_desc: &str,
-    y_desc: &str,
-) -> ChartResult {
-    mesh_with(chart, theme, x_desc, y_desc, 10)
-}
-
-/// [`mesh`] with at most `y_labels` labels on the y axis (the mechanism view's short panels
-/// take fewer). Tick labels are whole numbers on an axis spanning ten or more (a count is
-/// written 60, not 60.0), one decimal otherwise.
-fn mesh_with<'a, DB: DrawingBackend + 'a>(
-    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
-    theme: Theme,
-    x_desc: &str,
-    y_desc: &str,
-    y_labels: usize,
-) -> ChartResult {
-    let (x, y) = (chart.x_range(), chart.y_range());
-    let (x_whole, y_whole) = (x.end - x.start >= 10.0, y.end - y.start >= 10.0);
-    let label = |whole: bool, v: f64| {
-        if whole {
-            format!("{v:.0}")
-        } else {
-            format!("{v:.1}")
-        }
-    };
-    chart
-        .configure_mesh()
-        .light_line_style(theme.bg)
-        .bold_line_style(theme.grid)
-        .axis_style(theme.fg)
-        .label_style(font(12.0).color(&theme.fg))
-        .y_labels(y_labels)
-        .x_label_formatter(&|v| label(x_whole, *v))
-        .y_label_formatter(&|v| label(y_whole, *v))
-        .x_desc(x_desc)
-        .y_desc(y_desc)
-        .draw()
-        .map_err(err)
-}
-
-/// How a legend entry is marked.
-#[derive(Debug, Clone, Copy)]
-enum Swatch {
-    /// A filled square (bars).
-    Block(RGBColor),
-    /// A thick line (series).
-    Line(RGBColor),
-    /// A thin line (reference lines).
-    Thin(RGBColor),
-    /// A dot (marked points).
-    Dot(RGBColor),
-    /// A dashed line (the theoretical bound).
-    Dashed(RGBColor),
-}
-
-/// Draws a legend box in the plot's upper right corner, one row per entry. It is drawn here
-/// rather than by plotters' series labels, which cost the page's wasm about 13 KB; and it is
-/// left out when the plot is too small to hold it beside the data (the small multiples).
-fn legend<'a, DB: DrawingBackend + 'a, X: Ranged + 'a, Y: Ranged + 'a>(
-    area: &DrawingArea<DB, Shift>,
-    chart: &ChartContext<'a, DB, Cartesian2d<X, Y>>,
-    entries: &[(String, Swatch)],
-    theme: Theme,
-) -> ChartResult {
-    const ROW: i32 = 15;
-    const PAD: i32 = 6;
-    const MARK: i32 = 16;
-    let (xs, ys) = chart.plotting_area().get_pixel_range();
-    let style = font(12.0).color(&theme.fg);
-    let mut text_w = 0;
-    for (label, _) in entries {
-        let (w, _) = area.estimate_text_size(label, &style).map_err(err)?;
-        text_w = text_w.max(w as i32);
-    }
-    let (w, h) = (
-        PAD * 3 + MARK + text_w,
-        PAD * 2 + ROW * entries.len() as i32,
-    );
-    // Only where the box leaves at least half the plot's width and height free.
-    if entries.is_empty() || w * 2 > xs.end - xs.start || h * 2 > ys.end - ys.start {
-        return Ok(());
-    }
-    let (x0, y0) = (xs.end - w - 4, ys.start + 4);
-    area.draw(&Rectangle::new(
-        [(x0, y0), (x0 + w, y0 + h)],
-        theme.bg.mix(0.85).filled(),
-    ))
-    .map_err(err)?;
-    area.draw(&Rectangle::new([(x0, y0), (x0 + w, y0 + h)], theme.grid))
-        .map_err(err)?;
-    for (i, (label, swatch)) in entries.iter().enumerate() {
-        let y = y0 + PAD + ROW * i as i32 + ROW / 2;
-        let x = x0 + PAD;
-        match *swatch {
-            Swatch::Block(c) => area.draw(&Rectangle::new(
-                [(x + 3, y - 5), (x + 13, y + 5)],
-                c.filled(),
-            )),
-            Swatch::Line(c) => area.draw(&PathElement::new(
-                vec![(x, y), (x + MARK, y)],
-                c.stroke_width(2),
-            )),
-            Swatch::Thin(c) => area.draw(&PathElement::new(
-                vec![(x, y), (x + MARK, y)],
-                c.stroke_width(1),
-            )),
-            Swatch::Dot(c) => area.draw(&Circle::new((x + MARK / 2, y), 3, c.filled())),
-            Swatch::Dashed(c) => area
-                .draw(&PathElement::new(
-                    vec![(x, y), (x + 6, y)],
-                    c.stroke_width(2),
-                ))
-                .and_then(|()| {
-                    area.draw(&PathElement::new(
-                        vec![(x + 10, y), (x + MARK, y)],
-                        c.stroke_width(2),
-                    ))
-                }),
-        }
-        .map_err(err)?;
-        area.draw(&Text::new(
-            label.clone(),
-            (x + MARK + PAD, y),
-            style.pos(Pos::new(HPos::Left, VPos::Center)),
-        ))
-        .map_err(err)?;
-    }
-    Ok(())
 }
 
 /// Draws the trailing-window count against the limit: green while within it, red where the
@@ -343,25 +217,35 @@ pub fn window_chart<DB: DrawingBackend>(
         .copied()
         .fold(limit, f64::max)
         .max(bound.unwrap_or(0.0));
-    let mut chart = ChartBuilder::on(area)
-        .margin(8)
-        .margin_right(22)
-        .x_label_area_size(38)
-        .y_label_area_size(44)
-        .caption(
-            "Admitted in the trailing window",
-            font(14.0).color(&theme.fg),
-        )
-        .build_cartesian_2d(0.0..x_max.max(1e-9), 0.0..(peak * 1.12).max(1.0))
-        .map_err(err)?;
-    mesh(&mut chart, theme, "time (s)", "")?;
-    // One step line, coloured by whether each stretch is over the limit; consecutive
-    // segments of one colour are one path, so a long run costs a few strokes, not thousands.
     let points: Vec<(f64, f64)> = times_s
         .iter()
         .copied()
         .zip(counts.iter().copied())
         .collect();
+    let over = points.iter().any(|p| p.1 > limit);
+    let limit_line = legend::reference(0, theme);
+    let mut entries = vec![(
+        "admitted in the window".to_owned(),
+        Swatch::Line(Stroke::solid(rgb(GREEN), 2), false),
+    )];
+    if over {
+        entries.push(("over the limit".to_owned(), Swatch::Dot(rgb(RED))));
+    }
+    entries.push((
+        format!("limit L = {limit:.0}"),
+        Swatch::Line(limit_line, false),
+    ));
+    if let Some(b) = bound {
+        entries.push((
+            format!("worst case in theory = {b:.0}"),
+            Swatch::Line(legend::BOUND, false),
+        ));
+    }
+    let body = frame(area, "Admitted in the trailing window", &entries, theme)?;
+    let axes = time_against_counts(x_max, (peak * 1.12).max(1.0));
+    let mut chart = xy_axes(&body, &axes, theme)?;
+    // One step line, coloured by whether each stretch is over the limit; consecutive
+    // segments of one colour are one path, so a long run costs a few strokes, not thousands.
     let mut runs: Vec<(bool, Vec<(f64, f64)>)> = Vec::new();
     for w in points.windows(2) {
         let over = w[0].1 > limit;
@@ -380,11 +264,7 @@ pub fn window_chart<DB: DrawingBackend>(
             PathElement::new(path, style)
         }))
         .map_err(err)?;
-    let mut entries = vec![(
-        "admitted in the window".to_owned(),
-        Swatch::Line(rgb(GREEN)),
-    )];
-    if points.iter().any(|p| p.1 > limit) {
+    if over {
         chart
             .draw_series(
                 points
@@ -393,30 +273,12 @@ pub fn window_chart<DB: DrawingBackend>(
                     .map(|&p| Circle::new(p, 3, rgb(RED).filled())),
             )
             .map_err(err)?;
-        entries.push(("over the limit".to_owned(), Swatch::Dot(rgb(RED))));
     }
-    chart
-        .draw_series(std::iter::once(PathElement::new(
-            vec![(0.0, limit), (x_max, limit)],
-            theme.fg.stroke_width(1),
-        )))
-        .map_err(err)?;
-    entries.push((format!("limit L = {limit:.0}"), Swatch::Thin(theme.fg)));
+    let plot = chart.plotting_area();
+    limit_line.draw(plot, vec![(0.0, limit), (x_max, limit)])?;
     if let Some(b) = bound {
-        let dashed = (0..40).map(|i| {
-            let a = x_max * f64::from(i) / 40.0;
-            PathElement::new(
-                vec![(a, b), (a + x_max / 80.0, b)],
-                rgb(PURPLE).stroke_width(2),
-            )
-        });
-        chart.draw_series(dashed).map_err(err)?;
-        entries.push((
-            format!("worst case in theory = {b:.0}"),
-            Swatch::Dashed(rgb(PURPLE)),
-        ));
+        legend::BOUND.draw(plot, vec![(0.0, b), (x_max, b)])?;
     }
-    legend(area, &chart, &entries, theme)?;
     area.present().map_err(err)
 }
 
@@ -430,7 +292,8 @@ pub struct XyChart<'a> {
     pub y_label: &'a str,
     /// The lines.
     pub series: &'a [Series],
-    /// Horizontal reference lines: value and label.
+    /// Horizontal reference lines: value and label, drawn in the order listed as solid (`L`
+    /// first), long-dashed (`2L` second) and dotted lines.
     pub references: &'a [(f64, String)],
     /// The y range; `None` fits the data.
     pub y_range: Option<(f64, f64)>,
@@ -446,6 +309,34 @@ impl std::fmt::Debug for XyChart<'_> {
     }
 }
 
+impl XyChart<'_> {
+    /// The x and y ranges: those given, else the data's and the reference lines', the y range
+    /// from zero with a tenth of room above.
+    fn ranges(&self) -> (Range<f64>, Range<f64>) {
+        let all = self.series.iter().flat_map(|s| s.points.iter());
+        let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+        for &(x, y) in all {
+            x0 = x0.min(x);
+            x1 = x1.max(x);
+            y0 = y0.min(y);
+            y1 = y1.max(y);
+        }
+        for (r, _) in self.references {
+            y0 = y0.min(*r);
+            y1 = y1.max(*r);
+        }
+        if x0 > x1 {
+            (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+        }
+        let (y0, y1) = self
+            .y_range
+            .unwrap_or((y0.min(0.0), y1 + (y1 - y0.min(0.0)).abs() * 0.1 + 1e-9));
+        let (x0, x1) = self.x_range.unwrap_or((x0, x1));
+        let x1 = if x1 > x0 { x1 } else { x0 + 1.0 };
+        (x0..x1, y0..y1)
+    }
+}
+
 /// Draws an [`XyChart`].
 pub fn xy_chart<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -453,68 +344,61 @@ pub fn xy_chart<DB: DrawingBackend>(
     theme: Theme,
 ) -> ChartResult {
     area.fill(&theme.bg).map_err(err)?;
-    let all = spec.series.iter().flat_map(|s| s.points.iter());
-    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for &(x, y) in all {
-        x0 = x0.min(x);
-        x1 = x1.max(x);
-        y0 = y0.min(y);
-        y1 = y1.max(y);
+    let (x, y) = spec.ranges();
+    let lines: Vec<(Stroke, &Series)> = spec
+        .series
+        .iter()
+        .map(|s| (Stroke::solid(rgb(s.color), 2), s))
+        .collect();
+    let references: Vec<(Stroke, f64)> = spec
+        .references
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (legend::reference(i, theme), r.0))
+        .collect();
+    let entries: Vec<Entry> = lines
+        .iter()
+        .map(|(stroke, s)| (s.name.clone(), Swatch::Line(*stroke, s.markers)))
+        .chain(
+            references
+                .iter()
+                .zip(spec.references)
+                .map(|((stroke, _), (_, label))| (label.clone(), Swatch::Line(*stroke, false))),
+        )
+        .collect();
+    let body = frame(area, spec.title, &entries, theme)?;
+    let axes = Axes {
+        x: x.clone(),
+        y,
+        x_desc: spec.x_label,
+        y_desc: spec.y_label,
+        y_labels: 10,
+        y_counts: false,
+        sides: (0, 0),
+    };
+    let mut chart = xy_axes(&body, &axes, theme)?;
+    for (stroke, v) in &references {
+        stroke.draw(chart.plotting_area(), vec![(x.start, *v), (x.end, *v)])?;
     }
-    for (r, _) in spec.references {
-        y0 = y0.min(*r);
-        y1 = y1.max(*r);
-    }
-    if x0 > x1 {
-        (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
-    }
-    let (y0, y1) = spec
-        .y_range
-        .unwrap_or((y0.min(0.0), y1 + (y1 - y0.min(0.0)).abs() * 0.1 + 1e-9));
-    let (x0, x1) = spec.x_range.unwrap_or((x0, x1));
-    let x1 = if x1 > x0 { x1 } else { x0 + 1.0 };
-    let mut chart = ChartBuilder::on(area)
-        .margin(8)
-        .margin_right(22)
-        .x_label_area_size(38)
-        .y_label_area_size(50)
-        .caption(spec.title, font(14.0).color(&theme.fg))
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(err)?;
-    mesh(&mut chart, theme, spec.x_label, spec.y_label)?;
-    let mut entries = Vec::new();
-    for (value, label) in spec.references {
-        let v = *value;
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(x0, v), (x1, v)],
-                theme.fg.stroke_width(1),
-            )))
-            .map_err(err)?;
-        entries.push((label.clone(), Swatch::Thin(theme.fg)));
-    }
-    for s in spec.series {
-        let color = rgb(s.color);
-        chart
-            .draw_series(LineSeries::new(
-                s.points.iter().copied(),
-                color.stroke_width(2),
-            ))
-            .map_err(err)?;
-        entries.push((s.name.clone(), Swatch::Line(color)));
+    for (stroke, s) in lines {
+        stroke.draw(chart.plotting_area(), s.points.clone())?;
         if s.markers {
             chart
-                .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                .draw_series(
+                    s.points
+                        .iter()
+                        .map(|&p| Circle::new(p, 3, stroke.color.filled())),
+                )
                 .map_err(err)?;
         }
     }
-    legend(area, &chart, &entries, theme)?;
     area.present().map_err(err)
 }
 
 /// Draws labelled horizontal bars (one per limiter, say), with a value printed at each end.
 /// It uses the same `f64 × f64` coordinates as the other charts, which keeps the page's wasm
-/// to one copy of plotters' axis code.
+/// to one copy of plotters' axis code. The bars' labels take at most half the width (a longer
+/// one is shortened), and the value axis reaches far enough for every value's text.
 pub fn bar_chart<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
@@ -524,34 +408,21 @@ pub fn bar_chart<DB: DrawingBackend>(
     theme: Theme,
 ) -> ChartResult {
     area.fill(&theme.bg).map_err(err)?;
-    let n = bars.len().max(1);
-    let mut chart = ChartBuilder::on(area)
-        .margin(8)
-        .margin_right(22)
-        .x_label_area_size(24)
-        .y_label_area_size(170)
-        .caption(title, font(14.0).color(&theme.fg))
-        .build_cartesian_2d(0.0..max.max(1e-9) * 1.15, -0.5..(n as f64 - 0.5))
-        .map_err(err)?;
-    let labels: Vec<String> = bars.iter().map(|b| b.0.clone()).collect();
-    chart
-        .configure_mesh()
-        .disable_y_mesh()
-        .y_labels(n)
-        .light_line_style(theme.bg)
-        .bold_line_style(theme.grid)
-        .axis_style(theme.fg)
-        .label_style(font(12.0).color(&theme.fg))
-        .y_label_formatter(&|v: &f64| {
-            let i = v.round();
-            if (v - i).abs() < 1e-6 && i >= 0.0 {
-                labels.get(i as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
-        .draw()
-        .map_err(err)?;
+    let body = frame(area, title, &[], theme)?;
+    let style = font(12.0).color(&theme.fg);
+    let mut width = |s: &str| Ok(frame::measure(&body, s, &style)?.0);
+    let (w, _) = body.dim_in_pixel();
+    let mut labels = Vec::with_capacity(bars.len());
+    for (label, _, _) in bars {
+        labels.push(frame::shorten(label, w as i32 / 2, &mut width)?);
+    }
+    let values: Vec<String> = bars.iter().map(|b| format!("{:.1}{unit}", b.1)).collect();
+    let ends: Vec<(f64, &str)> = bars
+        .iter()
+        .zip(&values)
+        .map(|(b, t)| (b.1, t.as_str()))
+        .collect();
+    let mut chart = frame::bar_axes(&body, &labels, &ends, max, theme)?;
     chart
         .draw_series(bars.iter().enumerate().map(|(i, (_, v, c))| {
             let y = i as f64;
@@ -559,12 +430,10 @@ pub fn bar_chart<DB: DrawingBackend>(
         }))
         .map_err(err)?;
     chart
-        .draw_series(bars.iter().enumerate().map(|(i, (_, v, _))| {
-            Text::new(
-                format!(" {v:.1}{unit}"),
-                (*v, i as f64),
-                font(12.0).color(&theme.fg),
-            )
+        .draw_series(bars.iter().zip(values).enumerate().map(|(i, (bar, text))| {
+            let at = Pos::new(HPos::Left, VPos::Center);
+            EmptyElement::at((bar.1, i as f64))
+                + Text::new(text, (frame::VALUE_GAP, 0), style.pos(at))
         }))
         .map_err(err)?;
     area.present().map_err(err)
@@ -886,8 +755,9 @@ mod tests {
         assert!(out.contains("sliding log") && out.contains("served"));
     }
 
+    /// The legend is never left out, and a chart too small for its frame still draws.
     #[test]
-    fn the_legend_names_every_line_and_stays_out_of_small_plots() {
+    fn the_legend_names_every_line_even_on_a_small_plot() {
         let series = [Series {
             name: "sliding log".into(),
             points: vec![(0.0, 1.0), (1.0, 2.0)],
@@ -904,19 +774,18 @@ mod tests {
             y_range: None,
             x_range: None,
         };
-        let big = svg(|a| xy_chart(a, &spec, Theme::LIGHT));
-        assert!(
-            big.contains("\nsliding log\n") && big.contains("\nlimit L = 2\n"),
-            "{big}"
-        );
-        let mut small = String::new();
-        {
-            let area = SVGBackend::with_string(&mut small, (200, 90)).into_drawing_area();
-            xy_chart(&area, &spec, Theme::LIGHT).expect("draws");
+        for (w, h) in [(640, 240), (200, 90), (40, 20), (0, 0)] {
+            let mut out = String::new();
+            {
+                let area = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+                xy_chart(&area, &spec, Theme::LIGHT).expect("draws");
+            }
+            if w >= 200 {
+                assert!(
+                    out.contains("\nsliding log\n") && out.contains("\nlimit L = 2\n"),
+                    "{out}"
+                );
+            }
         }
-        assert!(
-            !small.contains("\nsliding log\n"),
-            "no room for a legend at 200 × 90"
-        );
     }
 }

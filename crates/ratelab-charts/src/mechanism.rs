@@ -1,7 +1,9 @@
 //! The mechanism view: the arrivals of a run with the playhead's trailing window drawn over
 //! them, and under them, on the same time axis, what the limiter holds.
 
-use crate::{err, font, mesh_with, rgb, Bins, ChartResult, Theme};
+use crate::frame::{frame, shared_sides, xy_axes, Axes, Chart};
+use crate::legend::{Entry, Stroke, Swatch};
+use crate::{err, font, rgb, Bins, ChartResult, Theme};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -59,31 +61,78 @@ pub fn mechanism_chart<DB: DrawingBackend>(
     area.fill(&theme.bg).map_err(err)?;
     let (_, h) = area.dim_in_pixel();
     let (top, bottom) = area.split_vertically((h as f64 * 0.56) as u32);
-    arrivals_panel(&top, m, theme)?;
-    state_panel(&bottom, m, theme)?;
+    let (mut arrivals, mut state) = (arrivals_axes(m), state_axes(m));
+    let arrivals_body = frame(&top, "", &arrivals_entries(m, theme), theme)?;
+    let state_body = frame(&bottom, "", &state_entries(m), theme)?;
+    // The panels share the time axis: both plots take the same room on either side, so that
+    // a time is at the same place in both.
+    let panels = [(&arrivals_body, &arrivals), (&state_body, &state)];
+    let sides = shared_sides(&panels, theme)?;
+    (arrivals.sides, state.sides) = (sides, sides);
+    arrivals_panel(&top, xy_axes(&arrivals_body, &arrivals, theme)?, m, theme)?;
+    state_panel(&bottom, xy_axes(&state_body, &state, theme)?, m, theme)?;
     area.present().map_err(err)
 }
 
-fn arrivals_panel<DB: DrawingBackend>(
+/// The band (t − W, t]'s colour: green while it holds at most L admissions, red above.
+fn band_tint(m: &MechanismChart) -> RGBColor {
+    if m.band > m.limit {
+        RED
+    } else {
+        GREEN
+    }
+}
+
+/// Whether the window boundaries are drawn: the limiter resets on some, and there are at most
+/// a few hundred.
+fn shows_boundaries(m: &MechanismChart) -> bool {
+    !m.boundaries_s.is_empty() && m.boundaries_s.len() <= 400
+}
+
+/// Requests the playhead has not reached yet: grey.
+fn pending(theme: Theme) -> RGBAColor {
+    theme.fg.mix(0.28)
+}
+
+/// The arrivals panel's axes: time against requests per bin.
+fn arrivals_axes<'m>(m: &MechanismChart<'m>) -> Axes<'m> {
+    Axes {
+        x: 0.0..m.x_max.max(1e-9),
+        y: 0.0..f64::from(m.bins.tallest()) * 1.25,
+        x_desc: "",
+        y_desc: "requests",
+        y_labels: 5,
+        y_counts: true,
+        sides: (0, 0),
+    }
+}
+
+/// The arrivals panel's legend: the bars by decision, the band and the boundaries.
+fn arrivals_entries(m: &MechanismChart, theme: Theme) -> Vec<Entry> {
+    let mut entries: Vec<Entry> = vec![
+        ("admitted".into(), Swatch::Block(BLUE.to_rgba())),
+        ("rejected".into(), Swatch::Block(ORANGE.to_rgba())),
+        ("to come".into(), Swatch::Block(pending(theme))),
+        ("(t − W, t]".into(), Swatch::Block(band_tint(m).mix(0.3))),
+    ];
+    if shows_boundaries(m) {
+        let line = Swatch::Line(Stroke::solid(PURPLE, 2), false);
+        entries.push(("window boundary".into(), line));
+    }
+    entries
+}
+
+fn arrivals_panel<'a, DB: DrawingBackend + 'a>(
     area: &DrawingArea<DB, Shift>,
+    mut chart: Chart<'a, DB>,
     m: &MechanismChart,
     theme: Theme,
 ) -> ChartResult {
     let bins = m.bins;
     let w = bins.width_s;
-    let y_max = f64::from(bins.tallest()) * 1.25;
-    let x_max = m.x_max.max(1e-9);
-    let mut chart = ChartBuilder::on(area)
-        .margin(8)
-        .margin_right(22)
-        .x_label_area_size(22)
-        .y_label_area_size(52)
-        .build_cartesian_2d(0.0..x_max, 0.0..y_max)
-        .map_err(err)?;
-    mesh_with(&mut chart, theme, "", "requests", 5)?;
-    // The band (t − W, t]: green while it holds at most L admissions, red above.
-    let over = m.band > m.limit;
-    let tint = if over { RED } else { GREEN };
+    let y_max = chart.y_range().end;
+    let tint = band_tint(m);
+    let pending = pending(theme);
     let from = (m.now_s - m.window_s).max(0.0);
     chart
         .draw_series(std::iter::once(Rectangle::new(
@@ -92,7 +141,6 @@ fn arrivals_panel<DB: DrawingBackend>(
         )))
         .map_err(err)?;
     // Decided bins by decision; what the playhead has not reached yet in grey.
-    let pending = theme.fg.mix(0.28);
     let (now_bin, now_a, now_r) = m.current;
     chart
         .draw_series(
@@ -117,8 +165,8 @@ fn arrivals_panel<DB: DrawingBackend>(
                 }),
         )
         .map_err(err)?;
-    // Boundaries the limiter resets on, over the bars (at most a few hundred are drawn).
-    if m.boundaries_s.len() <= 400 {
+    // Boundaries the limiter resets on, over the bars.
+    if shows_boundaries(m) {
         chart
             .draw_series(
                 m.boundaries_s
@@ -129,6 +177,7 @@ fn arrivals_panel<DB: DrawingBackend>(
     }
     playhead(&mut chart, m.now_s, y_max, theme)?;
     // The band's count beside the limit, at the top of the band.
+    let over = m.band > m.limit;
     let label = format!("{} in (t − W, t], L = {}", m.band, m.limit);
     let style = font(14.0).color(&if over { RED } else { theme.fg });
     let (px, py) = local(area, chart.backend_coord(&(m.now_s, y_max)));
@@ -137,11 +186,14 @@ fn arrivals_panel<DB: DrawingBackend>(
     // Its width estimated from its length (14 px sans-serif averages under 8.2 px a
     // character), not measured: measuring lays out a span in the page at every frame.
     let tw = (label.chars().count() as f64 * 8.2) as i32;
-    // Right of the playhead where it fits, else left of it.
+    // Right of the playhead where it fits, else left of it, else as far right as it fits
+    // (across the playhead, on a narrow chart).
     let (x, anchor) = if px + 6 + tw <= xs.end {
         (px + 6, HPos::Left)
-    } else {
+    } else if px - 6 - tw >= xs.start {
         (px - 6, HPos::Right)
+    } else {
+        (xs.start.max(xs.end - tw), HPos::Left)
     };
     area.draw(&Text::new(
         label,
@@ -152,22 +204,42 @@ fn arrivals_panel<DB: DrawingBackend>(
     Ok(())
 }
 
-fn state_panel<DB: DrawingBackend>(
+/// The state strip's axes: time against the state, up to a fifth above its largest value or
+/// the mark.
+fn state_axes<'m>(m: &MechanismChart<'m>) -> Axes<'m> {
+    let top = m.state_ys.iter().copied().fold(m.mark.0, f64::max).max(1.0);
+    Axes {
+        x: 0.0..m.x_max.max(1e-9),
+        y: 0.0..top * 1.2,
+        x_desc: "time (s)",
+        y_desc: m.state_label,
+        y_labels: 5,
+        y_counts: false,
+        sides: (0, 0),
+    }
+}
+
+/// The state strip's legend: the state and its second part, if it has one.
+fn state_entries(m: &MechanismChart) -> Vec<Entry> {
+    let mut entries: Vec<Entry> = vec![(
+        m.state_label.to_owned(),
+        Swatch::Line(Stroke::solid(BLUE, 2), false),
+    )];
+    if let Some((name, _)) = m.part {
+        let line = Swatch::Line(Stroke::solid(GREEN, 2), false);
+        entries.push((name.to_owned(), line));
+    }
+    entries
+}
+
+fn state_panel<'a, DB: DrawingBackend + 'a>(
     area: &DrawingArea<DB, Shift>,
+    mut chart: Chart<'a, DB>,
     m: &MechanismChart,
     theme: Theme,
 ) -> ChartResult {
-    let top = m.state_ys.iter().copied().fold(m.mark.0, f64::max).max(1.0);
-    let y_max = top * 1.2;
-    let x_max = m.x_max.max(1e-9);
-    let mut chart = ChartBuilder::on(area)
-        .margin(8)
-        .margin_right(22)
-        .x_label_area_size(34)
-        .y_label_area_size(52)
-        .build_cartesian_2d(0.0..x_max, 0.0..y_max)
-        .map_err(err)?;
-    mesh_with(&mut chart, theme, "time (s)", m.state_label, 5)?;
+    let y_max = chart.y_range().end;
+    let x_max = chart.x_range().end;
     // The mark: the capacity, L or the burst.
     chart
         .draw_series(std::iter::once(PathElement::new(
@@ -212,18 +284,6 @@ fn state_panel<DB: DrawingBackend>(
         )))
         .map_err(err)?;
     playhead(&mut chart, m.now_s, y_max, theme)?;
-    if let Some((name, _)) = m.part {
-        // In the upper right corner, clear of the mark's label on the left.
-        let (x, y) = local(area, chart.backend_coord(&(x_max, y_max)));
-        area.draw(&Text::new(
-            format!("blue: {}; green: {name}", m.state_label),
-            (x - 4, y + 2),
-            font(12.0)
-                .color(&theme.fg)
-                .pos(Pos::new(HPos::Right, VPos::Top)),
-        ))
-        .map_err(err)?;
-    }
     Ok(())
 }
 

@@ -30,7 +30,7 @@ fn every_chart_font_is_12_or_14_px() {
         }
     }
     assert!(
-        seen > 10,
+        seen >= 5,
         "found only {seen} font calls: is the scan still reading the charts?"
     );
 }

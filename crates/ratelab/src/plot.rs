@@ -119,7 +119,8 @@ pub enum Plot {
         y_label: String,
         /// The lines.
         series: Vec<Series>,
-        /// Horizontal reference lines.
+        /// Horizontal reference lines: value and label, drawn in the order listed as a solid
+        /// line (`L` goes first), a dashed one (`2L` second), then dotted ones.
         references: Vec<(f64, String)>,
         /// Fixed y range, if any.
         y_range: Option<(f64, f64)>,

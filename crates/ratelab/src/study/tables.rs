@@ -145,7 +145,8 @@ impl StudyReport {
             x_label: "flood starts this far into a window (s)".into(),
             y_label: "requests in the worst minute".into(),
             series,
-            references: vec![(200.0, "2L".into()), (100.0, "L".into())],
+            // L first: it is drawn solid, 2L dashed.
+            references: vec![(100.0, "L".into()), (200.0, "2L".into())],
             y_range: Some((0.0, 220.0)),
             x_range: None,
         }

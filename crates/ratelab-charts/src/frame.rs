@@ -1,0 +1,574 @@
+//! A chart's frame: its caption (wrapped to the width), its legend strip below the caption
+//! ([`crate::legend`]), and axes whose label areas are sized to the tick labels and titles they
+//! hold, measured, so that nothing is cut at an edge and no text runs into other text.
+
+use crate::legend::{self, Entry};
+use crate::{err, font, Theme};
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::cell::RefCell;
+use std::ops::Range;
+
+/// An XY chart on `f64 × f64` coordinates, as every chart here is built.
+pub(crate) type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The margin around every chart, in pixels.
+const MARGIN: i32 = 8;
+/// The room between an axis and its tick labels: plotters puts them twice the tick's length
+/// away, and the ticks are 5 pixels long.
+const TICK: i32 = 5;
+/// The gap between tick labels and the axis title beside them.
+const GAP: i32 = 6;
+/// The room between a bar's end and its value.
+pub(crate) const VALUE_GAP: i32 = 4;
+/// The most lines a caption takes; the last is shortened if the title needs more.
+const CAPTION_LINES: usize = 3;
+
+/// A measured text: the text, its font size and its width and height.
+type Measured = (String, u32, (i32, i32));
+
+thread_local! {
+    /// Texts measured so far, with their font size. On the page measuring lays out a span in
+    /// the document, and the charts measure the same few texts at every redraw (the mechanism
+    /// view at every frame of its playback).
+    static MEASURED: RefCell<Vec<Measured>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The width and height of `text` in `style`, as the backend measures it: the browser in the
+/// page, plotters' estimate in SVG.
+pub(crate) fn measure<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    style: &TextStyle,
+) -> Result<(i32, i32), String> {
+    let size = style.font.get_size().round() as u32;
+    let known = MEASURED.with(|m| {
+        m.borrow()
+            .iter()
+            .find(|(t, s, _)| *s == size && t == text)
+            .map(|e| e.2)
+    });
+    if let Some(wh) = known {
+        return Ok(wh);
+    }
+    let (w, h) = area.estimate_text_size(text, style).map_err(err)?;
+    let wh = (w as i32, h as i32);
+    MEASURED.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() >= 512 {
+            m.clear();
+        }
+        m.push((text.to_owned(), size, wh));
+    });
+    Ok(wh)
+}
+
+/// `text` cut to at most `max` pixels wide as `width` measures it, ending in an ellipsis where
+/// it had to be cut (an ellipsis alone if nothing else fits).
+pub(crate) fn shorten(
+    text: &str,
+    max: i32,
+    width: &mut impl FnMut(&str) -> Result<i32, String>,
+) -> Result<String, String> {
+    let full = width(text)?;
+    if full <= max {
+        return Ok(text.to_owned());
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let cut = |n: usize| format!("{}…", chars[..n].iter().collect::<String>().trim_end());
+    // Start from the share of characters that fits, then step to the longest that does.
+    let mut n = (chars.len() as i64 * i64::from(max.max(0)) / i64::from(full.max(1))) as usize;
+    while n > 0 && width(&cut(n))? > max {
+        n -= 1;
+    }
+    while n + 1 < chars.len() && width(&cut(n + 1))? <= max {
+        n += 1;
+    }
+    Ok(cut(n))
+}
+
+/// `text` broken at spaces into at most `lines` lines of at most `max` pixels each; a word
+/// wider than a line, or the rest of the text when the lines run out, is shortened with an
+/// ellipsis.
+pub(crate) fn wrap(
+    text: &str,
+    max: i32,
+    lines: usize,
+    width: &mut impl FnMut(&str) -> Result<i32, String>,
+) -> Result<Vec<String>, String> {
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Most texts fit whole: one measurement.
+    if width(text)? <= max {
+        return Ok(vec![text.to_owned()]);
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut words = text.split(' ').filter(|w| !w.is_empty()).peekable();
+    while let Some(first) = words.next() {
+        if out.len() + 1 == lines.max(1) {
+            let rest: Vec<&str> = std::iter::once(first).chain(words).collect();
+            out.push(shorten(&rest.join(" "), max, width)?);
+            break;
+        }
+        let mut line = first.to_owned();
+        while let Some(next) = words.peek() {
+            let longer = format!("{line} {next}");
+            if width(&longer)? > max {
+                break;
+            }
+            line = longer;
+            words.next();
+        }
+        out.push(shorten(&line, max, width)?);
+    }
+    Ok(out)
+}
+
+/// Draws the caption, wrapped to the width, and the legend below it on `area`, inside the
+/// chart's margin, and returns the area left for the plot and its axes.
+pub(crate) fn frame<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    entries: &[Entry],
+    theme: Theme,
+) -> Result<DrawingArea<DB, Shift>, String> {
+    let inner = area.margin(MARGIN, MARGIN, MARGIN, MARGIN);
+    let below = caption(&inner, title, theme)?;
+    legend::strip(&below, entries, theme)
+}
+
+/// Draws `title` centred at the top of `area`, on as many lines as the width needs, and
+/// returns the area below it.
+fn caption<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    theme: Theme,
+) -> Result<DrawingArea<DB, Shift>, String> {
+    if title.is_empty() {
+        return Ok(area.clone());
+    }
+    const PAD: i32 = 5;
+    let style = font(14.0).color(&theme.fg);
+    let (w, _) = area.dim_in_pixel();
+    let mut width = |s: &str| Ok(measure(area, s, &style)?.0);
+    let lines = wrap(title, w as i32, CAPTION_LINES, &mut width)?;
+    let line_h = measure(area, title, &style)?.1 + 3;
+    for (i, line) in lines.iter().enumerate() {
+        area.draw(&Text::new(
+            line.clone(),
+            (w as i32 / 2, PAD + line_h * i as i32),
+            style.pos(Pos::new(HPos::Center, VPos::Top)),
+        ))
+        .map_err(err)?;
+    }
+    let used = PAD * 2 + line_h * lines.len() as i32;
+    Ok(area.split_vertically(used).1)
+}
+
+/// An XY chart's axes: their ranges and titles, and the y axis's labels.
+#[derive(Debug, Clone)]
+pub(crate) struct Axes<'s> {
+    /// The x range.
+    pub x: Range<f64>,
+    /// The y range.
+    pub y: Range<f64>,
+    /// The x axis's title ("" for none).
+    pub x_desc: &'s str,
+    /// The y axis's title ("" for none).
+    pub y_desc: &'s str,
+    /// The most labels on the y axis.
+    pub y_labels: usize,
+    /// Whether the y axis counts (requests): its ticks are then whole numbers on any range.
+    pub y_counts: bool,
+    /// The least room left and right of the plot: panels sharing the x axis take the same
+    /// ([`shared_sides`]), so that their plots line up; `(0, 0)` otherwise.
+    pub sides: (i32, i32),
+}
+
+/// An axis's ticks: where plotters puts them and how they are written.
+#[derive(Debug, Clone)]
+struct Ticks {
+    /// The axis's range.
+    range: Range<f64>,
+    /// Whether ticks fall on whole numbers only.
+    counts: bool,
+}
+
+impl Ticks {
+    fn new(range: &Range<f64>, counts: bool) -> Ticks {
+        Ticks {
+            range: range.clone(),
+            counts,
+        }
+    }
+
+    /// At most `n` labels, and on an axis of counts at most one per whole number, so that
+    /// plotters' steps (1, 2 or 5 times a power of ten) are whole.
+    fn most(&self, n: usize) -> usize {
+        if self.counts {
+            let span = (self.range.end - self.range.start).max(0.0);
+            n.min(span.floor() as usize + 1).max(1)
+        } else {
+            n
+        }
+    }
+
+    /// A tick label: a whole number on an axis of counts or spanning ten or more (a count is
+    /// written 60, not 60.0), one decimal otherwise.
+    fn label(&self, v: f64) -> String {
+        if self.counts || self.range.end - self.range.start >= 10.0 {
+            format!("{v:.0}")
+        } else {
+            format!("{v:.1}")
+        }
+    }
+
+    /// The labels plotters writes given at most `n` of them.
+    fn labels(&self, n: usize) -> Vec<String> {
+        RangedCoordf64::from(self.range.clone())
+            .key_points(self.most(n))
+            .into_iter()
+            .map(|v| self.label(v))
+            .collect()
+    }
+}
+
+/// The widest of `labels`, measured.
+fn widest<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    labels: &[String],
+    style: &TextStyle,
+) -> Result<i32, String> {
+    let mut w = 0;
+    for l in labels {
+        w = w.max(measure(area, l, style)?.0);
+    }
+    Ok(w)
+}
+
+/// Where an XY chart's parts go in its area, in pixels: the margins above and right of the
+/// plot, the label areas below and left of it, and the axis titles' lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct AxesLayout {
+    /// Above the plot: room for half the top y label.
+    top: i32,
+    /// Right of the plot: room for half the last x label.
+    right: i32,
+    /// Below the plot: x labels, then the x title.
+    x_area: i32,
+    /// Left of the plot: the y title, then y labels.
+    y_area: i32,
+    /// The x title, on one or two lines.
+    x_title: Vec<String>,
+    /// The y title, on one or two lines.
+    y_title: Vec<String>,
+    /// How many labels each axis takes.
+    counts: (usize, usize),
+}
+
+impl AxesLayout {
+    /// The plot's width and height in an area `w` × `h`.
+    fn plot(&self, (w, h): (i32, i32)) -> (i32, i32) {
+        (
+            (w - self.y_area - self.right).max(1),
+            (h - self.top - self.x_area).max(1),
+        )
+    }
+}
+
+/// The room an axis title of `lines` lines takes beside its labels, each line `text_h` high.
+fn title_room(lines: usize, text_h: i32) -> i32 {
+    if lines == 0 {
+        0
+    } else {
+        GAP + (text_h + 1) * lines as i32
+    }
+}
+
+/// Lays out an XY chart's axes in `area`: label areas as wide and tall as the labels and
+/// titles they hold, measured; labels thinned to the room the plot has; titles wrapped onto
+/// two lines where one is too long for the plot, and shortened beyond that.
+fn axes_layout<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    axes: &Axes,
+    style: &TextStyle,
+) -> Result<AxesLayout, String> {
+    let (w, h) = area.dim_in_pixel();
+    let size = (w as i32, h as i32);
+    let text_h = measure(area, "0", style)?.1;
+    let (x_ticks, y_ticks) = (
+        Ticks::new(&axes.x, false),
+        Ticks::new(&axes.y, axes.y_counts),
+    );
+    let x_widest = widest(area, &x_ticks.labels(10), style)?;
+    let mut width = |s: &str| Ok(measure(area, s, style)?.0);
+    let mut out = AxesLayout {
+        top: text_h / 2 + 2,
+        right: (x_widest / 2 + 2).max(MARGIN).max(axes.sides.1),
+        x_area: 0,
+        y_area: 0,
+        x_title: vec![axes.x_desc.to_owned()],
+        y_title: Vec::new(),
+        counts: (2, 2),
+    };
+    // Twice: the x title's lines set the plot's height, which sets the y labels and title,
+    // which set its width, which sets the x title's lines.
+    for _ in 0..2 {
+        let x_lines = usize::from(!axes.x_desc.is_empty()) * out.x_title.len();
+        out.x_area = 2 * TICK + text_h + title_room(x_lines, text_h) + 2;
+        let (_, plot_h) = out.plot(size);
+        let y_count = y_ticks.most(y_label_count(axes.y_labels, plot_h, text_h));
+        out.y_title = wrap(axes.y_desc, plot_h, 2, &mut width)?;
+        let y_widest = widest(area, &y_ticks.labels(y_count), style)?;
+        out.y_area =
+            (2 * TICK + y_widest + title_room(out.y_title.len(), text_h) + 2).max(axes.sides.0);
+        let (plot_w, _) = out.plot(size);
+        out.x_title = wrap(axes.x_desc, plot_w, 2, &mut width)?;
+        out.counts = (x_label_count(&x_ticks, plot_w, area, style)?, y_count);
+    }
+    // The second pass may have given the x title a line the plot's height did not allow for.
+    let x_lines = out.x_title.len();
+    out.x_area = out
+        .x_area
+        .max(2 * TICK + text_h + title_room(x_lines, text_h) + 2);
+    let (_, plot_h) = out.plot(size);
+    for line in &mut out.y_title {
+        *line = shorten(line, plot_h, &mut width)?;
+    }
+    Ok(out)
+}
+
+/// The room left and right of the plot that panels sharing an x axis all take: the most any
+/// of them needs.
+pub(crate) fn shared_sides<DB: DrawingBackend>(
+    panels: &[(&DrawingArea<DB, Shift>, &Axes)],
+    theme: Theme,
+) -> Result<(i32, i32), String> {
+    let style = font(12.0).color(&theme.fg);
+    let mut sides = (0, 0);
+    for (area, axes) in panels {
+        let layout = axes_layout(area, axes, &style)?;
+        sides = (sides.0.max(layout.y_area), sides.1.max(layout.right));
+    }
+    Ok(sides)
+}
+
+/// Builds an XY chart on `area` and draws its axes, grid, labels and titles, as
+/// [`axes_layout`] lays them out: nothing cut at an edge, and the y title clear of the widest
+/// y label.
+pub(crate) fn xy_axes<'a, DB: DrawingBackend + 'a>(
+    area: &'a DrawingArea<DB, Shift>,
+    axes: &Axes,
+    theme: Theme,
+) -> Result<Chart<'a, DB>, String> {
+    let style = font(12.0).color(&theme.fg);
+    let layout = axes_layout(area, axes, &style)?;
+    let mut chart = ChartBuilder::on(area)
+        .margin_top(layout.top)
+        .margin_right(layout.right)
+        .x_label_area_size(layout.x_area)
+        .y_label_area_size(layout.y_area)
+        .build_cartesian_2d(axes.x.clone(), axes.y.clone())
+        .map_err(err)?;
+    let (x_ticks, y_ticks) = (
+        Ticks::new(&axes.x, false),
+        Ticks::new(&axes.y, axes.y_counts),
+    );
+    chart
+        .configure_mesh()
+        .light_line_style(theme.bg)
+        .bold_line_style(theme.grid)
+        .axis_style(theme.fg)
+        .label_style(style.clone())
+        .set_all_tick_mark_size(TICK)
+        .x_labels(layout.counts.0)
+        .y_labels(layout.counts.1)
+        .x_label_formatter(&|v| x_ticks.label(*v))
+        .y_label_formatter(&|v| y_ticks.label(*v))
+        .draw()
+        .map_err(err)?;
+    titles(area, &layout, &style)?;
+    Ok(chart)
+}
+
+/// Draws the axis titles: the x title's lines centred under the x labels, the y title's
+/// turned to read upwards, from the left edge, centred on the plot.
+fn titles<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    layout: &AxesLayout,
+    style: &TextStyle,
+) -> Result<(), String> {
+    let (w, h) = area.dim_in_pixel();
+    let (plot_w, plot_h) = layout.plot((w as i32, h as i32));
+    let line_h = measure(area, "0", style)?.1 + 1;
+    let top = Pos::new(HPos::Center, VPos::Top);
+    let x_middle = layout.y_area + plot_w / 2;
+    let below = layout.top + plot_h + 2 * TICK + line_h + GAP;
+    for (i, line) in layout.x_title.iter().enumerate() {
+        let at = (x_middle, below + line_h * i as i32);
+        area.draw(&Text::new(line.clone(), at, style.pos(top)))
+            .map_err(err)?;
+    }
+    let turned = style.transform(FontTransform::Rotate270).pos(top);
+    for (i, line) in layout.y_title.iter().enumerate() {
+        let at = (line_h * i as i32, layout.top + plot_h / 2);
+        area.draw(&Text::new(line.clone(), at, turned.clone()))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// Builds a bar chart's axes on `area` and draws them: the bars' `labels` on the y axis, one
+/// per bar in order, and values on the x axis from zero to past `max`, far enough that the
+/// text written after each bar's end (`ends`: the bar's value and its text) ends within the
+/// chart.
+pub(crate) fn bar_axes<'a, DB: DrawingBackend + 'a>(
+    area: &'a DrawingArea<DB, Shift>,
+    labels: &[String],
+    ends: &[(f64, &str)],
+    max: f64,
+    theme: Theme,
+) -> Result<Chart<'a, DB>, String> {
+    let style = font(12.0).color(&theme.fg);
+    let (w, _) = area.dim_in_pixel();
+    let text_h = measure(area, "0", &style)?.1;
+    let y_area = 2 * TICK + widest(area, labels, &style)? + 2;
+    let mut x_max = max.max(1e-9) * 1.05;
+    let mut right = MARGIN;
+    let mut plot_w = 1;
+    // Twice: the room on the right depends on the last tick label, which depends on the range.
+    for _ in 0..2 {
+        let last = widest(area, &Ticks::new(&(0.0..x_max), false).labels(10), &style)?;
+        right = (last / 2 + 2).max(MARGIN);
+        plot_w = (w as i32 - y_area - right).max(1);
+        for &(v, text) in ends {
+            let text_w = VALUE_GAP + measure(area, text, &style)?.0;
+            let room = (plot_w + right - 2 - text_w).max(plot_w / 4);
+            x_max = x_max.max(v * f64::from(plot_w) / f64::from(room));
+        }
+    }
+    let x = 0.0..x_max;
+    let x_ticks = Ticks::new(&x, false);
+    let x_count = x_label_count(&x_ticks, plot_w, area, &style)?;
+    let n = labels.len().max(1);
+    let mut chart = ChartBuilder::on(area)
+        .margin_top(4)
+        .margin_right(right)
+        .x_label_area_size(2 * TICK + text_h + 2)
+        .y_label_area_size(y_area)
+        .build_cartesian_2d(x.clone(), -0.5..(n as f64 - 0.5))
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .light_line_style(theme.bg)
+        .bold_line_style(theme.grid)
+        .axis_style(theme.fg)
+        .label_style(style)
+        .set_all_tick_mark_size(TICK)
+        .x_labels(x_count)
+        .y_labels(n)
+        .x_label_formatter(&|v| x_ticks.label(*v))
+        .y_label_formatter(&|v: &f64| {
+            let i = v.round();
+            if (v - i).abs() < 1e-6 && i >= 0.0 {
+                labels.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .draw()
+        .map_err(err)?;
+    Ok(chart)
+}
+
+/// How many y labels fit `plot_h` pixels, each `text_h` high with a little air: at most
+/// `max`, at least two.
+fn y_label_count(max: usize, plot_h: i32, text_h: i32) -> usize {
+    let fit = plot_h / (text_h + text_h / 2).max(1);
+    (fit.max(2) as usize).min(max.max(2))
+}
+
+/// The most x labels (at most ten) that sit side by side in `plot_w` pixels with room between
+/// them, as measured.
+fn x_label_count<DB: DrawingBackend>(
+    ticks: &Ticks,
+    plot_w: i32,
+    area: &DrawingArea<DB, Shift>,
+    style: &TextStyle,
+) -> Result<usize, String> {
+    for n in (3..=10).rev() {
+        let labels = ticks.labels(n);
+        let room = (widest(area, &labels, style)? + 12) * labels.len() as i32;
+        if room <= plot_w {
+            return Ok(n);
+        }
+    }
+    Ok(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Six pixels a character, as a stand-in for a font.
+    fn six(s: &str) -> Result<i32, String> {
+        Ok(6 * s.chars().count() as i32)
+    }
+
+    fn width(s: &str) -> i32 {
+        6 * s.chars().count() as i32
+    }
+
+    fn cut(text: &str, max: i32) -> String {
+        shorten(text, max, &mut six).expect("measures")
+    }
+
+    fn lines(text: &str, max: i32, n: usize) -> Vec<String> {
+        wrap(text, max, n, &mut six).expect("measures")
+    }
+
+    #[test]
+    fn shortening_keeps_what_fits_and_marks_the_cut() {
+        assert_eq!(cut("sliding log", 200), "sliding log");
+        let short = cut("token-bucket:burst=50", 60);
+        assert_eq!(short, "token-buc…");
+        assert!(width(&short) <= 60);
+        assert_eq!(cut("a b c d", 25), "a b…");
+        assert_eq!(cut("abc", 3), "…");
+    }
+
+    #[test]
+    fn a_caption_wraps_at_spaces_within_the_width() {
+        let title = "A retrying client after a spike of 200: share served over 200 minutes";
+        let two = lines(title, 264, 3);
+        assert_eq!(two.join(" "), title, "nothing lost: {two:?}");
+        assert!(two.len() == 2 && two.iter().all(|l| width(l) <= 264));
+        assert_eq!(lines(title, 1000, 3), [title]);
+        // Out of lines: the last one says so.
+        let cut = lines(title, 120, 2);
+        assert!(cut.len() == 2 && cut[1].ends_with('…'), "{cut:?}");
+        assert!(cut.iter().all(|l| width(l) <= 120), "{cut:?}");
+        assert!(lines("", 100, 2).is_empty());
+    }
+
+    #[test]
+    fn tick_labels_are_whole_on_a_long_axis_or_of_counts_and_those_plotters_draws() {
+        let labels = |range: Range<f64>, counts, n| Ticks::new(&range, counts).labels(n);
+        assert_eq!(labels(0.0..120.0, false, 3), ["0", "50", "100"]);
+        assert_eq!(labels(0.0..1.0, false, 3), ["0.0", "0.5", "1.0"]);
+        // Counts are whole on a short axis too, never half a request.
+        assert_eq!(labels(0.0..3.4, true, 10), ["0", "1", "2", "3"]);
+        assert_eq!(labels(0.0..1.1, true, 10), ["0", "1"]);
+        assert_eq!(
+            labels(0.0..3.4, false, 10),
+            ["0.0", "0.5", "1.0", "1.5", "2.0", "2.5", "3.0"]
+        );
+        assert_eq!(y_label_count(10, 60, 10), 4);
+        assert_eq!(y_label_count(5, 600, 10), 5);
+        assert_eq!(y_label_count(10, 5, 10), 2);
+    }
+}
