@@ -52,9 +52,11 @@ export function fitCanvases(root) {
 /** [`fitCanvases`] for one canvas. */
 export function fitCanvas(c) {
   c.dataset.h0 ??= c.getAttribute('height');
-  const box = Math.floor(c.parentElement?.clientWidth ?? 0);
+  const parent = c.parentElement;
+  const style = parent && getComputedStyle(parent);
+  const box = parent ? Math.floor(parent.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)) : 0;
   if (!box) return false; // hidden: sized when it shows
-  watch(c.parentElement);
+  watch(parent);
   const ratio = Math.min(3, Math.max(1, window.devicePixelRatio || 1));
   const z = zoom();
   const css = Math.min(Math.round(880 * z), box);

@@ -36,7 +36,8 @@ async function png(svg, w, h) {
 
 /** Puts PNG, SVG and CSV buttons under `canvas` (once); `source()` gives the exporter. */
 export function addExport(canvas, name, source) {
-  if (!canvas || canvas.nextElementSibling?.classList.contains('export')) return;
+  if (!canvas || canvas.dataset.exported) return;
+  canvas.dataset.exported = 'true';
   const bar = document.createElement('div');
   bar.className = 'export';
   bar.setAttribute('role', 'group');
@@ -62,5 +63,18 @@ export function addExport(canvas, name, source) {
     });
     bar.append(b);
   }
-  canvas.after(bar);
+  canvas.after(...[describe(canvas)].filter(Boolean), bar);
+}
+
+/** The chart's caption, tied to it by aria-describedby: its figure's own, or a visible line
+ * saying what it shows and where its numbers are (the CSV under it), its text alternative. */
+function describe(canvas) {
+  const own = canvas.closest('figure')?.querySelector('figcaption');
+  const caption = own ?? document.createElement('p');
+  caption.id ||= `${canvas.id}-caption`;
+  canvas.setAttribute('aria-describedby', caption.id);
+  if (own) return null;
+  caption.className = 'chart-caption';
+  caption.textContent = `${canvas.getAttribute('aria-label')}. Its numbers: the CSV below.`;
+  return caption;
 }

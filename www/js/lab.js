@@ -38,6 +38,7 @@ export function createLab(bindings) {
       controls = ctx.readControls();
     } catch (e) {
       ctx.showError(e.message);
+      clearResult();
       return;
     }
     const t0 = performance.now();
@@ -48,6 +49,7 @@ export function createLab(bindings) {
       ctx.playhead?.afterRun();
     } catch (e) {
       ctx.showError(String(e.message ?? e));
+      clearResult();
       return;
     }
     ctx.showError('');
@@ -94,6 +96,20 @@ export function createLab(bindings) {
     fields.traffic.focus({ preventScroll: true });
   };
   return ctx;
+}
+
+/** A run that failed (a field out of range) leaves no result of an earlier run on show: the
+ * read-outs go blank, the badge says there is no run, the charts are cleared. */
+function clearResult() {
+  for (const id of ['worst-window', 'bound', 'served-share', 'wrong-admits', 'wrong-rejects']) $(id).textContent = '–';
+  $('invariant').dataset.state = 'none';
+  $('invariant-text').textContent = 'No run: see the message above';
+  $('explain').textContent = '';
+  $('cli').textContent = '';
+  $('compare-table').tBodies[0].replaceChildren();
+  $('band-count').textContent = '–';
+  $('frame-text').textContent = '';
+  for (const c of $('lab').querySelectorAll('canvas')) c.getContext('2d').clearRect(0, 0, c.width, c.height);
 }
 
 /** After an attack is pressed, scrolls (if need be) so that the badge and the main plot are

@@ -33,6 +33,9 @@ export function startImport(lab) {
   async function read(file) {
     stop();
     problem('');
+    // Another file replaces the last one's results: they go at once, whether this one reads or not.
+    imported = null;
+    $('import-results').hidden = true;
     if (!file) return;
     const mine = ++chosen;
     try { extra ??= await loadExtra(); } catch (e) { problem(String(e?.message ?? e)); return; }
@@ -63,7 +66,7 @@ export function startImport(lab) {
         showSummary(msg.summary);
         showReport(msg.report);
       } else if (msg.type === 'analyzed') {
-        if (msg.seq === seq) showReport(msg.report);
+        if (msg.seq === seq) { showReport(msg.report); $('import-results').hidden = false; }
       } else if (msg.type === 'panic') {
         stop();
         window.ratelabPanicked(msg.message);
@@ -114,7 +117,8 @@ export function startImport(lab) {
     timer = setTimeout(() => {
       let controls;
       let target;
-      try { controls = lab.readControls(); target = share(); problem(''); } catch (e) { problem(String(e?.message ?? e)); return; }
+      // A bad limit or share leaves no table of the last settings on show.
+      try { controls = lab.readControls(); target = share(); problem(''); } catch (e) { problem(String(e?.message ?? e)); $('import-results').hidden = true; return; }
       worker.postMessage({ type: 'analyze', controls, share: target, seq: ++seq });
     }, 200);
   }
