@@ -39,7 +39,7 @@ export function scrollBox(table, title) {
 const zoom = () => (document.documentElement.classList.contains('presenting') ? 1.5 : 1);
 
 /** Sizes every visible canvas under `root` for its box and the screen: it shows at its box's
- * width (at most 880 px, times the presenter's zoom) and the markup's height in proportion; the
+ * width (at most 880 px, times the presenter's zoom) and the markup's height (taller when narrow); the
  * chart is laid out at `data-w` × `data-h` chart pixels, and the backing store has
  * devicePixelRatio (1 to 3) screen pixels for each CSS pixel, so text and lines are crisp
  * (`ratelab_charts::canvas` scales the drawing). Returns whether any canvas changed size. */
@@ -61,7 +61,10 @@ export function fitCanvas(c) {
   const z = zoom();
   const css = Math.min(Math.round(880 * z), box);
   const w = Math.round(css / z);
-  const h = Number(c.dataset.h0);
+  // Narrower than 640 chart px, a chart grows taller (up to 1.3 times), so that its plot keeps
+  // room under a legend that wraps; not in an embed, which keeps to its frame's height.
+  const grow = document.documentElement.classList.contains('embed') ? 1 : Math.min(1.3, Math.max(1, 1 + (640 - w) / 640));
+  const h = Math.round(Number(c.dataset.h0) * grow);
   const size = [w, h, Math.ceil(css * ratio), Math.ceil(h * z * ratio)];
   if (c.dataset.size === size.join()) return false;
   c.dataset.size = size.join();

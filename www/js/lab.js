@@ -191,7 +191,7 @@ export function shortcuts(ctx) {
 /** Every algorithm on the figure's requests: small multiples and a table. */
 function runCompare(lab, controls) {
   const rows = lab.compare(controls);
-  drawMultiples(lab, rows, 'multiples', 'multiple', 200, controls);
+  drawMultiples(lab, rows, 'multiples', 'multiple', 240, controls);
   const body = $('compare-table').tBodies[0];
   body.replaceChildren(...rows.map((row) => {
     const tr = document.createElement('tr');

@@ -17,7 +17,7 @@ async function drawRules() {
       const fig = document.createElement('figure');
       const c = document.createElement('canvas');
       c.id = `rules-${i}`;
-      c.height = 180;
+      c.height = 240;
       c.setAttribute('role', 'img');
       c.setAttribute('aria-label', labels[i]);
       const caption = document.createElement('figcaption');

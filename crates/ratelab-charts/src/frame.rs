@@ -155,7 +155,8 @@ fn caption<DB: DrawingBackend>(
     let (w, _) = area.dim_in_pixel();
     let mut width = |s: &str| Ok(measure(area, s, &style)?.0);
     let lines = wrap(title, w as i32, CAPTION_LINES, &mut width)?;
-    let line_h = measure(area, title, &style)?.1 + 3;
+    // One line's height, from a short text: the browser measures a long one in a box that may wrap.
+    let line_h = measure(area, "0", &style)?.1 + 3;
     for (i, line) in lines.iter().enumerate() {
         area.draw(&Text::new(
             line.clone(),
