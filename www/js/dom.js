@@ -35,8 +35,9 @@ export function scrollBox(table, title) {
   return box;
 }
 
-/** The presenter view draws charts in larger type: CSS pixels per chart pixel. */
-const zoom = () => (document.documentElement.classList.contains('presenting') ? 1.5 : 1);
+/** The presenter view draws charts in larger type: CSS pixels per chart pixel, 1.5 for a chart
+ * of its own, 1.2 for a small multiple (a box under 600 px), whose legend needs the room. */
+const zoom = (box) => (document.documentElement.classList.contains('presenting') ? (box >= 600 ? 1.5 : 1.2) : 1);
 
 /** Sizes every visible canvas under `root` for its box and the screen: it shows at its box's
  * width (at most 880 px, times the presenter's zoom) and the markup's height (taller when narrow); the
@@ -58,7 +59,7 @@ export function fitCanvas(c) {
   if (!box) return false; // hidden: sized when it shows
   watch(parent);
   const ratio = Math.min(3, Math.max(1, window.devicePixelRatio || 1));
-  const z = zoom();
+  const z = zoom(box);
   const css = Math.min(Math.round(880 * z), box);
   const w = Math.round(css / z);
   // Narrower than 640 chart px, a chart grows taller (up to 1.3 times), so that its plot keeps
