@@ -457,41 +457,55 @@ pub trait Draw {
 impl Draw for Plot {
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, theme: Theme) -> ChartResult {
         match self {
-            Plot::Arrivals(bins) => arrivals_chart(area, bins, theme),
-            Plot::Window {
-                times_s,
-                counts,
-                limit,
-                bound,
-                x_max,
-            } => window_chart(area, times_s, counts, *limit, *bound, *x_max, theme),
-            Plot::Xy {
-                title,
-                x_label,
-                y_label,
-                series,
-                references,
-                y_range,
-                x_range,
-            } => {
-                let spec = XyChart {
-                    title,
-                    x_label,
-                    y_label,
-                    series,
-                    references,
-                    y_range: *y_range,
-                    x_range: *x_range,
-                };
-                xy_chart(area, &spec, theme)
-            }
             Plot::Bars {
                 title,
                 bars,
                 max,
                 unit,
             } => bar_chart(area, title, bars, *max, unit, theme),
+            xy => draw_xy(xy, area, theme),
         }
+    }
+}
+
+/// Draws a plot on time or value axes: every kind but [`Plot::Bars`], which is an error here.
+/// The page's main module draws only these, and through this function leaves the bar chart's
+/// code out of its wasm; [`Draw::draw`] draws every kind.
+pub fn draw_xy<DB: DrawingBackend>(
+    plot: &Plot,
+    area: &DrawingArea<DB, Shift>,
+    theme: Theme,
+) -> ChartResult {
+    match plot {
+        Plot::Arrivals(bins) => arrivals_chart(area, bins, theme),
+        Plot::Window {
+            times_s,
+            counts,
+            limit,
+            bound,
+            x_max,
+        } => window_chart(area, times_s, counts, *limit, *bound, *x_max, theme),
+        Plot::Xy {
+            title,
+            x_label,
+            y_label,
+            series,
+            references,
+            y_range,
+            x_range,
+        } => {
+            let spec = XyChart {
+                title,
+                x_label,
+                y_label,
+                series,
+                references,
+                y_range: *y_range,
+                x_range: *x_range,
+            };
+            xy_chart(area, &spec, theme)
+        }
+        Plot::Bars { .. } => Err("bars are drawn by Draw::draw, not draw_xy".into()),
     }
 }
 
@@ -727,6 +741,36 @@ mod tests {
             xy.csv(),
             "series,x,y\n\"a, \"\"b\"\"\",1,2.5\n\"a, \"\"b\"\"\",2,50\nc,1,90\n"
         );
+    }
+
+    #[test]
+    fn draw_xy_draws_every_kind_but_bars_as_draw_does() {
+        let bins = bin_decisions(&[0, 1, 2_500_000], &[true, false, true], 3_000_000, 3);
+        let plots = [
+            Plot::Arrivals(bins),
+            Plot::Window {
+                times_s: vec![0.0, 1.5],
+                counts: vec![1.0, 3.0],
+                limit: 2.0,
+                bound: Some(3.0),
+                x_max: 2.0,
+            },
+            Plot::shares("t", "x", "y", vec![("a".into(), vec![(1.0, 2.5)])]),
+        ];
+        for plot in &plots {
+            for theme in [Theme::LIGHT, Theme::DARK] {
+                draws_as(plot, theme, |a| draw_xy(plot, a, theme));
+            }
+        }
+        let bars = Plot::Bars {
+            title: "served".into(),
+            bars: vec![("a".into(), 50.0, BLUE)],
+            max: 100.0,
+            unit: "%".into(),
+        };
+        let mut out = String::new();
+        let area = SVGBackend::with_string(&mut out, (640, 240)).into_drawing_area();
+        assert!(draw_xy(&bars, &area, Theme::LIGHT).is_err());
     }
 
     #[test]
