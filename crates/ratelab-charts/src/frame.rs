@@ -45,46 +45,45 @@ pub(crate) fn measure<DB: DrawingBackend>(
     style: &TextStyle,
 ) -> Result<(i32, i32), String> {
     let size = style.font.get_size().round() as u32;
-    let known = MEASURED.with(|m| {
-        m.borrow()
-            .iter()
-            .find(|(t, s, _)| *s == size && t == text)
-            .map(|e| e.2)
-    });
-    if let Some(wh) = known {
-        return Ok(wh);
-    }
-    let (w, h) = area.estimate_text_size(text, style).map_err(err)?;
-    let wh = (w as i32, h as i32);
     MEASURED.with(|m| {
         let mut m = m.borrow_mut();
+        if let Some(e) = m.iter().find(|(t, s, _)| *s == size && t == text) {
+            return Ok(e.2);
+        }
+        let (w, h) = area.estimate_text_size(text, style).map_err(err)?;
+        let wh = (w as i32, h as i32);
         if m.len() >= 512 {
             m.clear();
         }
         m.push((text.to_owned(), size, wh));
-    });
-    Ok(wh)
+        Ok(wh)
+    })
 }
+
+/// How wide a text is, in pixels, as measured.
+pub(crate) type Width<'w> = &'w mut dyn FnMut(&str) -> Result<i32, String>;
 
 /// `text` cut to at most `max` pixels wide as `width` measures it, ending in an ellipsis where
 /// it had to be cut (an ellipsis alone if nothing else fits).
-pub(crate) fn shorten(
-    text: &str,
-    max: i32,
-    width: &mut impl FnMut(&str) -> Result<i32, String>,
-) -> Result<String, String> {
+pub(crate) fn shorten(text: &str, max: i32, width: Width) -> Result<String, String> {
     let full = width(text)?;
     if full <= max {
         return Ok(text.to_owned());
     }
-    let chars: Vec<char> = text.chars().collect();
-    let cut = |n: usize| format!("{}…", chars[..n].iter().collect::<String>().trim_end());
+    let chars = text.chars().count();
+    // The first `n` characters, less any space they end in, and an ellipsis.
+    let cut = |n: usize| {
+        let end = text.char_indices().nth(n).map_or(text.len(), |(i, _)| i);
+        let mut cut = text[..end].trim_end().to_owned();
+        cut.push('…');
+        cut
+    };
     // Start from the share of characters that fits, then step to the longest that does.
-    let mut n = (chars.len() as i64 * i64::from(max.max(0)) / i64::from(full.max(1))) as usize;
+    let mut n = (chars as i64 * i64::from(max.max(0)) / i64::from(full.max(1))) as usize;
     while n > 0 && width(&cut(n))? > max {
         n -= 1;
     }
-    while n + 1 < chars.len() && width(&cut(n + 1))? <= max {
+    while n + 1 < chars && width(&cut(n + 1))? <= max {
         n += 1;
     }
     Ok(cut(n))
@@ -97,7 +96,7 @@ pub(crate) fn wrap(
     text: &str,
     max: i32,
     lines: usize,
-    width: &mut impl FnMut(&str) -> Result<i32, String>,
+    width: Width,
 ) -> Result<Vec<String>, String> {
     if text.is_empty() {
         return Ok(Vec::new());
@@ -106,22 +105,25 @@ pub(crate) fn wrap(
     if width(text)? <= max {
         return Ok(vec![text.to_owned()]);
     }
+    let words: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
     let mut out: Vec<String> = Vec::new();
-    let mut words = text.split(' ').filter(|w| !w.is_empty()).peekable();
-    while let Some(first) = words.next() {
+    let mut i = 0;
+    while i < words.len() {
         if out.len() + 1 == lines.max(1) {
-            let rest: Vec<&str> = std::iter::once(first).chain(words).collect();
-            out.push(shorten(&rest.join(" "), max, width)?);
+            out.push(shorten(&words[i..].join(" "), max, width)?);
             break;
         }
-        let mut line = first.to_owned();
-        while let Some(next) = words.peek() {
-            let longer = format!("{line} {next}");
+        let mut line = words[i].to_owned();
+        i += 1;
+        while let Some(next) = words.get(i) {
+            let mut longer = line.clone();
+            longer.push(' ');
+            longer.push_str(next);
             if width(&longer)? > max {
                 break;
             }
             line = longer;
-            words.next();
+            i += 1;
         }
         out.push(shorten(&line, max, width)?);
     }
