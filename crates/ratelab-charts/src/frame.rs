@@ -4,6 +4,7 @@
 
 use crate::legend::{self, Entry};
 use crate::{err, font, Theme};
+use plotters::coord::cartesian::MeshLine;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -11,8 +12,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::cell::RefCell;
 use std::ops::Range;
 
-/// An XY chart on `f64 × f64` coordinates, as every chart here is built.
-pub(crate) type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+/// An XY chart's plot, on `f64 × f64` coordinates, as every chart here is built.
+pub(crate) type Chart<DB> = DrawingArea<DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// The margin around every chart, in pixels.
 const MARGIN: i32 = 8;
@@ -44,46 +45,45 @@ pub(crate) fn measure<DB: DrawingBackend>(
     style: &TextStyle,
 ) -> Result<(i32, i32), String> {
     let size = style.font.get_size().round() as u32;
-    let known = MEASURED.with(|m| {
-        m.borrow()
-            .iter()
-            .find(|(t, s, _)| *s == size && t == text)
-            .map(|e| e.2)
-    });
-    if let Some(wh) = known {
-        return Ok(wh);
-    }
-    let (w, h) = area.estimate_text_size(text, style).map_err(err)?;
-    let wh = (w as i32, h as i32);
     MEASURED.with(|m| {
         let mut m = m.borrow_mut();
+        if let Some(e) = m.iter().find(|(t, s, _)| *s == size && t == text) {
+            return Ok(e.2);
+        }
+        let (w, h) = area.estimate_text_size(text, style).map_err(err)?;
+        let wh = (w as i32, h as i32);
         if m.len() >= 512 {
             m.clear();
         }
         m.push((text.to_owned(), size, wh));
-    });
-    Ok(wh)
+        Ok(wh)
+    })
 }
+
+/// How wide a text is, in pixels, as measured.
+pub(crate) type Width<'w> = &'w mut dyn FnMut(&str) -> Result<i32, String>;
 
 /// `text` cut to at most `max` pixels wide as `width` measures it, ending in an ellipsis where
 /// it had to be cut (an ellipsis alone if nothing else fits).
-pub(crate) fn shorten(
-    text: &str,
-    max: i32,
-    width: &mut impl FnMut(&str) -> Result<i32, String>,
-) -> Result<String, String> {
+pub(crate) fn shorten(text: &str, max: i32, width: Width) -> Result<String, String> {
     let full = width(text)?;
     if full <= max {
         return Ok(text.to_owned());
     }
-    let chars: Vec<char> = text.chars().collect();
-    let cut = |n: usize| format!("{}…", chars[..n].iter().collect::<String>().trim_end());
+    let chars = text.chars().count();
+    // The first `n` characters, less any space they end in, and an ellipsis.
+    let cut = |n: usize| {
+        let end = text.char_indices().nth(n).map_or(text.len(), |(i, _)| i);
+        let mut cut = text[..end].trim_end().to_owned();
+        cut.push('…');
+        cut
+    };
     // Start from the share of characters that fits, then step to the longest that does.
-    let mut n = (chars.len() as i64 * i64::from(max.max(0)) / i64::from(full.max(1))) as usize;
+    let mut n = (chars as i64 * i64::from(max.max(0)) / i64::from(full.max(1))) as usize;
     while n > 0 && width(&cut(n))? > max {
         n -= 1;
     }
-    while n + 1 < chars.len() && width(&cut(n + 1))? <= max {
+    while n + 1 < chars && width(&cut(n + 1))? <= max {
         n += 1;
     }
     Ok(cut(n))
@@ -96,7 +96,7 @@ pub(crate) fn wrap(
     text: &str,
     max: i32,
     lines: usize,
-    width: &mut impl FnMut(&str) -> Result<i32, String>,
+    width: Width,
 ) -> Result<Vec<String>, String> {
     if text.is_empty() {
         return Ok(Vec::new());
@@ -105,22 +105,25 @@ pub(crate) fn wrap(
     if width(text)? <= max {
         return Ok(vec![text.to_owned()]);
     }
+    let words: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
     let mut out: Vec<String> = Vec::new();
-    let mut words = text.split(' ').filter(|w| !w.is_empty()).peekable();
-    while let Some(first) = words.next() {
+    let mut i = 0;
+    while i < words.len() {
         if out.len() + 1 == lines.max(1) {
-            let rest: Vec<&str> = std::iter::once(first).chain(words).collect();
-            out.push(shorten(&rest.join(" "), max, width)?);
+            out.push(shorten(&words[i..].join(" "), max, width)?);
             break;
         }
-        let mut line = first.to_owned();
-        while let Some(next) = words.peek() {
-            let longer = format!("{line} {next}");
+        let mut line = words[i].to_owned();
+        i += 1;
+        while let Some(next) = words.get(i) {
+            let mut longer = line.clone();
+            longer.push(' ');
+            longer.push_str(next);
             if width(&longer)? > max {
                 break;
             }
             line = longer;
-            words.next();
+            i += 1;
         }
         out.push(shorten(&line, max, width)?);
     }
@@ -357,42 +360,186 @@ pub(crate) fn shared_sides<DB: DrawingBackend>(
     Ok(sides)
 }
 
-/// Builds an XY chart on `area` and draws its axes, grid, labels and titles, as
+/// Places an XY chart's plot in `area` and draws its axes, grid, labels and titles, as
 /// [`axes_layout`] lays them out: nothing cut at an edge, and the y title clear of the widest
 /// y label.
-pub(crate) fn xy_axes<'a, DB: DrawingBackend + 'a>(
-    area: &'a DrawingArea<DB, Shift>,
+pub(crate) fn xy_axes<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
     axes: &Axes,
     theme: Theme,
-) -> Result<Chart<'a, DB>, String> {
+) -> Result<Chart<DB>, String> {
     let style = font(12.0).color(&theme.fg);
     let layout = axes_layout(area, axes, &style)?;
-    let mut chart = ChartBuilder::on(area)
-        .margin_top(layout.top)
-        .margin_right(layout.right)
-        .x_label_area_size(layout.x_area)
-        .y_label_area_size(layout.y_area)
-        .build_cartesian_2d(axes.x.clone(), axes.y.clone())
-        .map_err(err)?;
+    let room = [layout.top, layout.right, layout.x_area, layout.y_area];
+    let (chart, label_areas) = place(area, room, axes.x.clone(), axes.y.clone());
     let (x_ticks, y_ticks) = (
         Ticks::new(&axes.x, false),
         Ticks::new(&axes.y, axes.y_counts),
     );
-    chart
-        .configure_mesh()
-        .light_line_style(theme.bg)
-        .bold_line_style(theme.grid)
-        .axis_style(theme.fg)
-        .label_style(style.clone())
-        .set_all_tick_mark_size(TICK)
-        .x_labels(layout.counts.0)
-        .y_labels(layout.counts.1)
-        .x_label_formatter(&|v| x_ticks.label(*v))
-        .y_label_formatter(&|v| y_ticks.label(*v))
-        .draw()
-        .map_err(err)?;
+    let mesh = Mesh {
+        counts: layout.counts,
+        y_grid: true,
+    };
+    mesh.draw(
+        &chart,
+        label_areas,
+        (&|v| x_ticks.label(v), &|v| y_ticks.label(v)),
+        &style,
+        theme,
+    )?;
     titles(area, &layout, &style)?;
     Ok(chart)
+}
+
+/// Places a plot in `area` with `room` left around it, in pixels, `[top, right, bottom,
+/// left]`: margins above and right of it, label areas below and left. Laid out as plotters'
+/// `ChartBuilder` lays a chart out (the same pixels, so that charts look as they did when it
+/// drew them), on `x` × `y`. Also returns the label areas, where they have room.
+fn place<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    [top, right, bottom, left]: [i32; 4],
+    x: Range<f64>,
+    y: Range<f64>,
+) -> (Chart<DB>, LabelAreas<DB>) {
+    let (w, h) = area.dim_in_pixel();
+    let (w, h) = (w as i32, h as i32);
+    // The area less its margins, split at the label areas' edges; the plot is the middle
+    // cell. Sorted, as plotters sorts them, so that a chart too small for its labels draws.
+    let mut xs = [0, w - right, left, w - right];
+    let mut ys = [top, h, top, h - bottom];
+    xs.sort_unstable();
+    ys.sort_unstable();
+    let cell = |x0: i32, x1: i32, y0: i32, y1: i32| {
+        (x1 > x0 && y1 > y0).then(|| area.margin(y0, h - y1, x0, w - x1))
+    };
+    // Above the plot only when the plot has no height left (as plotters does then).
+    let labels = [
+        cell(xs[1], xs[2], ys[0], ys[1]),
+        cell(xs[0], xs[1], ys[1], ys[2]),
+        cell(xs[1], xs[2], ys[2], ys[3]),
+    ];
+    let plot = area.margin(ys[1], h - ys[2], xs[1], w - xs[2]);
+    let (px, py) = plot.get_pixel_range();
+    let pixels = (px.start..px.end - 1, py.end - 1..py.start);
+    (
+        plot.apply_coord_spec(Cartesian2d::new(x, y, pixels)),
+        labels,
+    )
+}
+
+/// The label areas above, left of and below a plot, where they have room.
+type LabelAreas<DB> = [Option<DrawingArea<DB, Shift>>; 3];
+
+/// A tick label's text, from its value.
+type Format<'f> = &'f dyn Fn(f64) -> String;
+
+/// An XY chart's grid and axes, as plotters' mesh draws them (its light lines are in the
+/// background colour, unseen, so not drawn here).
+struct Mesh {
+    /// How many labels, at most, on the x and the y axis.
+    counts: (usize, usize),
+    /// Whether the y axis's ticks have grid lines across the plot.
+    y_grid: bool,
+}
+
+impl Mesh {
+    /// Draws the grid, then the axes with their ticks and labels in their label areas
+    /// (`[above, left, below]`), written by `format` (the x label's, the y label's).
+    fn draw<DB: DrawingBackend>(
+        &self,
+        chart: &Chart<DB>,
+        [above, left, below]: LabelAreas<DB>,
+        format: (Format, Format),
+        style: &TextStyle,
+        theme: Theme,
+    ) -> Result<(), String> {
+        let grid = ShapeStyle::from(&theme.grid);
+        let (mut xl, mut yl) = (Vec::new(), Vec::new());
+        chart
+            .draw_mesh(
+                |b, line| {
+                    let draw = match line {
+                        MeshLine::XMesh((x, _), _, v) => {
+                            xl.push((x, format.0(*v)));
+                            true
+                        }
+                        MeshLine::YMesh((_, y), _, v) => {
+                            yl.push((y, format.1(*v)));
+                            self.y_grid
+                        }
+                    };
+                    if draw {
+                        line.draw(b, &grid)
+                    } else {
+                        Ok(())
+                    }
+                },
+                self.counts.1,
+                self.counts.0,
+            )
+            .map_err(err)?;
+        let axis = ShapeStyle::from(&theme.fg);
+        let (px, py) = chart.get_pixel_range();
+        // In a label area's pixels: the axis along the plot, then each label and its tick.
+        let side = |area: Option<DrawingArea<DB, Shift>>, labels: &[(i32, String)], side| {
+            let Some(area) = area else {
+                return Ok(());
+            };
+            let (w, h) = area.dim_in_pixel();
+            let (w, h) = (w as i32, h as i32);
+            let (along, base) = match side {
+                Side::Left => (py.end - 1 - py.start, py.start),
+                _ => (px.end - 1 - px.start, px.start),
+            };
+            let (from, to) = match side {
+                Side::Above => ((0, h - 1), (along, h - 1)),
+                Side::Left => ((w - 1, 0), (w - 1, along)),
+                Side::Below => ((0, 0), (along, 0)),
+            };
+            legend::polyline(&area, &[from, to], axis)?;
+            for (p, text) in labels {
+                let p = p - base;
+                if !(0..=along).contains(&p) {
+                    continue;
+                }
+                let (at, pos, tick) = match side {
+                    Side::Above => (
+                        (p, h - 2 * TICK),
+                        (HPos::Center, VPos::Bottom),
+                        [(p, h - 1 - TICK), (p, h - 1)],
+                    ),
+                    Side::Left => (
+                        (w - 2 * TICK, p),
+                        (HPos::Right, VPos::Center),
+                        [(w - 1 - TICK, p), (w - 1, p)],
+                    ),
+                    Side::Below => (
+                        (p, 2 * TICK),
+                        (HPos::Center, VPos::Top),
+                        [(p, 0), (p, TICK)],
+                    ),
+                };
+                let style = style.pos(Pos::new(pos.0, pos.1));
+                area.draw_text(text, &style, at).map_err(err)?;
+                legend::polyline(&area, &tick, axis)?;
+            }
+            Ok::<(), String>(())
+        };
+        side(above, &xl, Side::Above)?;
+        side(left, &yl, Side::Left)?;
+        side(below, &xl, Side::Below)
+    }
+}
+
+/// Where a label area is, beside the plot.
+#[derive(Debug, Clone, Copy)]
+enum Side {
+    /// Above it: the x labels of a chart with no height left for its plot.
+    Above,
+    /// Left of it: the y labels.
+    Left,
+    /// Below it: the x labels.
+    Below,
 }
 
 /// Draws the axis titles: the x title's lines centred under the x labels, the y title's
@@ -422,17 +569,17 @@ fn titles<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Builds a bar chart's axes on `area` and draws them: the bars' `labels` on the y axis, one
-/// per bar in order, and values on the x axis from zero to past `max`, far enough that the
-/// text written after each bar's end (`ends`: the bar's value and its text) ends within the
-/// chart.
-pub(crate) fn bar_axes<'a, DB: DrawingBackend + 'a>(
-    area: &'a DrawingArea<DB, Shift>,
+/// Places a bar chart's plot on `area` and draws its axes: the bars' `labels` on the y axis,
+/// one per bar in order, and values on the x axis from zero to past `max`, far enough that
+/// the text written after each bar's end (`ends`: the bar's value and its text) ends within
+/// the chart.
+pub(crate) fn bar_axes<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
     labels: &[String],
     ends: &[(f64, &str)],
     max: f64,
     theme: Theme,
-) -> Result<Chart<'a, DB>, String> {
+) -> Result<Chart<DB>, String> {
     let style = font(12.0).color(&theme.fg);
     let (w, _) = area.dim_in_pixel();
     let text_h = measure(area, "0", &style)?.1;
@@ -455,34 +602,22 @@ pub(crate) fn bar_axes<'a, DB: DrawingBackend + 'a>(
     let x_ticks = Ticks::new(&x, false);
     let x_count = x_label_count(&x_ticks, plot_w, area, &style)?;
     let n = labels.len().max(1);
-    let mut chart = ChartBuilder::on(area)
-        .margin_top(4)
-        .margin_right(right)
-        .x_label_area_size(2 * TICK + text_h + 2)
-        .y_label_area_size(y_area)
-        .build_cartesian_2d(x.clone(), -0.5..(n as f64 - 0.5))
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .disable_y_mesh()
-        .light_line_style(theme.bg)
-        .bold_line_style(theme.grid)
-        .axis_style(theme.fg)
-        .label_style(style)
-        .set_all_tick_mark_size(TICK)
-        .x_labels(x_count)
-        .y_labels(n)
-        .x_label_formatter(&|v| x_ticks.label(*v))
-        .y_label_formatter(&|v: &f64| {
-            let i = v.round();
-            if (v - i).abs() < 1e-6 && i >= 0.0 {
-                labels.get(i as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
-        .draw()
-        .map_err(err)?;
+    let room = [4, right, 2 * TICK + text_h + 2, y_area];
+    let (chart, label_areas) = place(area, room, x, -0.5..(n as f64 - 0.5));
+    let mesh = Mesh {
+        counts: (x_count, n),
+        y_grid: false,
+    };
+    let y_label = |v: f64| {
+        let i = v.round();
+        if (v - i).abs() < 1e-6 && i >= 0.0 {
+            labels.get(i as usize).cloned().unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
+    let format: (Format, Format) = (&|v| x_ticks.label(v), &y_label);
+    mesh.draw(&chart, label_areas, format, &style, theme)?;
     Ok(chart)
 }
 

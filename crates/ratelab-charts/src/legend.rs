@@ -6,10 +6,9 @@
 //! the reference lines `L` and `2L` and the theoretical bound differ by their dashes, which
 //! every reader tells apart in either theme.
 
-use crate::frame::{measure, shorten};
+use crate::frame::{measure, shorten, Chart};
 use crate::{err, font, rgb, Theme, PURPLE};
 use plotters::coord::Shift;
-use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -41,23 +40,122 @@ impl Stroke {
         }
     }
 
-    /// Draws the line through `points`, in `area`'s coordinates (a chart's plotting area or
-    /// the legend's pixels).
-    pub fn draw<DB: DrawingBackend, CT: CoordTranslate>(
+    /// Draws the line through `points`, pixels of `area`.
+    pub fn draw<DB: DrawingBackend>(
         &self,
-        area: &DrawingArea<DB, CT>,
-        points: Vec<CT::From>,
-    ) -> Result<(), String>
-    where
-        CT::From: Clone,
-    {
+        area: &DrawingArea<DB, Shift>,
+        points: &[(i32, i32)],
+    ) -> Result<(), String> {
         let style = self.color.stroke_width(self.width);
-        match self.dash {
-            None => area.draw(&PathElement::new(points, style)),
-            Some((on, off)) => area.draw(&DashedPathElement::new(points, on, off, style)),
+        let Some((on, off)) = self.dash else {
+            return polyline(area, points, style);
+        };
+        // Dashed on the canvas's pixels, each point kept within the area (as plotters keeps
+        // every point it draws).
+        let (xs, ys) = area.get_pixel_range();
+        let pixels: Vec<(i32, i32)> = points
+            .iter()
+            .map(|p| {
+                let (x, y) = area.map_coordinate(p);
+                (x.min(xs.end).max(xs.start), y.min(ys.end).max(ys.start))
+            })
+            .collect();
+        let screen = area.use_screen_coord();
+        for dash in dashes(&pixels, on, off) {
+            polyline(&screen, &dash, style)?;
         }
-        .map_err(err)
+        Ok(())
     }
+
+    /// Draws the line through `points`, in the coordinates of a chart's plot.
+    pub fn plot<DB: DrawingBackend>(
+        &self,
+        chart: &Chart<DB>,
+        points: &[(f64, f64)],
+    ) -> Result<(), String> {
+        let pixels: Vec<(i32, i32)> = points.iter().map(|p| chart.map_coordinate(p)).collect();
+        self.draw(&chart.use_screen_coord(), &pixels)
+    }
+}
+
+/// Draws a line through `points`, pixels of `area`, in `style`: every line of the charts, so
+/// the page's wasm holds one copy of the code drawing a path.
+pub(crate) fn polyline<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    points: &[(i32, i32)],
+    style: ShapeStyle,
+) -> Result<(), String> {
+    area.draw(&PathElement::new(points, style)).map_err(err)
+}
+
+/// The dashes of the line through `points`: `on` pixels drawn, `off` left out, and so on, each
+/// dash a line of its own. The same pixels as plotters' `DashedPathElement` (one copy of the
+/// code, on pixels, rather than one per kind of coordinates).
+pub(crate) fn dashes(points: &[(i32, i32)], on: u32, off: u32) -> Vec<Vec<(i32, i32)>> {
+    let mut out = Vec::new();
+    let Some((&first, rest)) = points.split_first() else {
+        return out;
+    };
+    if on == 0 {
+        return out;
+    }
+    let float = |(x, y): (i32, i32)| (x as f32, y as f32);
+    let pixel = |(x, y): (f32, f32)| (x.round() as i32, y.round() as i32);
+    let mut start = float(first);
+    let (mut dist, mut solid) = (0.0f32, true);
+    let mut dash = vec![pixel(start)];
+    for &p in rest {
+        let end = float(p);
+        while start != end {
+            let (dx, dy) = (end.0 - start.0, end.1 - start.1);
+            let d = dx.hypot(dy);
+            let size = if solid { on } else { off } as f32;
+            let left = size - dist;
+            if left < d {
+                let t = left / d;
+                start = (start.0 + dx * t, start.1 + dy * t);
+                dist += left;
+            } else {
+                start = end;
+                dist += d;
+            }
+            if solid {
+                dash.push(pixel(start));
+            }
+            if size <= dist {
+                if solid {
+                    out.push(std::mem::take(&mut dash));
+                } else {
+                    dash.push(pixel(start));
+                }
+                dist = 0.0;
+                solid = !solid;
+            }
+        }
+    }
+    if dash.len() > 1 {
+        out.push(dash);
+    }
+    out
+}
+
+/// A filled circle of radius 3 at `at`, pixels of `area`: a marked point or a swatch's dot.
+pub(crate) fn dot<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    at: (i32, i32),
+    color: RGBColor,
+) -> Result<(), String> {
+    area.draw(&Circle::new(at, 3, color.filled())).map_err(err)
+}
+
+/// A filled rectangle between the corners `[a, b]`, pixels of `area`.
+pub(crate) fn block<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    corners: [(i32, i32); 2],
+    color: RGBAColor,
+) -> Result<(), String> {
+    area.draw(&Rectangle::new(corners, color.filled()))
+        .map_err(err)
 }
 
 /// The `i`-th horizontal reference line of a chart, in the order listed: the first (`L`)
@@ -188,21 +286,15 @@ fn mark<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let middle = (x + MARK / 2, y);
     match swatch {
-        Swatch::Block(c) => area
-            .draw(&Rectangle::new(
-                [(x + 6, y - 5), (x + MARK, y + 5)],
-                c.filled(),
-            ))
-            .map_err(err),
-        Swatch::Line(stroke, dot) => {
-            stroke.draw(area, vec![(x, y), (x + MARK, y)])?;
-            if dot {
-                area.draw(&Circle::new(middle, 3, stroke.color.filled()))
-                    .map_err(err)?;
+        Swatch::Block(c) => block(area, [(x + 6, y - 5), (x + MARK, y + 5)], c),
+        Swatch::Line(stroke, marked) => {
+            stroke.draw(area, &[(x, y), (x + MARK, y)])?;
+            if marked {
+                dot(area, middle, stroke.color)?;
             }
             Ok(())
         }
-        Swatch::Dot(c) => area.draw(&Circle::new(middle, 3, c.filled())).map_err(err),
+        Swatch::Dot(c) => dot(area, middle, c),
     }
 }
 

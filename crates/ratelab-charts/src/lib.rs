@@ -174,29 +174,24 @@ pub fn arrivals_chart<DB: DrawingBackend>(
     let title = format!("Requests per {:.0} s: admitted and rejected", bins.width_s);
     let body = frame(area, &title, &entries, theme)?;
     let axes = time_against_counts(x_max, f64::from(bins.tallest()) * 1.1);
-    let mut chart = xy_axes(&body, &axes, theme)?;
+    let chart = xy_axes(&body, &axes, theme)?;
+    let screen = chart.use_screen_coord();
     let w = bins.width_s;
-    chart
-        .draw_series(bins.admitted.iter().enumerate().map(|(i, &a)| {
-            let x = i as f64 * w;
-            Rectangle::new([(x, 0.0), (x + w * 0.92, f64::from(a))], rgb(BLUE).filled())
-        }))
-        .map_err(err)?;
-    chart
-        .draw_series(
-            bins.admitted
-                .iter()
-                .zip(&bins.rejected)
-                .enumerate()
-                .map(|(i, (&a, &r))| {
-                    let x = i as f64 * w;
-                    Rectangle::new(
-                        [(x, f64::from(a)), (x + w * 0.92, f64::from(a + r))],
-                        rgb(ORANGE).filled(),
-                    )
-                }),
-        )
-        .map_err(err)?;
+    // Admitted from zero, then rejected on top of them: all the blue bars first.
+    let bar = |i: usize, from: u32, to: u32, color| {
+        let x = i as f64 * w;
+        let corners = [
+            chart.map_coordinate(&(x, f64::from(from))),
+            chart.map_coordinate(&(x + w * 0.92, f64::from(to))),
+        ];
+        legend::block(&screen, corners, rgb(color).to_rgba())
+    };
+    for (i, &a) in bins.admitted.iter().enumerate() {
+        bar(i, 0, a, BLUE)?;
+    }
+    for (i, (&a, &r)) in bins.admitted.iter().zip(&bins.rejected).enumerate() {
+        bar(i, a, a + r, ORANGE)?;
+    }
     area.present().map_err(err)
 }
 
@@ -243,7 +238,8 @@ pub fn window_chart<DB: DrawingBackend>(
     }
     let body = frame(area, "Admitted in the trailing window", &entries, theme)?;
     let axes = time_against_counts(x_max, (peak * 1.12).max(1.0));
-    let mut chart = xy_axes(&body, &axes, theme)?;
+    let chart = xy_axes(&body, &axes, theme)?;
+    let screen = chart.use_screen_coord();
     // One step line, coloured by whether each stretch is over the limit; consecutive
     // segments of one colour are one path, so a long run costs a few strokes, not thousands.
     let mut runs: Vec<(bool, Vec<(f64, f64)>)> = Vec::new();
@@ -254,30 +250,22 @@ pub fn window_chart<DB: DrawingBackend>(
             _ => runs.push((over, vec![w[0], (w[1].0, w[0].1), w[1]])),
         }
     }
-    chart
-        .draw_series(runs.into_iter().map(|(over, path)| {
-            let style = if over {
-                rgb(RED).stroke_width(3)
-            } else {
-                rgb(GREEN).stroke_width(2)
-            };
-            PathElement::new(path, style)
-        }))
-        .map_err(err)?;
-    if over {
-        chart
-            .draw_series(
-                points
-                    .iter()
-                    .filter(|p| p.1 > limit)
-                    .map(|&p| Circle::new(p, 3, rgb(RED).filled())),
-            )
-            .map_err(err)?;
+    for (over, path) in runs {
+        let stroke = if over {
+            Stroke::solid(rgb(RED), 3)
+        } else {
+            Stroke::solid(rgb(GREEN), 2)
+        };
+        stroke.plot(&chart, &path)?;
     }
-    let plot = chart.plotting_area();
-    limit_line.draw(plot, vec![(0.0, limit), (x_max, limit)])?;
+    if over {
+        for p in points.iter().filter(|p| p.1 > limit) {
+            legend::dot(&screen, chart.map_coordinate(p), rgb(RED))?;
+        }
+    }
+    limit_line.plot(&chart, &[(0.0, limit), (x_max, limit)])?;
     if let Some(b) = bound {
-        legend::BOUND.draw(plot, vec![(0.0, b), (x_max, b)])?;
+        legend::BOUND.plot(&chart, &[(0.0, b), (x_max, b)])?;
     }
     area.present().map_err(err)
 }
@@ -376,20 +364,17 @@ pub fn xy_chart<DB: DrawingBackend>(
         y_counts: false,
         sides: (0, 0),
     };
-    let mut chart = xy_axes(&body, &axes, theme)?;
+    let chart = xy_axes(&body, &axes, theme)?;
+    let screen = chart.use_screen_coord();
     for (stroke, v) in &references {
-        stroke.draw(chart.plotting_area(), vec![(x.start, *v), (x.end, *v)])?;
+        stroke.plot(&chart, &[(x.start, *v), (x.end, *v)])?;
     }
     for (stroke, s) in lines {
-        stroke.draw(chart.plotting_area(), s.points.clone())?;
+        stroke.plot(&chart, &s.points)?;
         if s.markers {
-            chart
-                .draw_series(
-                    s.points
-                        .iter()
-                        .map(|&p| Circle::new(p, 3, stroke.color.filled())),
-                )
-                .map_err(err)?;
+            for p in &s.points {
+                legend::dot(&screen, chart.map_coordinate(p), stroke.color)?;
+            }
         }
     }
     area.present().map_err(err)
@@ -422,20 +407,27 @@ pub fn bar_chart<DB: DrawingBackend>(
         .zip(&values)
         .map(|(b, t)| (b.1, t.as_str()))
         .collect();
-    let mut chart = frame::bar_axes(&body, &labels, &ends, max, theme)?;
-    chart
-        .draw_series(bars.iter().enumerate().map(|(i, (_, v, c))| {
-            let y = i as f64;
-            Rectangle::new([(0.0, y - 0.38), (*v, y + 0.38)], rgb(*c).filled())
-        }))
-        .map_err(err)?;
-    chart
-        .draw_series(bars.iter().zip(values).enumerate().map(|(i, (bar, text))| {
-            let at = Pos::new(HPos::Left, VPos::Center);
-            EmptyElement::at((bar.1, i as f64))
-                + Text::new(text, (frame::VALUE_GAP, 0), style.pos(at))
-        }))
-        .map_err(err)?;
+    let chart = frame::bar_axes(&body, &labels, &ends, max, theme)?;
+    let screen = chart.use_screen_coord();
+    for (i, (_, v, c)) in bars.iter().enumerate() {
+        let y = i as f64;
+        let corners = [
+            chart.map_coordinate(&(0.0, y - 0.38)),
+            chart.map_coordinate(&(*v, y + 0.38)),
+        ];
+        legend::block(&screen, corners, rgb(*c).to_rgba())?;
+    }
+    // Each value after its bar's end (the end kept within the plot, as plotters keeps a
+    // point), in the plot's pixels.
+    let style = style.pos(Pos::new(HPos::Left, VPos::Center));
+    let (px, py) = chart.get_pixel_range();
+    let plot = chart.strip_coord_spec();
+    for (i, (bar, text)) in bars.iter().zip(values).enumerate() {
+        let (x, y) = chart.map_coordinate(&(bar.1, i as f64));
+        let (x, y) = (x.min(px.end).max(px.start), y.min(py.end).max(py.start));
+        let at = (x - px.start + frame::VALUE_GAP, y - py.start);
+        plot.draw_text(&text, &style, at).map_err(err)?;
+    }
     area.present().map_err(err)
 }
 
@@ -465,41 +457,55 @@ pub trait Draw {
 impl Draw for Plot {
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, theme: Theme) -> ChartResult {
         match self {
-            Plot::Arrivals(bins) => arrivals_chart(area, bins, theme),
-            Plot::Window {
-                times_s,
-                counts,
-                limit,
-                bound,
-                x_max,
-            } => window_chart(area, times_s, counts, *limit, *bound, *x_max, theme),
-            Plot::Xy {
-                title,
-                x_label,
-                y_label,
-                series,
-                references,
-                y_range,
-                x_range,
-            } => {
-                let spec = XyChart {
-                    title,
-                    x_label,
-                    y_label,
-                    series,
-                    references,
-                    y_range: *y_range,
-                    x_range: *x_range,
-                };
-                xy_chart(area, &spec, theme)
-            }
             Plot::Bars {
                 title,
                 bars,
                 max,
                 unit,
             } => bar_chart(area, title, bars, *max, unit, theme),
+            xy => draw_xy(xy, area, theme),
         }
+    }
+}
+
+/// Draws a plot on time or value axes: every kind but [`Plot::Bars`], which is an error here.
+/// The page's main module draws only these, and through this function leaves the bar chart's
+/// code out of its wasm; [`Draw::draw`] draws every kind.
+pub fn draw_xy<DB: DrawingBackend>(
+    plot: &Plot,
+    area: &DrawingArea<DB, Shift>,
+    theme: Theme,
+) -> ChartResult {
+    match plot {
+        Plot::Arrivals(bins) => arrivals_chart(area, bins, theme),
+        Plot::Window {
+            times_s,
+            counts,
+            limit,
+            bound,
+            x_max,
+        } => window_chart(area, times_s, counts, *limit, *bound, *x_max, theme),
+        Plot::Xy {
+            title,
+            x_label,
+            y_label,
+            series,
+            references,
+            y_range,
+            x_range,
+        } => {
+            let spec = XyChart {
+                title,
+                x_label,
+                y_label,
+                series,
+                references,
+                y_range: *y_range,
+                x_range: *x_range,
+            };
+            xy_chart(area, &spec, theme)
+        }
+        Plot::Bars { .. } => Err("bars are drawn by Draw::draw, not draw_xy".into()),
     }
 }
 
@@ -735,6 +741,36 @@ mod tests {
             xy.csv(),
             "series,x,y\n\"a, \"\"b\"\"\",1,2.5\n\"a, \"\"b\"\"\",2,50\nc,1,90\n"
         );
+    }
+
+    #[test]
+    fn draw_xy_draws_every_kind_but_bars_as_draw_does() {
+        let bins = bin_decisions(&[0, 1, 2_500_000], &[true, false, true], 3_000_000, 3);
+        let plots = [
+            Plot::Arrivals(bins),
+            Plot::Window {
+                times_s: vec![0.0, 1.5],
+                counts: vec![1.0, 3.0],
+                limit: 2.0,
+                bound: Some(3.0),
+                x_max: 2.0,
+            },
+            Plot::shares("t", "x", "y", vec![("a".into(), vec![(1.0, 2.5)])]),
+        ];
+        for plot in &plots {
+            for theme in [Theme::LIGHT, Theme::DARK] {
+                draws_as(plot, theme, |a| draw_xy(plot, a, theme));
+            }
+        }
+        let bars = Plot::Bars {
+            title: "served".into(),
+            bars: vec![("a".into(), 50.0, BLUE)],
+            max: 100.0,
+            unit: "%".into(),
+        };
+        let mut out = String::new();
+        let area = SVGBackend::with_string(&mut out, (640, 240)).into_drawing_area();
+        assert!(draw_xy(&bars, &area, Theme::LIGHT).is_err());
     }
 
     #[test]

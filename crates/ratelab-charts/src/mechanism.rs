@@ -4,7 +4,6 @@
 use crate::frame::{frame, shared_sides, xy_axes, Axes, Chart};
 use crate::legend::{Entry, Stroke, Swatch};
 use crate::{err, font, rgb, Bins, ChartResult, Theme};
-use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -122,66 +121,54 @@ fn arrivals_entries(m: &MechanismChart, theme: Theme) -> Vec<Entry> {
     entries
 }
 
-fn arrivals_panel<'a, DB: DrawingBackend + 'a>(
+fn arrivals_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    mut chart: Chart<'a, DB>,
+    chart: Chart<DB>,
     m: &MechanismChart,
     theme: Theme,
 ) -> ChartResult {
     let bins = m.bins;
     let w = bins.width_s;
-    let y_max = chart.y_range().end;
+    let y_max = chart.get_y_range().end;
     let tint = band_tint(m);
     let pending = pending(theme);
     let from = (m.now_s - m.window_s).max(0.0);
     chart
-        .draw_series(std::iter::once(Rectangle::new(
-            [(from, 0.0), (m.now_s, y_max)],
-            tint.mix(0.16).filled(),
-        )))
+        .draw(&(Rectangle::new([(from, 0.0), (m.now_s, y_max)], tint.mix(0.16).filled())))
         .map_err(err)?;
     // Decided bins by decision; what the playhead has not reached yet in grey.
     let (now_bin, now_a, now_r) = m.current;
-    chart
-        .draw_series(
-            bins.admitted
-                .iter()
-                .zip(&bins.rejected)
-                .enumerate()
-                .flat_map(|(i, (&a, &r))| {
-                    let x = i as f64 * w;
-                    let right = x + w * 0.92;
-                    let (done_a, done_r) = match i.cmp(&now_bin) {
-                        std::cmp::Ordering::Less => (a, r),
-                        std::cmp::Ordering::Equal => (now_a, now_r),
-                        std::cmp::Ordering::Greater => (0, 0),
-                    };
-                    let (da, dr) = (f64::from(done_a), f64::from(done_a + done_r));
-                    [
-                        Rectangle::new([(x, 0.0), (right, da)], BLUE.filled()),
-                        Rectangle::new([(x, da), (right, dr)], ORANGE.filled()),
-                        Rectangle::new([(x, dr), (right, f64::from(a + r))], pending.filled()),
-                    ]
-                }),
-        )
-        .map_err(err)?;
+    for (i, (&a, &r)) in bins.admitted.iter().zip(&bins.rejected).enumerate() {
+        let x = i as f64 * w;
+        let right = x + w * 0.92;
+        let (done_a, done_r) = match i.cmp(&now_bin) {
+            std::cmp::Ordering::Less => (a, r),
+            std::cmp::Ordering::Equal => (now_a, now_r),
+            std::cmp::Ordering::Greater => (0, 0),
+        };
+        let (da, dr) = (f64::from(done_a), f64::from(done_a + done_r));
+        for bar in [
+            Rectangle::new([(x, 0.0), (right, da)], BLUE.filled()),
+            Rectangle::new([(x, da), (right, dr)], ORANGE.filled()),
+            Rectangle::new([(x, dr), (right, f64::from(a + r))], pending.filled()),
+        ] {
+            chart.draw(&bar).map_err(err)?;
+        }
+    }
     // Boundaries the limiter resets on, over the bars.
     if shows_boundaries(m) {
-        chart
-            .draw_series(
-                m.boundaries_s
-                    .iter()
-                    .map(|&b| PathElement::new(vec![(b, 0.0), (b, y_max)], PURPLE.stroke_width(2))),
-            )
-            .map_err(err)?;
+        for &b in m.boundaries_s {
+            let line = PathElement::new(vec![(b, 0.0), (b, y_max)], PURPLE.stroke_width(2));
+            chart.draw(&line).map_err(err)?;
+        }
     }
-    playhead(&mut chart, m.now_s, y_max, theme)?;
+    playhead(&chart, m.now_s, y_max, theme)?;
     // The band's count beside the limit, at the top of the band.
     let over = m.band > m.limit;
     let label = format!("{} in (t − W, t], L = {}", m.band, m.limit);
     let style = font(14.0).color(&if over { RED } else { theme.fg });
-    let (px, py) = local(area, chart.backend_coord(&(m.now_s, y_max)));
-    let (xs, _) = chart.plotting_area().get_pixel_range();
+    let (px, py) = local(area, chart.map_coordinate(&(m.now_s, y_max)));
+    let (xs, _) = chart.get_pixel_range();
     let xs = (xs.start - area.get_base_pixel().0)..(xs.end - area.get_base_pixel().0);
     // Its width estimated from its length (14 px sans-serif averages under 8.2 px a
     // character), not measured: measuring lays out a span in the page at every frame.
@@ -232,22 +219,24 @@ fn state_entries(m: &MechanismChart) -> Vec<Entry> {
     entries
 }
 
-fn state_panel<'a, DB: DrawingBackend + 'a>(
+fn state_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    mut chart: Chart<'a, DB>,
+    chart: Chart<DB>,
     m: &MechanismChart,
     theme: Theme,
 ) -> ChartResult {
-    let y_max = chart.y_range().end;
-    let x_max = chart.x_range().end;
+    let y_max = chart.get_y_range().end;
+    let x_max = chart.get_x_range().end;
     // The mark: the capacity, L or the burst.
     chart
-        .draw_series(std::iter::once(PathElement::new(
-            vec![(0.0, m.mark.0), (x_max, m.mark.0)],
-            theme.fg.mix(0.7).stroke_width(1),
-        )))
+        .draw(
+            &(PathElement::new(
+                vec![(0.0, m.mark.0), (x_max, m.mark.0)],
+                theme.fg.mix(0.7).stroke_width(1),
+            )),
+        )
         .map_err(err)?;
-    let (mark_x, mark_y) = local(area, chart.backend_coord(&(0.0, m.mark.0)));
+    let (mark_x, mark_y) = local(area, chart.map_coordinate(&(0.0, m.mark.0)));
     area.draw(&Text::new(
         m.mark.1.to_owned(),
         (mark_x + 4, mark_y - 2),
@@ -269,21 +258,14 @@ fn state_panel<'a, DB: DrawingBackend + 'a>(
             (0..k, color.stroke_width(2)),
         ] {
             chart
-                .draw_series(std::iter::once(PathElement::new(
-                    steps(&m.state_xs[range.clone()], &ys[range]),
-                    style,
-                )))
+                .draw(&(PathElement::new(steps(&m.state_xs[range.clone()], &ys[range]), style)))
                 .map_err(err)?;
         }
     }
     chart
-        .draw_series(std::iter::once(Circle::new(
-            (m.now_s, m.state_now),
-            4,
-            BLUE.filled(),
-        )))
+        .draw(&(Circle::new((m.now_s, m.state_now), 4, BLUE.filled())))
         .map_err(err)?;
-    playhead(&mut chart, m.now_s, y_max, theme)?;
+    playhead(&chart, m.now_s, y_max, theme)?;
     Ok(())
 }
 
@@ -306,17 +288,14 @@ fn local<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, (x, y): (i32, i32)) 
 }
 
 /// The playhead: a line across the panel at `now_s`.
-fn playhead<'a, DB: DrawingBackend + 'a>(
-    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+fn playhead<DB: DrawingBackend>(
+    chart: &Chart<DB>,
     now_s: f64,
     y_max: f64,
     theme: Theme,
 ) -> ChartResult {
     chart
-        .draw_series(std::iter::once(PathElement::new(
-            vec![(now_s, 0.0), (now_s, y_max)],
-            theme.fg.stroke_width(2),
-        )))
+        .draw(&(PathElement::new(vec![(now_s, 0.0), (now_s, y_max)], theme.fg.stroke_width(2))))
         .map_err(err)?;
     Ok(())
 }

@@ -4,7 +4,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use ratelab::sim::Trace;
-use ratelab_charts::{Draw, Theme};
+use ratelab_charts::{draw_xy, Theme};
 use ratelab_page::form::Form;
 use ratelab_page::link as state;
 use ratelab_page::page::{self, Controls};
@@ -74,7 +74,7 @@ impl Lab {
         };
         let plots = page::main_plots(&self.controls, readout, &self.trace);
         for (plot, id) in plots.iter().zip([window, arrivals, share]) {
-            plot.draw(&canvas(id)?, theme(dark)).map_err(js_error)?;
+            draw_xy(plot, &canvas(id)?, theme(dark)).map_err(js_error)?;
         }
         Ok(())
     }
@@ -93,7 +93,7 @@ impl Lab {
     #[wasm_bindgen(js_name = drawCompare)]
     pub fn draw_compare(&self, canvas_ids: Vec<String>, dark: bool) -> Result<(), JsValue> {
         for ((_, plot), id) in self.compared.iter().zip(&canvas_ids) {
-            plot.draw(&canvas(id)?, theme(dark)).map_err(js_error)?;
+            draw_xy(plot, &canvas(id)?, theme(dark)).map_err(js_error)?;
         }
         Ok(())
     }
