@@ -594,7 +594,9 @@ pub(crate) fn bar_axes<DB: DrawingBackend>(
         plot_w = (w as i32 - y_area - right).max(1);
         for &(v, text) in ends {
             let text_w = VALUE_GAP + measure(area, text, &style)?.0;
-            let room = (plot_w + right - 2 - text_w).max(plot_w / 4);
+            // At least a pixel: a chart too small for its labels must not divide by zero (an
+            // infinite range has ticks without end).
+            let room = (plot_w + right - 2 - text_w).max(plot_w / 4).max(1);
             x_max = x_max.max(v * f64::from(plot_w) / f64::from(room));
         }
     }

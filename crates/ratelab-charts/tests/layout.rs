@@ -382,3 +382,17 @@ fn the_limit_2l_and_the_bound_are_told_apart_by_their_dashes_in_plot_and_legend(
         assert!(short < long - 2, "bound {short} against 2L {long}");
     }
 }
+
+/// A chart smaller than its own labels still draws, and ends: the bar chart once divided by
+/// a zero-pixel room there and looked for ticks on an infinite axis forever.
+#[test]
+fn every_plot_draws_at_sizes_too_small_for_its_labels() {
+    for (_, plot) in page_plots() {
+        for (w, h) in [(1, 1), (20, 10), (40, 20), (60, 30)] {
+            draw(w, h, |a| {
+                // Too small may be an error; it must not be a hang or a panic.
+                let _ = plot.draw(a, Theme::LIGHT);
+            });
+        }
+    }
+}
