@@ -550,14 +550,14 @@ impl MechanismView {
     pub fn run(&mut self, controls: JsValue) -> Result<(), JsValue> {
         let mut controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
         controls.replay = REPLAY.with(|r| r.borrow().clone());
-        let (readout, trace, mech) = page::run_mechanism_into(
+        let (horizon_s, trace, mech) = page::run_mechanism_into(
             &controls,
             std::mem::take(&mut self.trace),
             std::mem::take(&mut self.mech),
         )
         .map_err(js_error)?;
-        self.playback = mechanism::Playback::new(&readout, controls.window_s, &trace, &mech);
-        self.horizon_s = readout.horizon_s;
+        self.playback = mechanism::Playback::new(horizon_s, controls.window_s, &trace, &mech);
+        self.horizon_s = horizon_s;
         self.trace = trace;
         self.mech = mech;
         Ok(())
