@@ -16,7 +16,7 @@ const dist = new URL('../dist', import.meta.url).pathname;
 const files = readdirSync(dist, { recursive: true }).map((f) => f.split(sep).join('/')).filter((f) => /\.(wasm|js|css|html)$/.test(f) && !f.startsWith('probes/'));
 const gz = files.map((f) => [f, gzipSync(readFileSync(join(dist, f)), { level: 9 }).length]);
 // The study module and its worker load only when a reader runs the study.
-const onDemand = (f) => /^(ratelab-study|ratelab-extra|study-worker|import-worker|section-worker|js\/panels\/)/.test(f);
+const onDemand = (f) => /^(ratelab-study|ratelab-extra|ratelab-tools|study-worker|import-worker|section-worker|js\/panels\/)/.test(f);
 const total = gz.filter(([f]) => !onDemand(f)).reduce((s, [, n]) => s + n, 0);
 const later = gz.filter(([f]) => onDemand(f)).reduce((s, [, n]) => s + n, 0);
 

@@ -17,7 +17,7 @@ setup();
 const BUDGET = 150 * 1024;
 const dist = join(root, 'dist');
 // Paths in dist/: the panels' modules are js/panels/*.js.
-const onDemand = (f) => /^(ratelab-study|ratelab-extra|study-worker|import-worker|section-worker|js\/panels\/)/.test(f);
+const onDemand = (f) => /^(ratelab-study|ratelab-extra|ratelab-tools|study-worker|import-worker|section-worker|js\/panels\/)/.test(f);
 const gz = (f) => gzipSync(readFileSync(join(dist, f)), { level: 9 }).length;
 
 /** Local .js, .wasm and .css files a piece of HTML or JS names statically, as paths in dist/

@@ -1,7 +1,7 @@
 // Export: every plot can be saved as PNG (the canvas itself), as SVG (drawn by the plotters SVG
-// backend from the same chart code, in the on-demand module) and as CSV (the data behind it).
+// backend from the same chart code, in the tools module) and as CSV (the data behind it).
 import { dark } from './dom.js';
-import { loadExtra } from './modules.js';
+import { loadTools } from './modules.js';
 
 /** Saves `blob` as a file called `name`. */
 export function download(name, blob) {
@@ -15,7 +15,7 @@ export function download(name, blob) {
 }
 
 /** `{svg, csv}` of plot `index` of a view (`main`, `compare`, `section:NAME`), for a canvas. */
-export const fromView = (view, params, index) => async (c) => (await loadExtra()).exportPlot(view, params, index, c.width, c.height, dark());
+export const fromView = (view, params, index) => async (c) => (await loadTools()).exportPlot(view, params, index, c.width, c.height, dark());
 
 /** Puts PNG, SVG and CSV buttons under `canvas` (once); `source()` gives the exporter. */
 export function addExport(canvas, name, source) {

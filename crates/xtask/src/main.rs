@@ -246,6 +246,7 @@ fn test() -> Result {
         &["-p", "ratelab-web", "--all-targets"],
         &["-p", "ratelab-study", "--all-targets"],
         &["-p", "ratelab-extra", "--all-targets"],
+        &["-p", "ratelab-tools", "--all-targets"],
     ] {
         let args = [
             &["clippy", "--target", "wasm32-unknown-unknown"][..],
@@ -280,7 +281,7 @@ fn test() -> Result {
         .concat(),
         &chromedriver,
     )?;
-    for krate in ["ratelab-web", "ratelab-extra"] {
+    for krate in ["ratelab-web", "ratelab-extra", "ratelab-tools"] {
         run(
             "cargo",
             &[&["test", "-p", krate][..], &wasm, &["--test", "browser"]].concat(),

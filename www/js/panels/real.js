@@ -1,13 +1,17 @@
 // Real limiters: reports recorded by `ratelab probe` (shipped in probes/, or the reader's own
-// file), each shown beside a model's decisions on the same send times.
-// Loaded by lazy.js when the section comes near the viewport.
+// file), each shown beside a model's decisions on the same send times: by the on-demand
+// module as it comes into view, by the tools module once the reader asks for another model or
+// saves the figure. Loaded by lazy.js when the section comes near the viewport.
 import { $, dark } from '../dom.js';
 import { addExport } from '../export.js';
-import { loadExtra } from '../modules.js';
+import { loadExtra, loadTools } from '../modules.js';
 
 export function startReal() {
   let view = null;
   let label = '';
+  let text = '';
+  /** The tools module's view of the same report (which can compare and export). */
+  const toolsView = async () => new (await loadTools()).ProbeView(text, label);
   const problem = (message) => {
     const box = $('real-error');
     box.textContent = message;
@@ -31,11 +35,12 @@ export function startReal() {
     view.drawPlot('plot-real', dark());
     $('fig-real').dataset.ready = 'true';
   }
-  async function open(text, name) {
+  async function open(json, name) {
     const extra = await loadExtra();
     try {
-      view = new extra.ProbeView(text, name);
+      view = new extra.ProbeView(json, name);
       label = name;
+      text = json;
       problem('');
       show();
     } catch (e) {
@@ -53,10 +58,10 @@ export function startReal() {
     }
   }
   $('real-run').addEventListener('change', () => { $('real-model').value = ''; recorded($('real-run').value); });
-  const compare = () => {
+  const compare = async () => {
     if (!view) return;
     try {
-      view = view.withModel($('real-model').value);
+      view = (view.withModel ? view : await toolsView()).withModel($('real-model').value);
       problem('');
       show();
     } catch (e) {
@@ -68,14 +73,14 @@ export function startReal() {
   $('real-file').addEventListener('change', async () => {
     const file = $('real-file').files[0];
     if (!file) return;
-    const tooBig = (await loadExtra()).probeFileProblem(file.name, file.size);
+    const tooBig = (await loadTools()).probeFileProblem(file.name, file.size);
     if (tooBig) {
       problem(tooBig);
       return;
     }
     await open(await file.text(), file.name);
   });
-  addExport($('plot-real'), 'real-limiter', () => async (c) => view.exportPlot(c.width, c.height, dark()));
+  addExport($('plot-real'), 'real-limiter', () => async (c) => (view.exportPlot ? view : await toolsView()).exportPlot(c.width, c.height, dark()));
   recorded($('real-run').value);
   return { redraw: () => view && show() };
 }
