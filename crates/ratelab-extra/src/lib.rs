@@ -15,6 +15,7 @@ use ratelab_page::mechanism;
 use ratelab_page::page;
 use ratelab_page::probe_view::{self, ProbeSummary};
 use ratelab_page::sections::{self, Dials, Section, SectionParams};
+use ratelab_page::wire;
 use wasm_bindgen::prelude::*;
 
 fn js_error(e: impl std::fmt::Display) -> JsValue {
@@ -36,21 +37,49 @@ fn canvas(id: &str) -> Result<Canvas, JsValue> {
     Canvas::new(id).ok_or_else(|| js_error(format!("no canvas with id '{id}'")))
 }
 
-/// Computes a section's [`Figure`] only (its chart as data, and any table), for the section
-/// worker: the page's thread then draws its chart with [`draw_plot`], which is cheap. `dials` is
-/// what the reader set on the section's dials ([`Dials`]).
+/// Computes a section's [`Figure`] only, for the section worker: `{table, plot}`, its table
+/// (empty for a chart alone) and its chart, if it has one, packed ([`packed`]); the page's
+/// thread then draws the chart with [`draw_plot`], which is cheap. `dials` is what the reader
+/// set on the section's dials ([`Dials`]).
 #[wasm_bindgen(js_name = sectionData)]
 pub fn section_data_js(name: &str, dials: JsValue) -> Result<JsValue, JsValue> {
     let (section, p) = section_of(name, dials)?;
-    serde_wasm_bindgen::to_value(&section.figure(&p).map_err(js_error)?).map_err(js_error)
+    let figure = section.figure(&p).map_err(js_error)?;
+    #[derive(serde::Serialize)]
+    struct Table<'a> {
+        table: &'a [Vec<String>],
+    }
+    let out = serde_wasm_bindgen::to_value(&Table {
+        table: &figure.table,
+    })
+    .map_err(js_error)?;
+    if let Some(plot) = &figure.plot {
+        js_sys::Reflect::set(&out, &"plot".into(), &packed(plot))?;
+    }
+    Ok(out)
 }
 
-/// Draws a chart that the section worker computed ([`section_data_js`], [`rules_data`]) on the
-/// canvas `canvas_id`.
+/// A chart for the trip from the section worker to the page's thread: `{numbers, text}`, a
+/// `Float64Array` and a string ([`wire::pack`]).
+fn packed(plot: &Plot) -> JsValue {
+    let p = wire::pack(plot);
+    let out = js_sys::Object::new();
+    let numbers = js_sys::Float64Array::from(p.numbers.as_slice());
+    // Setting a property of a new plain object cannot fail.
+    let _ = js_sys::Reflect::set(&out, &"numbers".into(), &numbers);
+    let _ = js_sys::Reflect::set(&out, &"text".into(), &p.text.into());
+    out.into()
+}
+
+/// Draws a chart that the section worker computed and packed ([`section_data_js`],
+/// [`rules_data`]), given as its `numbers` and `text`, on the canvas `canvas_id`.
 #[wasm_bindgen(js_name = drawPlot)]
-pub fn draw_plot(canvas_id: &str, plot: JsValue, dark: bool) -> Result<(), JsValue> {
-    let plot: Plot = serde_wasm_bindgen::from_value(plot).map_err(js_error)?;
-    draw(&plot, canvas_id, dark)
+pub fn draw_plot(canvas_id: &str, numbers: &[f64], text: &str, dark: bool) -> Result<(), JsValue> {
+    draw(
+        &wire::unpack(numbers, text).map_err(js_error)?,
+        canvas_id,
+        dark,
+    )
 }
 
 /// The section named `name` and its settings at the reader's `dials`.
@@ -153,11 +182,27 @@ impl ProbeView {
 
 // Section 1's small multiples, computed in the section worker like the other section figures.
 
-/// Section 1: every algorithm on its own client, as [`sections::RulesFigure`] (each chart,
-/// for [`draw_plot`], with its caption and label, and the table).
+/// Section 1: every algorithm on its own client, as [`sections::RulesFigure`]: `{captions,
+/// labels, table, plots}`, each chart packed ([`packed`]) for [`draw_plot`], with its caption
+/// and label, and the table.
 #[wasm_bindgen(js_name = rulesData)]
 pub fn rules_data() -> Result<JsValue, JsValue> {
-    serde_wasm_bindgen::to_value(&sections::rules().map_err(js_error)?).map_err(js_error)
+    let rules = sections::rules().map_err(js_error)?;
+    #[derive(serde::Serialize)]
+    struct Rules<'a> {
+        captions: &'a [String],
+        labels: &'a [String],
+        table: &'a [Vec<String>],
+    }
+    let out = serde_wasm_bindgen::to_value(&Rules {
+        captions: &rules.captions,
+        labels: &rules.labels,
+        table: &rules.table,
+    })
+    .map_err(js_error)?;
+    let plots: js_sys::Array = rules.plots.iter().map(packed).collect();
+    js_sys::Reflect::set(&out, &"plots".into(), &plots)?;
+    Ok(out)
 }
 
 /// The main figure's mechanism view: the same run as the figure's (the same controls, and the
