@@ -1,11 +1,11 @@
 //! The page's on-demand module: what a reader who scrolls through the page needs beyond the
 //! main figure. It computes the essay's section figures (in `www/section-worker.js`) and draws
-//! them (on the page's thread), keeps the main figure's run with its mechanism for the
-//! playhead (`MechanismView`), and reads, checks and draws the real limiters' probe reports
-//! (`ProbeView`). The page loads it when a section first comes near or the mechanism view into
-//! sight. What only an action needs (the study's results, SVG and CSV export, the import of a
-//! file, a report compared with another model) is in `ratelab-tools`, and the study's jobs run
-//! in the lean `ratelab-study` module.
+//! them (on the page's thread), draws the figures of the recorded probe reports from their
+//! shipped views, and keeps the main figure's run with its mechanism for the playhead
+//! (`MechanismView`). The page loads it when a section first comes near or the mechanism view
+//! into sight. What only an action needs (the study's results, SVG and CSV export, the import
+//! of a file, a probe report read and compared with a model) is in `ratelab-tools`, and the
+//! study's jobs run in the lean `ratelab-study` module.
 
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend as Canvas;
@@ -13,7 +13,6 @@ use ratelab_charts::{Draw, Plot, Theme};
 use ratelab_page::controls::{Controls, Named};
 use ratelab_page::mechanism;
 use ratelab_page::page;
-use ratelab_page::probe_view::{self, ProbeSummary};
 use ratelab_page::sections::{self, Dials, Section, SectionParams};
 use ratelab_page::wire;
 use wasm_bindgen::prelude::*;
@@ -71,8 +70,9 @@ fn packed(plot: &Plot) -> JsValue {
     out.into()
 }
 
-/// Draws a chart that the section worker computed and packed ([`section_data_js`],
-/// [`rules_data`]), given as its `numbers` and `text`, on the canvas `canvas_id`.
+/// Draws a packed chart, given as its `numbers` and `text`, on the canvas `canvas_id`: one
+/// that the section worker computed ([`section_data_js`], [`rules_data`]), or a recorded probe
+/// report's (`www/probes/NAME.view.json`).
 #[wasm_bindgen(js_name = drawPlot)]
 pub fn draw_plot(canvas_id: &str, numbers: &[f64], text: &str, dark: bool) -> Result<(), JsValue> {
     draw(
@@ -134,50 +134,6 @@ extern "C" {
 #[wasm_bindgen(start)]
 pub fn on_start() {
     std::panic::set_hook(Box::new(|info| ratelab_panicked(&info.to_string())));
-}
-
-// Real limiters: reports that `ratelab probe` recorded, shipped with the page or loaded by
-// the reader, shown beside a model's decisions on the same send times.
-
-/// A probe report, checked, with the model it was recorded against: what the Real limiters
-/// panel shows as it comes near. Another model, and the export, are `ratelab-tools`'
-/// `ProbeView` (an action's).
-#[wasm_bindgen]
-#[derive(Debug)]
-pub struct ProbeView {
-    report: ratelab::probe::ProbeReport,
-}
-
-#[wasm_bindgen]
-impl ProbeView {
-    /// Reads the JSON of `ratelab probe --format json`; `name` names the file in messages.
-    #[wasm_bindgen(constructor)]
-    pub fn new(json: &str, name: &str) -> Result<ProbeView, JsValue> {
-        probe_view::check_text(json, name).map_err(js_error)?;
-        // The browser's own JSON parser: serde_json would add about 60 KB to this module.
-        let value = js_sys::JSON::parse(json).map_err(|e| {
-            let e = e
-                .dyn_ref::<js_sys::Error>()
-                .map_or_else(|| "not JSON".into(), |e| String::from(e.message()));
-            js_error(probe_view::not_a_report(name, &e))
-        })?;
-        let report: ratelab::probe::ProbeReport = serde_wasm_bindgen::from_value(value)
-            .map_err(|e| js_error(probe_view::not_a_report(name, &e.to_string())))?;
-        probe_view::check_report(&report, name).map_err(js_error)?;
-        Ok(ProbeView { report })
-    }
-
-    /// The numbers, table rows and sentences the page shows, for the file named `label`.
-    pub fn summary(&self, label: &str) -> Result<JsValue, JsValue> {
-        serde_wasm_bindgen::to_value(&ProbeSummary::of(&self.report).describe(label))
-            .map_err(js_error)
-    }
-
-    /// Draws the report's figure on the canvas `canvas_id`.
-    #[wasm_bindgen(js_name = drawPlot)]
-    pub fn draw_plot(&self, canvas_id: &str, dark: bool) -> Result<(), JsValue> {
-        draw(&probe_view::plot(&self.report), canvas_id, dark)
-    }
 }
 
 // Section 1's small multiples, computed in the section worker like the other section figures.

@@ -1,9 +1,9 @@
-//! A chart packed for the trip from the section worker to the page's thread: a [`Plot`] as
-//! its numbers (a `Float64Array` in JavaScript) and its text (one string), and back. Both
-//! ends run the same on-demand module, so this is all the format needs to be; it keeps the
-//! module free of a general serializer's and deserializer's code for `Plot` (about 5 KB
-//! gzipped through serde-wasm-bindgen) and moves a chart's thousands of points as one typed
-//! array.
+//! A chart packed for the page's on-demand module to draw: a [`Plot`] as its numbers (a
+//! `Float64Array` in JavaScript) and its text (one string), and back. The section worker
+//! packs the section figures for the page's thread, and the Real limiters' recorded reports
+//! ship with theirs ([`crate::probe_view::View`]). Unpacking is all the module needs: it
+//! keeps it free of a general deserializer's code for `Plot` (about 5 KB gzipped through
+//! serde-wasm-bindgen) and moves a chart's thousands of points as one typed array.
 //!
 //! A string is its length in UTF-8 bytes among the numbers and its bytes in the text; a list
 //! is its length, then its items; an option is 0 or 1, then its value; a colour is three
@@ -12,9 +12,11 @@
 
 use ratelab::plot::{Bins, Plot, Rgb, Series};
 use ratelab::Error;
+use serde::Serialize;
 
-/// A packed [`Plot`].
-#[derive(Debug, Clone, PartialEq, Default)]
+/// A packed [`Plot`] (as JSON, `{"numbers": [...], "text": "..."}`, in a shipped
+/// [`crate::probe_view::View`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct Packed {
     /// Its numbers, in order.
     pub numbers: Vec<f64>,

@@ -1,9 +1,9 @@
 //! The page's tools module: what the page and its import worker need only when the reader
 //! acts. It holds the study's results as workers return them (tables, plots, the reproduction
 //! report), SVG and CSV export (the plotters SVG backend), the import of a reader's traffic
-//! file, and probe reports compared with a model (`ProbeView`). The page imports it (an ES
-//! module) when the reader runs the study, saves a plot, chooses a file or asks for another
-//! model; the import worker imports it too. What a reader who only scrolls needs is
+//! file, and probe reports read and compared with a model (`ProbeView`). The page imports it
+//! (an ES module) when the reader runs the study, saves a plot, chooses a file or asks for
+//! another model; the import worker imports it too. What a reader who only scrolls needs is
 //! in `ratelab-extra`, and the study's jobs run in the lean `ratelab-study` module.
 
 use plotters::prelude::*;
@@ -369,8 +369,9 @@ pub fn set_replay(
     Ok(())
 }
 
-// Real limiters: a probe report compared with the model the reader typed, and its figure saved
-// (until then the on-demand module's `ProbeView` shows it).
+// Real limiters: a probe report read in the browser (the reader's own, or a recorded one once
+// the reader compares it with another model or saves its figure; until then the page shows a
+// recorded report from its shipped view).
 
 /// A probe report, checked, and compared with a model.
 #[wasm_bindgen]
@@ -398,9 +399,10 @@ impl ProbeView {
         Ok(ProbeView { report })
     }
 
-    /// The numbers, table rows and sentences the page shows, for the file named `label`.
+    /// What the page shows for the file named `label` ([`probe_view::Shown`]: `{rows, text,
+    /// command, model}`), as a recorded report's shipped view says it.
     pub fn summary(&self, label: &str) -> Result<JsValue, JsValue> {
-        serde_wasm_bindgen::to_value(&ProbeSummary::of(&self.report).describe(label))
+        serde_wasm_bindgen::to_value(&ProbeSummary::of(&self.report).describe(label).shown())
             .map_err(js_error)
     }
 
