@@ -1,5 +1,6 @@
-// A measured run of the built page in headless Chromium: transfer size, time to the first
-// figure, and the time of a dial move (re-simulate and redraw a 10-minute scenario).
+// A measured run of the built page in headless Chromium: transfer size (the first screen, and
+// a reader scrolling through the whole page), time to the first figure, the time of a dial
+// move (re-simulate and redraw a 10-minute scenario), the section figures' compute and draw.
 // `node tests/bench-page.mjs` after `trunk build --release --offline` and
 // `cargo build --release -p ratelab-cli`; the README has the numbers.
 import { chromium } from 'playwright-core';
@@ -7,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join, sep } from 'node:path';
 import { serve } from './serve.mjs';
+import { recordFetches, scrollThrough, transfer } from './scroll.mjs';
 import { spawnSync } from 'node:child_process';
 
 const dist = new URL('../dist', import.meta.url).pathname;
@@ -14,7 +16,7 @@ const dist = new URL('../dist', import.meta.url).pathname;
 const files = readdirSync(dist, { recursive: true }).map((f) => f.split(sep).join('/')).filter((f) => /\.(wasm|js|css|html)$/.test(f) && !f.startsWith('probes/'));
 const gz = files.map((f) => [f, gzipSync(readFileSync(join(dist, f)), { level: 9 }).length]);
 // The study module and its worker load only when a reader runs the study.
-const onDemand = (f) => /^(ratelab-study|ratelab-extra|study-worker|import-worker|section-worker|js\/panels\/)/.test(f);
+const onDemand = (f) => /^(ratelab-study|ratelab-extra|ratelab-tools|study-worker|import-worker|section-worker|js\/panels\/)/.test(f);
 const total = gz.filter(([f]) => !onDemand(f)).reduce((s, [, n]) => s + n, 0);
 const later = gz.filter(([f]) => onDemand(f)).reduce((s, [, n]) => s + n, 0);
 
@@ -33,6 +35,44 @@ for (let i = 0; i < 5; i++) {
     await page.waitForTimeout(1000);
     fetchedAtLoad = await page.evaluate(() => ['index.html', ...performance.getEntriesByType('resource').map((e) => e.name.split(/[?#]/)[0]).filter((u) => u.startsWith(location.origin + '/')).map((u) => u.slice(location.origin.length + 1))]);
   }
+  await page.close();
+}
+
+// A reader scrolling through the whole page, half a screen at a time, until every section
+// figure, the mechanism view, the real limiters and the quiz are drawn: everything fetched, by
+// the page and its workers. Then each section figure computed again in the section worker
+// (the time from asking to the data back on the page's thread) and drawn on the page's thread.
+let scrolled;
+const sectionTimes = {};
+{
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  const fetched = recordFetches(page, base);
+  await page.goto(base);
+  await page.waitForSelector('#lab[data-ready=true]');
+  await scrollThrough(page, fetched);
+  scrolled = transfer(dist, fetched);
+  const times = await page.evaluate(async () => {
+    const { sectionData, loadExtra } = await import('./js/modules.js');
+    const extra = await loadExtra();
+    const sections = [['rules', {}, 'rules-'], ['boundary-table', {}, null], ['ceiling', { capacity: 10 }, 'plot-ceiling'],
+      ['honest', { traffic: 'page-loads', load: 0.8 }, 'plot-honest'], ['swc-offsets', {}, 'plot-swc'], ['lockout', {}, 'plot-lockout'], ['split', {}, 'plot-split']];
+    const out = {};
+    for (let round = 0; round < 7; round++) {
+      for (const [name, dials, canvas] of sections) {
+        const t0 = performance.now();
+        const data = await sectionData(name, dials);
+        const t1 = performance.now();
+        const plots = name === 'rules' ? data.plots.map((p, i) => [`${canvas}${i}`, p]) : data.plot ? [[canvas, data.plot]] : [];
+        for (const [id, p] of plots) extra.drawPlot(id, p.numbers, p.text, false);
+        const t2 = performance.now();
+        (out[name] ??= { compute: [], draw: [] }).compute.push(t1 - t0);
+        out[name].draw.push(t2 - t1);
+      }
+    }
+    return out;
+  });
+  Object.assign(sectionTimes, times);
   await page.close();
 }
 
@@ -144,6 +184,10 @@ const q = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.mi
 console.log(`transfer (gzip -9): ${gz.map(([f, n]) => `${f} ${(n / 1024).toFixed(1)} KB`).join(', ')}; page load ${(total / 1024).toFixed(1)} KB, study on demand ${(later / 1024).toFixed(1)} KB`);
 const fetchedGz = gz.filter(([f]) => fetchedAtLoad.includes(f)).reduce((s, [, n]) => s + n, 0);
 console.log(`fetched for the first screen (1280 × 900, a second after the first figure): ${fetchedAtLoad.join(', ')}: ${(fetchedGz / 1024).toFixed(1)} KB gzipped`);
+console.log(`a scroll through the whole page (1280 × 900, every section figure, the mechanism view, the real limiters and the quiz drawn): ${scrolled.show()}: ${(scrolled.bytes / 1024).toFixed(1)} KB gzipped in all`);
+for (const [name, { compute, draw }] of Object.entries(sectionTimes)) {
+  console.log(`section ${name}: computed in the section worker, p50 ${q(compute, 0.5).toFixed(1)} ms (max ${Math.max(...compute).toFixed(1)}); drawn, p50 ${q(draw, 0.5).toFixed(1)} ms (${compute.length} rounds)`);
+}
 console.log(`first figure drawn after load: median ${q(firsts, 0.5).toFixed(0)} ms, max ${Math.max(...firsts).toFixed(0)} ms (${firsts.length} loads)`);
 console.log(`a million-line file read, parsed and replayed through every limiter in a worker: ${imports.map((x) => (x / 1000).toFixed(2)).join(', ')} s (${(million.length / 1e6).toFixed(1)} MB)`);
 console.log(`essay-size honest-client table alone, ${honest[0].workers} workers: ${honest.map((h) => (h.wallMs / 1000).toFixed(2)).join(', ')} s wall (${honest.length} runs)`);

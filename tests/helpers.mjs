@@ -46,8 +46,9 @@ after(async () => {
 });
 }
 
-/** A fresh page on the lab, with console errors and foreign requests collected. */
-export async function open(t, { viewport = { width: 1280, height: 900 }, colorScheme = 'light', path = '/', bypassCSP = false, workers = null, scale = 1 } = {}) {
+/** A fresh page on the lab, with console errors and foreign requests collected; `before(page)`
+ * runs before the page is loaded (to watch its requests from the first). */
+export async function open(t, { viewport = { width: 1280, height: 900 }, colorScheme = 'light', path = '/', bypassCSP = false, workers = null, before = null, scale = 1 } = {}) {
   // `bypassCSP` only for tests that inject a tool's script (axe-core) into the page; `scale`:
   // the screen's devicePixelRatio.
   const context = await browser.newContext({ viewport, colorScheme, bypassCSP, deviceScaleFactor: scale });
@@ -63,6 +64,7 @@ export async function open(t, { viewport = { width: 1280, height: 900 }, colorSc
   });
   // `workers`: how many cores the page believes it has (the study starts one worker per core).
   if (workers) await page.addInitScript((n) => Object.defineProperty(navigator, 'hardwareConcurrency', { get: () => n }), workers);
+  await before?.(page);
   await page.goto(origin + path);
   await page.waitForSelector('#lab[data-ready=true]', { timeout: 20000 });
   t.after(() => context.close());

@@ -1,23 +1,31 @@
-// The first screen's weight budget: what the page loads before a reader scrolls, gzipped at
-// level 9, at most 150 KB (153,600 bytes). The set of files is read from the built dist/
-// (index.html's links and scripts, then every static import of those scripts, recursively)
-// and checked against what Chromium really fetched for the first screen, so that neither a
-// new static import nor an early dynamic one escapes the count. The on-demand modules (the
-// study's, the extra module, the workers, the panels) must not be among them. Files are
-// named by their path in dist/ (the page's modules are in js/).
+// The page's weight budgets, gzipped at level 9. The first screen, what the page loads before
+// a reader scrolls, is at most 150 KB (153,600 bytes): the set of files is read from the built
+// dist/ (index.html's links and scripts, then every static import of those scripts,
+// recursively) and checked against what Chromium really fetched for the first screen, so
+// that neither a new static import nor an early dynamic one escapes the count. The on-demand
+// modules (the study's, the extra and tools modules, the workers, the panels) must not be
+// among them. A reader who scrolls through the whole page, slowly enough for every lazy part
+// to load and draw, fetches at most 300 KB (307,200 bytes) in all, counted from what Chromium
+// fetched (tests/scroll.mjs, as tests/bench-page.mjs measures it), and nothing that only an
+// action needs. Files are named by their path in dist/ (the page's modules are in js/).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join, posix } from 'node:path';
-import { setup, open, root } from './helpers.mjs';
+import { setup, open, root, origin } from './helpers.mjs';
+import { recordFetches, scrollThrough, transfer } from './scroll.mjs';
 
 setup();
 
 const BUDGET = 150 * 1024;
+const SCROLL_BUDGET = 300 * 1024;
 const dist = join(root, 'dist');
 // Paths in dist/: the panels' modules are js/panels/*.js.
-const onDemand = (f) => /^(ratelab-study|ratelab-extra|study-worker|import-worker|section-worker|js\/panels\/)/.test(f);
+const onDemand = (f) => /^(ratelab-study|ratelab-extra|ratelab-tools|study-worker|import-worker|section-worker|js\/panels\/)/.test(f);
+// What only an action loads: the study (its module, workers and panel), a file's import (its
+// worker and panel), export and probe reports read in the browser (the tools module).
+const onAction = (f) => /^(ratelab-study|ratelab-tools|study-worker|import-worker|js\/panels\/(study|import)\.js)/.test(f);
 const gz = (f) => gzipSync(readFileSync(join(dist, f)), { level: 9 }).length;
 
 /** Local .js, .wasm and .css files a piece of HTML or JS names statically, as paths in dist/
@@ -81,5 +89,20 @@ test('what Chromium fetches for the first screen is that set, within the same bu
   t.diagnostic(`fetched: ${show(new Set(['index.html', ...known]))}; beyond the static set: ${early.join(', ') || 'none'}`);
   const bytes = total(files);
   assert.ok(bytes <= BUDGET, `first screen ${(bytes / 1024).toFixed(1)} KB gzipped, over the ${BUDGET / 1024} KB budget: ${show(files)}`);
+  assert.deepEqual(problems, []);
+});
+
+test('a reader who scrolls through the whole page fetches at most 300 KB gzipped, and no tools', async (t) => {
+  let fetched = [];
+  const { page, problems } = await open(t, { before: (p) => { fetched = recordFetches(p, `${origin}/`); } });
+  await scrollThrough(page, fetched);
+  const all = transfer(dist, fetched);
+  t.diagnostic(`fetched in a scroll through the page: ${all.show()}: ${(all.bytes / 1024).toFixed(1)} KB gzipped`);
+  // The lazy parts were loaded, and nothing an action alone needs.
+  for (const part of ['ratelab-extra_bg.wasm', 'section-worker.js', 'js/sections.js', 'js/playhead.js', 'js/panels/real.js', 'js/panels/quiz.js']) {
+    assert.ok(all.files.includes(part), `${part} was not fetched: ${all.files}`);
+  }
+  assert.deepEqual(all.files.filter(onAction), [], 'what only an action needs, fetched by scrolling');
+  assert.ok(all.bytes <= SCROLL_BUDGET, `a scroll through the page fetched ${(all.bytes / 1024).toFixed(1)} KB gzipped, over the ${SCROLL_BUDGET / 1024} KB budget: ${all.show()}`);
   assert.deepEqual(problems, []);
 });

@@ -1,20 +1,21 @@
-// A Web Worker reading a reader's traffic file with the on-demand module (ratelab-extra): the
-// file is read in slices, with progress after each, parsed and replayed through every limiter
-// here, off the page's thread. The file is read locally and never sent anywhere.
-/* global wasm_bindgen */
-importScripts('ratelab-extra.js');
-let loaded;
+// A Web Worker (an ES module) reading a reader's traffic file with the tools module
+// (ratelab-tools): the file is read in slices, with progress after each, parsed and replayed
+// through every limiter here, off the page's thread. The file is read locally and never sent
+// anywhere.
+import init, { Import, replayReport } from './ratelab-tools.js';
+
 let times = null;
 
-// A panic in the module reaches the page's banner.
+// A panic in the module reaches the page's banner (the module's panic hook is set as it starts).
 self.ratelabPanicked = (message) => postMessage({ type: 'panic', message });
-const load = () => (loaded ??= wasm_bindgen({ module_or_path: 'ratelab-extra_bg.wasm' }).then(() => wasm_bindgen.extraPanicHook()));
+let loaded;
+const load = () => (loaded ??= init({ module_or_path: new URL('ratelab-tools_bg.wasm', import.meta.url) }));
 // Slices of the file fed to the importer: progress is reported after each one.
 const SLICE = 4 << 20;
 
 async function importFile(msg) {
   const file = msg.file;
-  const importer = new wasm_bindgen.Import(msg.format, msg.field, msg.value);
+  const importer = new Import(msg.format, msg.field, msg.value);
   for (let at = 0; at < file.size; at += SLICE) {
     importer.feed(new Uint8Array(await file.slice(at, at + SLICE).arrayBuffer()));
     const bytes = Math.min(file.size, at + SLICE);
@@ -22,7 +23,7 @@ async function importFile(msg) {
   }
   const summary = importer.finish(file.name);
   times = importer.times();
-  const report = wasm_bindgen.replayReport(times, msg.controls, msg.share);
+  const report = replayReport(times, msg.controls, msg.share);
   const copy = times.slice();
   postMessage({ type: 'import-done', summary, report, times: copy }, [copy.buffer]);
 }
@@ -34,7 +35,7 @@ onmessage = async (event) => {
     if (msg.type === 'import') {
       await importFile(msg);
     } else if (msg.type === 'analyze' && times) {
-      postMessage({ type: 'analyzed', report: wasm_bindgen.replayReport(times, msg.controls, msg.share), seq: msg.seq });
+      postMessage({ type: 'analyzed', report: replayReport(times, msg.controls, msg.share), seq: msg.seq });
     }
   } catch (e) {
     postMessage({ type: 'error', of: msg.type, message: String(e?.message ?? e) });

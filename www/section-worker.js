@@ -5,7 +5,8 @@
 importScripts('ratelab-extra.js');
 let loaded;
 self.ratelabPanicked = (message) => postMessage({ type: 'panic', message });
-const load = () => (loaded ??= wasm_bindgen({ module_or_path: 'ratelab-extra_bg.wasm' }).then(() => wasm_bindgen.extraPanicHook()));
+// (The module's panic hook is set as it starts.)
+const load = () => (loaded ??= wasm_bindgen({ module_or_path: 'ratelab-extra_bg.wasm' }));
 
 onmessage = async (event) => {
   const { seq, name, dials } = event.data;

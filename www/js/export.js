@@ -1,8 +1,8 @@
 // Export: every plot can be saved as SVG (drawn by the plotters SVG backend from the same chart
-// code, in the on-demand module), as PNG (that SVG drawn at twice its size, whatever the
-// screen) and as CSV (the data behind it).
+// code, in the tools module), as PNG (that SVG drawn at twice its size, whatever the screen)
+// and as CSV (the data behind it).
 import { dark, chartSize } from './dom.js';
-import { loadExtra } from './modules.js';
+import { loadTools } from './modules.js';
 
 /** Saves `blob` as a file called `name`. */
 export function download(name, blob) {
@@ -16,7 +16,7 @@ export function download(name, blob) {
 }
 
 /** `{svg, csv}` of plot `index` of a view (`main`, `compare`, `section:NAME`), for a canvas. */
-export const fromView = (view, params, index) => async (c) => (await loadExtra()).exportPlot(view, params, index, ...chartSize(c), dark());
+export const fromView = (view, params, index) => async (c) => (await loadTools()).exportPlot(view, params, index, ...chartSize(c), dark());
 
 /** The SVG `svg` of a `w` × `h` chart as a PNG of twice that size. */
 async function png(svg, w, h) {

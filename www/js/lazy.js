@@ -1,7 +1,9 @@
-// When the on-demand code loads. Each panel's code (panels/*.js) is imported when the panel
-// comes near the viewport or is first used, and the section figures' (sections.js) when the
-// essay does or the workshop needs them, which keeps the first load small; until then the
-// handlers here hold what the reader did (a chosen or dropped file) and pass it on.
+// When the on-demand code loads. A panel's code (panels/*.js) is imported when the panel
+// comes near the viewport if it shows something then (the quiz, the real limiters), else when
+// it is first used (the import, the study), and the section figures' (sections.js) when the
+// essay comes near or the workshop needs them, which keeps the first load and a scroll through
+// the page small; until then the handlers here hold what the reader did (a chosen or dropped
+// file) and pass it on.
 import { $, whenNear } from './dom.js';
 
 /** Each panel module, imported once, on first use. */
@@ -29,13 +31,13 @@ export const drawSections = (within) => (sectionsOn ? sectionsModule().then((m) 
 /** Draws again the section figures already shown (after a resize or a theme change). */
 export const redrawSections = () => { loaded.sections?.then((m) => m.redrawSections()); };
 
-/** Your own traffic: `ctx` is the lab's (see lab.js), which the import shows a file in. */
+/** Your own traffic: `ctx` is the lab's (see lab.js), which the import shows a file in. Its
+ * code loads when a file is chosen or dropped. */
 export function startImportPanel(ctx) {
   const { fields } = ctx;
   const api = { readControls: ctx.readControls, show: ctx.showReplay };
   let importUi = null;
   const withImport = () => (importUi ??= importPanel().then((m) => m.startImport(api)));
-  whenNear($('your-traffic'), withImport);
   const readFile = async (file) => (await withImport()).read(file);
   $('import-file').addEventListener('change', () => readFile($('import-file').files[0]));
   const drop = $('import-drop');
@@ -54,14 +56,13 @@ export function startImportPanel(ctx) {
   for (const el of [fields.limit, fields.windowS, fields.capacity]) el.addEventListener('input', () => reanalyze());
 }
 
-/** The recall quiz, the real limiters and the study, each loaded when near or used. */
+/** The recall quiz and the real limiters, each loaded when near, and the study, when run. */
 export function startOtherPanels() {
   whenNear($('recall'), () => quizPanel().then((m) => m.startQuiz()));
   let real = null;
   whenNear($('real'), async () => { real = (await realPanel()).startReal(); });
   window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => real?.redraw());
   let runStudy = null;
-  whenNear($('study'), () => studyPanel());
   $('run-study').addEventListener('click', async () => {
     runStudy ??= (await studyPanel()).startStudy();
     runStudy();

@@ -28,7 +28,7 @@ async function drawRules() {
     plots.forEach((_, i) => addExport($(`rules-${i}`), `rules-${i}`, () => fromView('rules', {}, i)));
   }
   fitCanvases(box);
-  plots.forEach((plot, i) => extra.drawWindow(`rules-${i}`, plot, dark()));
+  plots.forEach((plot, i) => extra.drawPlot(`rules-${i}`, plot.numbers, plot.text, dark()));
   fillTable($('rules-table'), table);
 }
 
@@ -57,7 +57,7 @@ export function startSections() {
           await s.custom();
         } else {
           const [data, extra] = await Promise.all([sectionData(s.name, s.dials()), loadExtra()]);
-          if (s.canvas) { fitCanvas($(s.canvas)); extra.drawSection(data, s.canvas, dark()); }
+          if (s.canvas) { fitCanvas($(s.canvas)); extra.drawPlot(s.canvas, data.plot.numbers, data.plot.text, dark()); }
           if (s.table) fillTable($(s.table), data.table);
           if (s.canvas) addExport($(s.canvas), s.name, () => fromView(`section:${s.name}`, s.dials(), 0));
         }

@@ -1,8 +1,8 @@
-//! The on-demand module in a real browser: every section figure computes and draws, and a
-//! study job's result (from the worker module) is taken back. `cargo test -p ratelab-extra --target wasm32-unknown-unknown --test browser`.
+//! The on-demand module in a real browser: every section figure computes, crosses packed as the
+//! section worker sends it, and draws. `cargo test -p ratelab-extra --target wasm32-unknown-unknown --test browser`.
 #![cfg(target_arch = "wasm32")]
 
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -27,6 +27,17 @@ fn canvas(id: &str) -> web_sys::HtmlCanvasElement {
     c
 }
 
+fn get(value: &JsValue, key: &str) -> JsValue {
+    js_sys::Reflect::get(value, &key.into()).expect("a property")
+}
+
+/// Draws a packed chart (`{numbers, text}`) as the page's thread does.
+fn draw(plot: &JsValue) {
+    let numbers = js_sys::Float64Array::from(get(plot, "numbers")).to_vec();
+    let text = get(plot, "text").as_string().expect("text");
+    ratelab_extra::draw_plot("section", &numbers, &text, true).expect("drawn");
+}
+
 #[wasm_bindgen_test]
 fn every_section_computes_and_draws() {
     canvas("section");
@@ -38,29 +49,30 @@ fn every_section_computes_and_draws() {
         "split",
         "boundary-table",
     ] {
-        let params = js_sys::Object::new();
-        ratelab_extra::section(name, params.into(), "section", true)
+        let data = ratelab_extra::section_data_js(name, js_sys::Object::new().into())
             .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let plot = get(&data, "plot");
+        if name == "boundary-table" {
+            assert!(plot.is_undefined(), "a table alone has no chart");
+            assert!(js_sys::Array::from(&get(&data, "table")).length() > 1);
+        } else {
+            draw(&plot);
+        }
+    }
+    let rules = ratelab_extra::rules_data().expect("section 1");
+    let plots = js_sys::Array::from(&get(&rules, "plots"));
+    assert_eq!(plots.length(), 6);
+    for plot in plots.iter() {
+        draw(&plot);
     }
 }
 
 #[wasm_bindgen_test]
-fn an_unknown_section_is_named() {
-    let err = ratelab_extra::section("nope", js_sys::Object::new().into(), "", false)
-        .expect_err("unknown");
+fn an_unknown_section_and_a_bad_chart_are_named() {
+    let err =
+        ratelab_extra::section_data_js("nope", js_sys::Object::new().into()).expect_err("unknown");
     assert!(err.as_string().unwrap_or_default().contains("nope"));
-}
-
-#[wasm_bindgen_test]
-fn a_study_job_runs_and_its_result_is_taken_back() {
-    let worker = ratelab_study::Study::new(2, 5, 1, true).expect("a study");
-    let mut results = ratelab_extra::StudyResults::new(2, 5, 1, true).expect("results");
-    assert_eq!(worker.jobs(), results.jobs());
-    assert_eq!(worker.jobs(), 20);
-    let result = worker.run_job(0).expect("job 0");
-    results.add_result(0, result).expect("added");
-    assert_eq!(results.done(), 1);
-    assert!(results
-        .add_result(99, js_sys::Object::new().into())
-        .is_err());
+    canvas("bad");
+    let err = ratelab_extra::draw_plot("bad", &[2.0, 5.0], "ab", false).expect_err("refused");
+    assert!(err.as_string().unwrap_or_default().contains("packed chart"));
 }

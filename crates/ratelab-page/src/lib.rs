@@ -1,8 +1,8 @@
 //! Everything that decides what the ratelab page shows, in plain Rust with no browser in
 //! sight: the figure's typed controls, the link codec, the main figure, compare, replay and
-//! the section figures. The wasm crates (`ratelab-web`, the page's handle, and
-//! `ratelab-extra`, the on-demand module) are thin bindings over it, so all of it is tested
-//! natively.
+//! the section figures. The wasm crates (`ratelab-web`, the page's handle, `ratelab-extra`,
+//! the on-demand module, and `ratelab-tools`, the tools module) are thin bindings over it,
+//! so all of it is tested natively.
 
 pub mod controls;
 pub mod export;
@@ -13,3 +13,4 @@ pub mod mechanism;
 pub mod page;
 pub mod probe_view;
 pub mod sections;
+pub mod wire;

@@ -3,7 +3,6 @@
 //! and what the limiter holds, from [`ratelab::sim::Mechanism`]; this module turns that into
 //! the frame the page writes out and the chart it draws.
 
-use crate::page::Readout;
 use ratelab::limiter::{State, StateKind};
 use ratelab::sim::{Mechanism, Trace};
 use ratelab_charts::{self as charts, Bins, MechanismChart};
@@ -67,9 +66,10 @@ fn label(kind: StateKind) -> &'static str {
 }
 
 impl Playback {
-    /// The view of a run: its read-out, trace and mechanism.
-    pub fn new(readout: &Readout, window_s: u64, trace: &Trace, mech: &Mechanism) -> Playback {
-        let horizon = (readout.horizon_s * 1e6) as u64;
+    /// The view of a run: its horizon in seconds (`Readout::horizon_s`), window, trace and
+    /// mechanism.
+    pub fn new(horizon_s: f64, window_s: u64, trace: &Trace, mech: &Mechanism) -> Playback {
+        let horizon = (horizon_s * 1e6) as u64;
         let window_us = window_s * 1_000_000;
         let bins = (horizon / (window_us / 12).max(1)).clamp(12, 240) as usize;
         let times: Vec<f64> = (0..mech.len())
@@ -100,7 +100,7 @@ impl Playback {
             ys,
             part,
             boundaries,
-            x_max: readout.horizon_s,
+            x_max: horizon_s,
             window_s: window_s as f64,
         }
     }
@@ -253,12 +253,12 @@ fn decimate(xs: &[f64], ys: &[f64], part: &[f64]) -> (Vec<f64>, Vec<f64>, Vec<f6
 mod tests {
     use super::*;
     use crate::controls::{Attack, Controls};
-    use crate::page::run_mechanism;
+    use crate::page::{run_mechanism, Readout};
     use ratelab::spec::LimiterKind;
 
     fn frames(c: &Controls) -> (Readout, Vec<Frame>) {
         let (r, trace, mech) = run_mechanism(c).expect("runs");
-        let p = Playback::new(&r, c.window_s, &trace, &mech);
+        let p = Playback::new(r.horizon_s, c.window_s, &trace, &mech);
         let frames = (0..mech.len())
             .map(|i| p.frame(&trace, &mech, i).expect("a frame"))
             .collect();
@@ -361,7 +361,7 @@ mod tests {
                 ..Controls::default()
             };
             let (r, trace, mech) = run_mechanism(&c).expect("runs");
-            let p = Playback::new(&r, c.window_s, &trace, &mech);
+            let p = Playback::new(r.horizon_s, c.window_s, &trace, &mech);
             let mut svg = String::new();
             {
                 let area = SVGBackend::with_string(&mut svg, (880, 300)).into_drawing_area();

@@ -69,21 +69,27 @@ pub fn run_into(controls: &Controls, buf: Trace) -> Result<(Readout, Trace), Err
 }
 
 /// [`run`] with the run's mechanism (each decision's trailing window and the limiter's
-/// state), for the playhead.
+/// state), as the figure's read-out would say it.
 pub fn run_mechanism(controls: &Controls) -> Result<(Readout, Trace, Mechanism), Error> {
-    run_mechanism_into(controls, Trace::default(), Mechanism::default())
+    let scenario = controls.scenario()?;
+    let (stats, trace, mech) =
+        mechanism_into(&scenario, 0, 0, Trace::default(), Mechanism::default())?;
+    Ok((finish(controls, &scenario, &stats)?, trace, mech))
 }
 
-/// [`run_mechanism`], into the lists of a trace and a mechanism kept from an earlier run: the
-/// page re-runs at every move of a dial and keeps one set of lists for all of them.
+/// The playhead's run: the figure's first run with its mechanism, into the lists of a trace
+/// and a mechanism kept from an earlier run (the page re-runs at every move of a dial and
+/// keeps one set of lists for all of them), and the run's horizon in seconds, its time axis.
+/// No read-out: the figure beside it has its own, so its sentences (and, under the retry
+/// storm, the second run they compare with) are not made again.
 pub fn run_mechanism_into(
     controls: &Controls,
     trace: Trace,
     mech: Mechanism,
-) -> Result<(Readout, Trace, Mechanism), Error> {
+) -> Result<(f64, Trace, Mechanism), Error> {
     let scenario = controls.scenario()?;
-    let (stats, trace, mech) = mechanism_into(&scenario, 0, 0, trace, mech)?;
-    Ok((finish(controls, &scenario, &stats)?, trace, mech))
+    let (_, trace, mech) = mechanism_into(&scenario, 0, 0, trace, mech)?;
+    Ok((horizon(&scenario) as f64 / 1e6, trace, mech))
 }
 
 /// The read-out of a run, with its explanation.
@@ -104,14 +110,14 @@ fn finish(controls: &Controls, scenario: &Scenario, stats: &RunStats) -> Result<
 
 fn readout(controls: &Controls, scenario: &Scenario, stats: &RunStats) -> Result<Readout, Error> {
     let cli = controls.cli_args()?;
-    let decisions = stats.decisions.max(1) as f64;
+    let row = row(scenario, stats);
     Ok(Readout {
-        worst_window: stats.busiest,
+        worst_window: row.worst_window,
         worst_at_s: stats.busiest_at as f64 / 1e6,
-        bound: theory::worst_case(&scenario.limiters[0], scenario.limit, scenario.window),
-        served_share: stats.served_share().unwrap_or(0.0),
-        wrong_admits: stats.wrong_admits as f64 / decisions,
-        wrong_rejects: stats.wrong_rejects as f64 / decisions,
+        bound: row.bound,
+        served_share: row.served_share,
+        wrong_admits: row.wrong_admits,
+        wrong_rejects: row.wrong_rejects,
         offered: stats.offered,
         admitted: stats.admitted,
         invariant_ok: stats.busiest <= scenario.limit,
@@ -207,7 +213,8 @@ pub fn compare(controls: &Controls) -> Result<Vec<(CompareRow, Plot)>, Error> {
             c.algorithm = *kind;
             let scenario = c.scenario()?;
             let (stats, trace) = trace_into(&scenario, 0, 0, std::mem::take(&mut buf))?;
-            let r = readout(&c, &scenario, &stats)?;
+            // The row alone, not the figure's whole read-out: no command line or sentences.
+            let row = row(&scenario, &stats);
             let (admitted_s, _) = window_series(&trace);
             let (xs, ys) = charts::window_steps(&admitted_s, controls.window_s as f64);
             let (xs, ys) = charts::decimate_max(&xs, &ys, MAX_POINTS / 4);
@@ -215,23 +222,26 @@ pub fn compare(controls: &Controls) -> Result<Vec<(CompareRow, Plot)>, Error> {
                 times_s: xs,
                 counts: ys,
                 limit: controls.limit as f64,
-                bound: r.bound.map(|b| b as f64),
-                x_max: r.horizon_s,
+                bound: row.bound.map(|b| b as f64),
+                x_max: horizon(&scenario) as f64 / 1e6,
             };
             buf = trace;
-            Ok((
-                CompareRow {
-                    limiter: scenario.limiters[0].text.clone(),
-                    served_share: r.served_share,
-                    worst_window: r.worst_window,
-                    bound: r.bound,
-                    wrong_admits: r.wrong_admits,
-                    wrong_rejects: r.wrong_rejects,
-                },
-                plot,
-            ))
+            Ok((row, plot))
         })
         .collect()
+}
+
+/// A run's row of the comparison table: its limiter and the read-out's numbers.
+fn row(scenario: &Scenario, stats: &RunStats) -> CompareRow {
+    let decisions = stats.decisions.max(1) as f64;
+    CompareRow {
+        limiter: scenario.limiters[0].text.clone(),
+        served_share: stats.served_share().unwrap_or(0.0),
+        worst_window: stats.busiest,
+        bound: theory::worst_case(&scenario.limiters[0], scenario.limit, scenario.window),
+        wrong_admits: stats.wrong_admits as f64 / decisions,
+        wrong_rejects: stats.wrong_rejects as f64 / decisions,
+    }
 }
 
 /// Compare mode's table rows and small multiples, as the section worker hands them to the

@@ -1,8 +1,11 @@
 //! Real limiters on the page: a report that `ratelab probe` recorded, checked, summarised and
 //! drawn beside a model's decisions on the same send times. Reading the JSON itself is left to
-//! the browser's parser (serde_json would add about 60 KB to the on-demand module); everything
-//! after it is here.
+//! the browser's parser (serde_json would add about 60 KB to the page's modules); everything
+//! after it is here. The reports the page ships are shown from their [`View`], made here
+//! beforehand (`www/probes/NAME.view.json`), so that a reader who only scrolls past them loads
+//! none of this; a reader's own report, or another model, is read and run in the browser.
 
+use crate::wire::{self, Packed};
 use ratelab::probe::ProbeReport;
 use ratelab::text::{shown, SHOWN};
 use ratelab::time::format_duration;
@@ -188,6 +191,50 @@ impl ProbeSummary {
         ));
         self.text = text;
         self
+    }
+
+    /// What the panel shows of the summary (after [`ProbeSummary::describe`]).
+    pub fn shown(self) -> Shown {
+        Shown {
+            rows: self.rows,
+            text: self.text,
+            command: self.command,
+            model: self.model,
+        }
+    }
+}
+
+/// What the Real limiters panel shows beside the figure: the table's rows, the sentences, the
+/// command that recorded the report and the model it is compared with.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Shown {
+    /// See [`ProbeSummary::rows`].
+    pub rows: Vec<[String; 6]>,
+    /// See [`ProbeSummary::text`].
+    pub text: String,
+    /// See [`ProbeSummary::command`].
+    pub command: Option<String>,
+    /// See [`ProbeSummary::model`].
+    pub model: Option<String>,
+}
+
+/// A report as the panel shows it: what it says and its figure, packed as the page's on-demand
+/// module draws it ([`wire`]). The page ships one beside each recorded report
+/// (`www/probes/NAME.view.json`; `RATELAB_BLESS=1 cargo test -p ratelab-page --test
+/// probe_views` writes them, and without it checks them).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct View {
+    /// What it says.
+    pub shown: Shown,
+    /// Its figure, [`plot`].
+    pub plot: Packed,
+}
+
+/// The [`View`] of a checked report, named `label` in its sentences.
+pub fn view(report: &ProbeReport, label: &str) -> View {
+    View {
+        shown: ProbeSummary::of(report).describe(label).shown(),
+        plot: wire::pack(&plot(report)),
     }
 }
 

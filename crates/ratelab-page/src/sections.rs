@@ -9,7 +9,7 @@ use crate::controls::{Attack, Controls, Named, Traffic, CAPACITY_FACTOR};
 use crate::page::{self, CompareRow};
 use ratelab::limiter::LeakyMode;
 use ratelab::plot::{series_color, Plot, Series};
-use ratelab::sim::{simulate, Scenario};
+use ratelab::sim::Scenario;
 use ratelab::spec::{LimiterKind, LimiterSpec, Replay, TrafficSpec};
 use ratelab::study::{self, busiest, run_scenario, served, Size};
 use ratelab::time::{Micros, MINUTE, SECOND};
@@ -274,15 +274,16 @@ pub fn bucket_ceiling(limit: u64, current: u64) -> Result<Figure, Error> {
             window: MINUTE,
             ..Scenario::default()
         };
-        let worst = |traffic: &str| -> Result<u64, Error> {
+        // One run each, through the study's own run loop (as every section figure).
+        let worst = |traffic: &str| -> Result<f64, Error> {
             let s = Scenario {
                 traffic: TrafficSpec::parse(traffic)?,
                 ..base.clone()
             };
-            Ok(simulate(&s)?.results[0].busiest_window_max)
+            Ok(busiest(&run_scenario(&s)?, 0).mean)
         };
-        flood.push((b as f64, worst("flood:start=worst")? as f64));
-        burst.push((b as f64, worst("boundary-burst")? as f64));
+        flood.push((b as f64, worst("flood:start=worst")?));
+        burst.push((b as f64, worst("boundary-burst")?));
         theory_line.push((b as f64, (b + limit - 1) as f64));
     }
     Ok(lines_figure(
@@ -511,8 +512,10 @@ pub fn boundary_table(limit: u64) -> Result<Figure, Error> {
         window: MINUTE,
         ..Scenario::default()
     };
-    let report = simulate(&s)?;
-    let (f, l) = (&report.results[0], &report.results[1]);
+    // One run, through the study's own run loop (as every section figure).
+    let r = run_scenario(&s)?;
+    let most = |i| busiest(&r, i).mean;
+    let share = |i| served(&r, i).mean;
     let ratio = |a: f64, b: f64| {
         if b > 0.0 {
             format!("{:.1}×", a / b)
@@ -529,15 +532,15 @@ pub fn boundary_table(limit: u64) -> Result<Figure, Error> {
         ],
         vec![
             "most admitted in one window".into(),
-            f.busiest_window_max.to_string(),
-            l.busiest_window_max.to_string(),
-            ratio(f.busiest_window_max as f64, l.busiest_window_max as f64),
+            format!("{:.0}", most(0)),
+            format!("{:.0}", most(1)),
+            ratio(most(0), most(1)),
         ],
         vec![
             "share admitted".into(),
-            format!("{:.0}%", 100.0 * f.served_share.unwrap_or(0.0)),
-            format!("{:.0}%", 100.0 * l.served_share.unwrap_or(0.0)),
-            ratio(f.served_share.unwrap_or(0.0), l.served_share.unwrap_or(0.0)),
+            format!("{:.0}%", 100.0 * share(0)),
+            format!("{:.0}%", 100.0 * share(1)),
+            ratio(share(0), share(1)),
         ],
     ];
     Ok(Figure { plot: None, table })

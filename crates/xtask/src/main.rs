@@ -36,7 +36,7 @@ cargo xtask <command>
            requests a second (the README's performance figure)
   probe-record
            start nginx and redis-server on loopback and record the page's Real limiters
-           probe reports into www/probes/
+           probe reports into www/probes/, then write the view the page shows of each
   probe-soak N
            start nginx and redis-server on loopback and run the live probe tests N times in
            a row with one core kept busy by a spin loop; prints `N passed, M failed` and the
@@ -246,6 +246,7 @@ fn test() -> Result {
         &["-p", "ratelab-web", "--all-targets"],
         &["-p", "ratelab-study", "--all-targets"],
         &["-p", "ratelab-extra", "--all-targets"],
+        &["-p", "ratelab-tools", "--all-targets"],
     ] {
         let args = [
             &["clippy", "--target", "wasm32-unknown-unknown"][..],
@@ -280,7 +281,7 @@ fn test() -> Result {
         .concat(),
         &chromedriver,
     )?;
-    for krate in ["ratelab-web", "ratelab-extra"] {
+    for krate in ["ratelab-web", "ratelab-extra", "ratelab-tools"] {
         run(
             "cargo",
             &[&["test", "-p", krate][..], &wasm, &["--test", "browser"]].concat(),
@@ -820,7 +821,7 @@ const PROBES: [(&str, &str, &str); 6] = [
     ),
 ];
 
-/// Records [`PROBES`] into www/probes/, for the page.
+/// Records [`PROBES`] into www/probes/, for the page, and writes the view the page shows of each.
 fn probe_record() -> Result {
     run("cargo", &["build", "--release", "-p", "ratelab-cli"], &[])?;
     let servers = Servers::start()?;
@@ -873,7 +874,12 @@ fn probe_record() -> Result {
         std::fs::write(&path, json).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }
-    Ok(())
+    step("writing the views the page shows of them (www/probes/*.view.json)");
+    run(
+        "cargo",
+        &["test", "-p", "ratelab-page", "--test", "probe_views"],
+        &[("RATELAB_BLESS", "1")],
+    )
 }
 
 /// The scenarios of `cargo xtask mem-bench`: (kind, what differs from the largest accepted

@@ -1,9 +1,9 @@
-// Your own traffic: a file read in a Web Worker (the on-demand module), in slices with
+// Your own traffic: a file read in a Web Worker (the tools module), in slices with
 // progress, replayed there through every limiter; the lab can then show it like any traffic.
 // Loaded by lazy.js when the panel comes near the viewport or a file is chosen. The rules (the
 // file's size, the share to serve) and every sentence and cell are Rust's (`import_view`).
 import { $ } from '../dom.js';
-import { loadExtra } from '../modules.js';
+import { loadExtra, loadTools } from '../modules.js';
 
 export function startImport(lab) {
   // `lab`: { readControls, show(times, label) } from the main figure.
@@ -11,7 +11,7 @@ export function startImport(lab) {
   let imported = null;
   let seq = 0;
   let timer = 0;
-  let extra = null;
+  let tools = null;
   let chosen = 0;
   const status = $('import-status');
   const progress = $('import-progress');
@@ -20,7 +20,7 @@ export function startImport(lab) {
     box.textContent = message;
     box.hidden = !message;
   };
-  const share = () => extra.importShare($('import-target').value);
+  const share = () => tools.importShare($('import-target').value);
   let reading = false;
   // A worker is kept between files; one still reading when another is chosen (or on cancel)
   // is stopped.
@@ -38,15 +38,15 @@ export function startImport(lab) {
     $('import-results').hidden = true;
     if (!file) return;
     const mine = ++chosen;
-    try { extra ??= await loadExtra(); } catch (e) { problem(String(e?.message ?? e)); return; }
+    try { tools ??= await loadTools(); } catch (e) { problem(String(e?.message ?? e)); return; }
     if (mine !== chosen) return;
-    const tooBig = extra.importFileProblem(file.name, file.size);
+    const tooBig = tools.importFileProblem(file.name, file.size);
     if (tooBig) { problem(tooBig); return; }
     let controls;
     let target;
     try { controls = lab.readControls(); target = share(); } catch (e) { problem(String(e?.message ?? e)); return; }
     const started = performance.now();
-    worker ??= new Worker('import-worker.js');
+    worker ??= new Worker('import-worker.js', { type: 'module' });
     reading = true;
     $('import-cancel').disabled = false;
     progress.max = Math.max(1, file.size);
@@ -62,7 +62,7 @@ export function startImport(lab) {
         $('import-cancel').disabled = true;
         imported = { summary: msg.summary, times: msg.times, read };
         window.__ratelab.importMs = performance.now() - started;
-        status.textContent = extra.importDone(file.name, window.__ratelab.importMs);
+        status.textContent = tools.importDone(file.name, window.__ratelab.importMs);
         showSummary(msg.summary);
         showReport(msg.report);
       } else if (msg.type === 'analyzed') {
@@ -72,7 +72,7 @@ export function startImport(lab) {
         window.ratelabPanicked(msg.message);
       } else if (msg.type === 'error') {
         if (msg.of === 'import') { reading = false; $('import-cancel').disabled = true; progress.value = 0; status.textContent = ''; }
-        problem(msg.of === 'import' ? extra.importFailed(file.name, msg.message) : msg.message);
+        problem(msg.of === 'import' ? tools.importFailed(file.name, msg.message) : msg.message);
       }
     };
     worker.onerror = (e) => { stop(); worker?.terminate(); worker = null; problem(`Reading the file failed: ${e.message}`); };
@@ -128,8 +128,9 @@ export function startImport(lab) {
   $('import-show').addEventListener('click', async () => {
     if (!imported) return;
     const f = { ...imported.read, label: imported.summary.label };
-    // The on-demand module on this thread gets the times too, for the SVG and CSV exports.
-    (await loadExtra()).setReplay(imported.times, f.file, f.format, f.field, f.value);
+    // Both on-demand modules on this thread get the times too: the mechanism view runs them,
+    // the SVG and CSV exports recompute them.
+    for (const m of await Promise.all([loadExtra(), tools])) m.setReplay(imported.times, f.file, f.format, f.field, f.value);
     lab.show(imported.times, f);
   });
   return { read, reanalyze };

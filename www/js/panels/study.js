@@ -2,7 +2,7 @@
 // Loaded by lazy.js when the study's panel comes near the viewport or the study is run.
 import { $, dark, fillTable, fitCanvas, chartSize, onRefit, scrollBox } from '../dom.js';
 import { addExport, download } from '../export.js';
-import { loadExtra } from '../modules.js';
+import { loadTools } from '../modules.js';
 
 export function startStudy() {
   const button = $('run-study');
@@ -106,7 +106,7 @@ export function startStudy() {
     button.disabled = true;
     let Study;
     try {
-      ({ StudyResults: Study } = await loadExtra());
+      ({ StudyResults: Study } = await loadTools());
     } catch (e) {
       stop(`The study could not start: ${e.message}`);
       return;

@@ -1,0 +1,455 @@
+//! The page's tools module: what the page and its import worker need only when the reader
+//! acts. It holds the study's results as workers return them (tables, plots, the reproduction
+//! report), SVG and CSV export (the plotters SVG backend), the import of a reader's traffic
+//! file, and probe reports read and compared with a model (`ProbeView`). The page imports it
+//! (an ES module) when the reader runs the study, saves a plot, chooses a file or asks for
+//! another model; the import worker imports it too. What a reader who only scrolls needs is
+//! in `ratelab-extra`, and the study's jobs run in the lean `ratelab-study` module.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend as Canvas;
+use ratelab::import::{Imported, Importer};
+use ratelab::study::{self, Job, JobResult, StudyConfig};
+use ratelab_charts::{Draw, Plot, Theme};
+use ratelab_page::controls::Controls;
+use ratelab_page::export::{self, View};
+use ratelab_page::import_view::{self, ImportSummary};
+use ratelab_page::page;
+use ratelab_page::probe_view::{self, ProbeSummary};
+use ratelab_page::sections::{Dials, SectionParams};
+use wasm_bindgen::prelude::*;
+
+fn js_error(e: impl std::fmt::Display) -> JsValue {
+    JsValue::from_str(&e.to_string())
+}
+
+/// The whole study of the essay, as its jobs' results come back from the workers (each of
+/// which runs a `ratelab-study` `Study` of the same size and seed).
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct StudyResults {
+    config: StudyConfig,
+    jobs: Vec<Job>,
+    results: Vec<Option<JobResult>>,
+    /// The tables and plots of the results so far, assembled once per new result (the page
+    /// asks for them several times per redraw).
+    assembled: std::cell::RefCell<Option<std::rc::Rc<study::StudyReport>>>,
+}
+
+#[wasm_bindgen]
+impl StudyResults {
+    /// The study at `runs` runs of `minutes` minutes, seeded with `seed`; with `honest_only`,
+    /// just the honest-client table's jobs (as `ratelab study --only honest`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        runs: u32,
+        minutes: u32,
+        seed: u32,
+        honest_only: bool,
+    ) -> Result<StudyResults, JsValue> {
+        let config = StudyConfig {
+            runs,
+            minutes: u64::from(minutes),
+            seed: u64::from(seed),
+        };
+        let mut jobs = study::plan(config).map_err(js_error)?;
+        if honest_only {
+            study::keep_honest(&mut jobs);
+        }
+        let results = vec![None; jobs.len()];
+        Ok(StudyResults {
+            config,
+            jobs,
+            results,
+            assembled: std::cell::RefCell::new(None),
+        })
+    }
+
+    /// How many jobs the study has.
+    pub fn jobs(&self) -> u32 {
+        self.jobs.len() as u32
+    }
+
+    /// How many results have been added.
+    pub fn done(&self) -> u32 {
+        self.results.iter().filter(|r| r.is_some()).count() as u32
+    }
+
+    /// Adds the result of job `index` that a worker returned.
+    #[wasm_bindgen(js_name = addResult)]
+    pub fn add_result(&mut self, index: u32, result: JsValue) -> Result<(), JsValue> {
+        let result: JobResult = serde_wasm_bindgen::from_value(result).map_err(js_error)?;
+        let slot = self
+            .results
+            .get_mut(index as usize)
+            .ok_or_else(|| js_error(format!("no job {index}")))?;
+        *slot = Some(result);
+        self.assembled.replace(None);
+        Ok(())
+    }
+
+    /// The tables so far (cells whose jobs are still running are left out, and so are tables
+    /// with no rows yet).
+    pub fn tables(&self) -> Result<JsValue, JsValue> {
+        let report = self.report();
+        let tables: Vec<&study::Table> = report
+            .tables
+            .iter()
+            .filter(|t| !t.rows.is_empty())
+            .collect();
+        serde_wasm_bindgen::to_value(&tables).map_err(js_error)
+    }
+
+    /// The ids and titles of the plots, in order: `[[id, title], ...]`.
+    pub fn plots(&self) -> Result<JsValue, JsValue> {
+        let report = self.report();
+        // A plot with no points yet (or none in this study, as with the honest table alone)
+        // is left out.
+        let ids: Vec<(String, String)> = report
+            .plots
+            .iter()
+            .filter(|p| !p.plot.is_empty())
+            .map(|p| (p.id.clone(), p.plot.title().to_owned()))
+            .collect();
+        serde_wasm_bindgen::to_value(&ids).map_err(js_error)
+    }
+
+    /// Draws the plot `id` from the results so far on the canvas `canvas_id`.
+    #[wasm_bindgen(js_name = drawPlot)]
+    pub fn draw_plot(&self, id: &str, canvas_id: &str, dark: bool) -> Result<(), JsValue> {
+        self.plot(id)?
+            .draw(&canvas(canvas_id)?, theme(dark))
+            .map_err(js_error)
+    }
+
+    /// The plot `id` as `{svg, csv}` (see [`export_plot`]).
+    #[wasm_bindgen(js_name = exportPlot)]
+    pub fn export_plot(
+        &self,
+        id: &str,
+        width: u32,
+        height: u32,
+        dark: bool,
+    ) -> Result<JsValue, JsValue> {
+        exported(&self.plot(id)?, width, height, dark)
+    }
+
+    /// The table `id` as CSV.
+    #[wasm_bindgen(js_name = tableCsv)]
+    pub fn table_csv(&self, id: &str) -> Result<String, JsValue> {
+        Ok(self.table(id)?.csv())
+    }
+
+    /// The table `id` as Markdown.
+    #[wasm_bindgen(js_name = tableMarkdown)]
+    pub fn table_markdown(&self, id: &str) -> Result<String, JsValue> {
+        Ok(self.table(id)?.markdown())
+    }
+
+    /// REPRODUCTION.md for the results so far.
+    pub fn reproduction(&self) -> String {
+        self.report().reproduction()
+    }
+}
+
+impl StudyResults {
+    /// The report of the results so far, assembled at most once per new result.
+    fn report(&self) -> std::rc::Rc<study::StudyReport> {
+        self.assembled
+            .borrow_mut()
+            .get_or_insert_with(|| {
+                std::rc::Rc::new(study::assemble(self.config, &self.jobs, &self.results))
+            })
+            .clone()
+    }
+
+    fn plot(&self, id: &str) -> Result<Plot, JsValue> {
+        self.report()
+            .plots
+            .iter()
+            .find(|p| p.id == id)
+            .map(|p| p.plot.clone())
+            .ok_or_else(|| js_error(format!("no plot '{id}'")))
+    }
+
+    fn table(&self, id: &str) -> Result<study::Table, JsValue> {
+        self.report()
+            .tables
+            .iter()
+            .find(|t| t.id == id)
+            .cloned()
+            .ok_or_else(|| js_error(format!("no table '{id}'")))
+    }
+}
+
+// The drawing of the study's plots on the page's canvases.
+
+fn theme(dark: bool) -> Theme {
+    if dark {
+        Theme::DARK
+    } else {
+        Theme::LIGHT
+    }
+}
+
+/// The canvas `id`'s drawing area, at its layout size and the screen's resolution.
+fn canvas(id: &str) -> Result<DrawingArea<Canvas, Shift>, JsValue> {
+    ratelab_charts::canvas::area(id).map_err(js_error)
+}
+
+/// Plot `index` of a view as `{svg, csv}`: an SVG document of `width` × `height` drawn by the
+/// plotters SVG backend from the same chart code as the canvas, and the data behind it. `view`
+/// is `main` or `compare` (with the main figure's controls as `params`), `rules` (section 1,
+/// no `params`) or `section:NAME` (with the section's dials as `params`).
+#[wasm_bindgen(js_name = exportPlot)]
+pub fn export_plot(
+    view: &str,
+    params: JsValue,
+    index: u32,
+    width: u32,
+    height: u32,
+    dark: bool,
+) -> Result<JsValue, JsValue> {
+    let view = View::parse(view).map_err(js_error)?;
+    let (controls, section) = match view {
+        View::Rules => (Controls::default(), SectionParams::default()),
+        View::Section(s) => {
+            let dials: Dials = serde_wasm_bindgen::from_value(params).map_err(js_error)?;
+            (Controls::default(), s.params(&dials))
+        }
+        View::Main | View::Compare => {
+            let mut controls: Controls =
+                serde_wasm_bindgen::from_value(params).map_err(js_error)?;
+            controls.replay = REPLAY.with(|r| r.borrow().clone());
+            (controls, SectionParams::default())
+        }
+    };
+    let plots = view.plots(&controls, &section).map_err(js_error)?;
+    let plot = plots
+        .get(index as usize)
+        .ok_or_else(|| js_error(format!("the view has no plot {index}")))?;
+    exported(plot, width, height, dark)
+}
+
+fn exported(plot: &Plot, width: u32, height: u32, dark: bool) -> Result<JsValue, JsValue> {
+    export::check_size(width, height).map_err(js_error)?;
+    let out = Exported {
+        svg: plot.svg(width, height, theme(dark)).map_err(js_error)?,
+        csv: plot.csv(),
+    };
+    serde_wasm_bindgen::to_value(&out).map_err(js_error)
+}
+
+#[derive(serde::Serialize)]
+struct Exported {
+    svg: String,
+    csv: String,
+}
+
+// Bring your own traffic: the importer runs in a worker; the page's thread keeps the times for
+// the lab's exports.
+
+/// A traffic file being read, slice by slice, in a worker.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct Import {
+    importer: Option<Importer>,
+    imported: Option<Imported>,
+}
+
+#[wasm_bindgen]
+impl Import {
+    /// An importer reading `format` (`auto`, `seconds`, `ms`, `iso`, `access-log`), keeping
+    /// only the access-log lines whose `field` is exactly `value` (no filter if `field` is
+    /// empty).
+    #[wasm_bindgen(constructor)]
+    pub fn new(format: &str, field: &str, value: &str) -> Result<Import, JsValue> {
+        let options = import_view::options(format, field, value).map_err(js_error)?;
+        Ok(Import {
+            importer: Some(Importer::new(options)),
+            imported: None,
+        })
+    }
+
+    /// Reads the next slice of the file.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
+        self.importer
+            .as_mut()
+            .ok_or_else(|| js_error("the import is finished"))?
+            .feed(bytes)
+            .map_err(js_error)
+    }
+
+    /// Lines read so far.
+    pub fn lines(&self) -> f64 {
+        self.importer.as_ref().map_or(0.0, |i| i.lines() as f64)
+    }
+
+    /// The progress line after `bytes` of the file's `total` bytes.
+    pub fn progress(&self, bytes: f64, total: f64) -> String {
+        import_view::progress(self.lines(), bytes, total)
+    }
+
+    /// Ends the file `name`; returns what the panel says of it ([`import_view::SummaryText`]).
+    pub fn finish(&mut self, name: &str) -> Result<JsValue, JsValue> {
+        let importer = self
+            .importer
+            .take()
+            .ok_or_else(|| js_error("the import is finished"))?;
+        let imported = importer.finish().map_err(js_error)?;
+        let text = ImportSummary::of(&imported).text(name);
+        let out = serde_wasm_bindgen::to_value(&text).map_err(js_error)?;
+        self.imported = Some(imported);
+        Ok(out)
+    }
+
+    /// The times read, in µs since the epoch (exact: every time up to the year 9999 is below
+    /// 2^53).
+    pub fn times(&self) -> js_sys::Float64Array {
+        let times: Vec<f64> = self
+            .imported
+            .as_ref()
+            .map_or_else(Vec::new, |i| i.times.iter().map(|&t| t as f64).collect());
+        js_sys::Float64Array::from(times.as_slice())
+    }
+}
+
+/// What the panel shows ([`import_view::ReportText`]) of the [`page::ReplayReport`] of `times`
+/// (from [`Import::times`]) at the controls' limit, window and capacity, sizing a token bucket
+/// to serve `share` (from [`import_share`]).
+#[wasm_bindgen(js_name = replayReport)]
+pub fn replay_report(times: &[f64], controls: JsValue, share: f64) -> Result<JsValue, JsValue> {
+    let mut controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
+    controls.replay = Some(page::replay_of(times, "your file", "auto", "", "").map_err(js_error)?);
+    let report = page::replay_report(&controls, share).map_err(js_error)?;
+    serde_wasm_bindgen::to_value(&import_view::report_text(&report)).map_err(js_error)
+}
+
+/// The share to serve the reader typed (a percentage), as a share from 0 to 1, or the message
+/// saying what is accepted.
+#[wasm_bindgen(js_name = importShare)]
+pub fn import_share(typed: &str) -> Result<f64, JsValue> {
+    import_view::share(typed).map_err(js_error)
+}
+
+/// The message for a traffic file of `bytes` bytes too large to read, or nothing.
+#[wasm_bindgen(js_name = importFileProblem)]
+pub fn import_file_problem(name: &str, bytes: f64) -> Option<String> {
+    import_view::check_size(name, bytes).err()
+}
+
+/// The status line when the file `name` has been read in `ms` milliseconds.
+#[wasm_bindgen(js_name = importDone)]
+pub fn import_done(name: &str, ms: f64) -> String {
+    import_view::done(name, ms)
+}
+
+/// The message for the file `name` the importer refused (`message` says why).
+#[wasm_bindgen(js_name = importFailed)]
+pub fn import_failed(name: &str, message: &str) -> String {
+    import_view::failed(name, message)
+}
+
+thread_local! {
+    /// The reader's traffic, on the page's thread, for exporting the lab's plots of it.
+    static REPLAY: std::cell::RefCell<Option<ratelab::spec::Replay>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Keeps the reader's traffic (as the lab shows it) for [`export_plot`]; the arguments are
+/// those of the lab's `setReplay`.
+#[wasm_bindgen(js_name = setReplay)]
+pub fn set_replay(
+    times: &[f64],
+    file: &str,
+    format: &str,
+    field: &str,
+    value: &str,
+) -> Result<(), JsValue> {
+    let replay = page::replay_of(times, file, format, field, value).map_err(js_error)?;
+    REPLAY.with(|r| *r.borrow_mut() = Some(replay));
+    Ok(())
+}
+
+// Real limiters: a probe report read in the browser (the reader's own, or a recorded one once
+// the reader compares it with another model or saves its figure; until then the page shows a
+// recorded report from its shipped view).
+
+/// A probe report, checked, and compared with a model.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct ProbeView {
+    report: ratelab::probe::ProbeReport,
+}
+
+#[wasm_bindgen]
+impl ProbeView {
+    /// Reads the JSON of `ratelab probe --format json`; `name` names the file in messages.
+    #[wasm_bindgen(constructor)]
+    pub fn new(json: &str, name: &str) -> Result<ProbeView, JsValue> {
+        probe_view::check_text(json, name).map_err(js_error)?;
+        // The browser's own JSON parser: serde_json would add about 60 KB to this module.
+        let value = js_sys::JSON::parse(json).map_err(|e| {
+            let e = e
+                .dyn_ref::<js_sys::Error>()
+                .map_or_else(|| "not JSON".into(), |e| String::from(e.message()));
+            js_error(probe_view::not_a_report(name, &e))
+        })?;
+        let report: ratelab::probe::ProbeReport = serde_wasm_bindgen::from_value(value)
+            .map_err(|e| js_error(probe_view::not_a_report(name, &e.to_string())))?;
+        probe_view::check_report(&report, name).map_err(js_error)?;
+        Ok(ProbeView { report })
+    }
+
+    /// What the page shows for the file named `label` ([`probe_view::Shown`]: `{rows, text,
+    /// command, model}`), as a recorded report's shipped view says it.
+    pub fn summary(&self, label: &str) -> Result<JsValue, JsValue> {
+        serde_wasm_bindgen::to_value(&ProbeSummary::of(&self.report).describe(label).shown())
+            .map_err(js_error)
+    }
+
+    /// The same report compared with the limiter `spec` (e.g. `leaky-bucket:burst=5`).
+    #[wasm_bindgen(js_name = withModel)]
+    pub fn with_model(&self, spec: &str) -> Result<ProbeView, JsValue> {
+        let bad = |e: ratelab::Error| js_error(probe_view::bad_model(spec, &e.to_string()));
+        let parsed = ratelab::LimiterSpec::parse(spec.trim()).map_err(bad)?;
+        Ok(ProbeView {
+            report: self.report.with_model(&parsed).map_err(bad)?,
+        })
+    }
+
+    /// Draws the report's figure on the canvas `canvas_id`.
+    #[wasm_bindgen(js_name = drawPlot)]
+    pub fn draw_plot(&self, canvas_id: &str, dark: bool) -> Result<(), JsValue> {
+        probe_view::plot(&self.report)
+            .draw(&canvas(canvas_id)?, theme(dark))
+            .map_err(js_error)
+    }
+
+    /// The figure as `{svg, csv}`.
+    #[wasm_bindgen(js_name = exportPlot)]
+    pub fn export_plot(&self, width: u32, height: u32, dark: bool) -> Result<JsValue, JsValue> {
+        exported(&probe_view::plot(&self.report), width, height, dark)
+    }
+}
+
+/// The message for a probe report file of `bytes` bytes too large to read, or nothing.
+#[wasm_bindgen(js_name = probeFileProblem)]
+pub fn probe_file_problem(name: &str, bytes: f64) -> Option<String> {
+    probe_view::check_size(bytes, name).err()
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// Reports a panic: the page's banner on the page's thread, a message to the page in the
+    /// import worker (each defines `ratelabPanicked`).
+    #[wasm_bindgen(js_namespace = self, js_name = ratelabPanicked)]
+    fn ratelab_panicked(message: &str);
+}
+
+/// Installs the panic hook as soon as the module is instantiated: a panic reaches the page's
+/// error banner with its message instead of a bare trap.
+#[wasm_bindgen(start)]
+pub fn on_start() {
+    std::panic::set_hook(Box::new(|info| ratelab_panicked(&info.to_string())));
+}
