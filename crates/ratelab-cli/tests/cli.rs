@@ -830,10 +830,8 @@ fn probe_dry_run_sends_nothing_and_refused_connections_are_errors() {
 /// whole, carry the command that recorded them, and their verdicts recompute from the trace.
 #[test]
 fn the_shipped_probe_reports_are_whole_and_their_verdicts_recompute() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../www/probes");
     let mut n = 0;
-    for entry in std::fs::read_dir(&dir).expect("www/probes") {
-        let path = entry.expect("entry").path();
+    for path in shipped_reports() {
         let text = std::fs::read_to_string(&path).expect("readable");
         let report: ratelab::probe::ProbeReport =
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -1579,9 +1577,7 @@ fn a_whole_probe_is_not_partial_and_old_reports_read_as_whole() {
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["partial"], Value::Bool(false));
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../www/probes");
-    for entry in std::fs::read_dir(&dir).expect("www/probes") {
-        let path = entry.expect("entry").path();
+    for path in shipped_reports() {
         let text = std::fs::read_to_string(&path).expect("readable");
         assert!(!text.contains("\"partial\""), "{}", path.display());
         let report: ratelab::probe::ProbeReport = serde_json::from_str(&text).expect("reads");
@@ -1720,4 +1716,21 @@ fn queueing_delays_over_threads_are_those_of_one_thread() {
     assert!(r.delay_p99_us.is_some_and(|d| d > 0));
     assert_eq!(v["results"][0]["delay_p50_us"].as_u64(), r.delay_p50_us);
     assert_eq!(v["results"][0]["delay_p99_us"].as_u64(), r.delay_p99_us);
+}
+
+/// The probe reports the page ships, `www/probes/*.json`: not the `*.view.json` beside each,
+/// which are the page's precomputed views of them (checked by ratelab-page's probe_views test).
+fn shipped_reports() -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../www/probes");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("www/probes")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.ends_with(".json") && !name.ends_with(".view.json")
+        })
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 6, "{paths:?}");
+    paths
 }
