@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setup, open, text, runs, act, root, artifacts, cli } from './helpers.mjs';
 
@@ -267,6 +268,16 @@ test('the quick study runs in workers, reports progress, and equals the command 
   for (const id of ['attacker', 'counter-offsets', 'lockout', 'split', 'theory', 'checks']) {
     assert.ok(await page.locator(`table[data-table=${id}] tbody tr`).count() > 1, `table ${id} is drawn`);
   }
+  // Every claim of both essays is a row under the study, in the CLI's order, and the saved
+  // REPRODUCTION.md is the CLI's.
+  const claimRows = await page.evaluate(() => [...document.querySelectorAll('#study-repro-tables table')].flatMap((t) => [...t.querySelectorAll('tbody tr')].slice(1).map((tr) => tr.children[0].textContent)));
+  assert.deepEqual(claimRows, out.claims.map((c) => c.what), 'one row per claim, as the CLI has them');
+  await page.click('#study-repro summary');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=save-repro]')]);
+  const saved = readFileSync(await download.path(), 'utf8');
+  const dir = mkdtempSync(join(tmpdir(), 'ratelab-repro-'));
+  execFileSync(cli(), ['study', '--runs', '5', '--minutes', '200', '--seed', '1', '--out', dir], { stdio: 'ignore' });
+  assert.equal(saved, readFileSync(join(dir, 'REPRODUCTION.md'), 'utf8'), 'the page saves the same REPRODUCTION.md as the CLI');
   await page.locator('#study').screenshot({ path: join(artifacts, 'section-study.png') });
   // A second run can be cancelled part-way, and the page stays live.
   await page.click('[data-testid=run-study]');

@@ -150,6 +150,7 @@ fn write_outputs(dir: &Path, report: &StudyReport) -> Result<(), String> {
     }
     write("tables.md", &markdown)?;
     write("REPRODUCTION.md", &report.reproduction())?;
+    write("claims.csv", &report.claims_csv())?;
     write("swc-offsets.svg", &svg(&report.counter_offsets_plot())?)?;
     for p in &report.plots {
         write(&format!("{}.svg", p.id), &svg(&p.plot)?)?;

@@ -582,6 +582,98 @@ fn the_table_format_and_the_demo_print() {
     }
 }
 
+/// `study/` in the repository is exactly what `ratelab study --out` writes at the essay's
+/// size (20 runs × 2,000 minutes, seed 1): every file, byte for byte, and no file more or
+/// less. Regenerate with `cargo run --release -p ratelab-cli -- study --out study`.
+#[test]
+fn the_committed_study_is_what_the_code_writes() {
+    let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../study");
+    let dir = std::env::temp_dir().join(format!("ratelab-committed-{}", std::process::id()));
+    let (code, _, err) = ratelab(&["study", "--out", dir.to_str().expect("utf-8 path")]);
+    assert_eq!(code, 0, "{err}");
+    let names = |d: &std::path::Path| {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap_or_else(|e| panic!("{}: {e}", d.display()))
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names(&dir), names(&committed), "the files of study/");
+    for name in names(&dir) {
+        let fresh = std::fs::read(dir.join(&name)).expect("written");
+        let old = std::fs::read(committed.join(&name)).expect("committed");
+        assert!(
+            fresh == old,
+            "study/{name} differs from what `ratelab study --out study` writes now; regenerate it"
+        );
+    }
+    // The committed report explains every difference it shows.
+    let report = std::fs::read_to_string(committed.join("REPRODUCTION.md")).expect("report");
+    assert!(!report.contains("UNEXPLAINED"), "{report}");
+    assert!(!report.contains("| not run |"), "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The command beside a row of the reproduction report prints that row's number: the same
+/// scenario, the same seed. Checked at a small size on rows of each kind (a share, a busiest
+/// minute, a split limiter, a boundary-burst row at a limit of 60).
+#[test]
+fn the_reproduction_reports_commands_print_its_numbers() {
+    let (code, out, err) = ratelab(&[
+        "study",
+        "--runs",
+        "3",
+        "--minutes",
+        "20",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&out).expect("json");
+    let claims = report["claims"].as_array().expect("claims");
+    let mut checked = 0;
+    for what in [
+        "sliding log served, big bursts at 80%",
+        "counter's busiest minute, small bursts at 80%",
+        "sliding log on K = 10 servers, steady at 80%",
+        "table: sliding window, rejected under the attack",
+    ] {
+        let claim = claims
+            .iter()
+            .find(|c| c["what"] == what)
+            .unwrap_or_else(|| panic!("no claim {what}"));
+        let command = claim["command"].as_str().expect("a command");
+        let args: Vec<&str> = command
+            .strip_prefix("ratelab ")
+            .expect("a ratelab command")
+            .split(' ')
+            .chain(["--format", "json"])
+            .collect();
+        let (code, out, err) = ratelab(&args);
+        assert_eq!(code, 0, "{command}: {err}");
+        let sim: Value = serde_json::from_str(&out).expect("json");
+        let result = &sim["results"][0];
+        let ours = &claim["ours"];
+        if let Some(e) = ours.get("Estimate") {
+            let mean = e[0]["mean"].as_f64().expect("mean");
+            let got = if what.contains("busiest") {
+                result["busiest_window_mean"].as_f64()
+            } else {
+                result["served_share"].as_f64()
+            }
+            .expect("a number");
+            assert!((got - mean).abs() < 1e-12, "{what}: {got} against {mean}");
+        } else {
+            let exact = ours["Exact"][0].as_f64().expect("exact");
+            let r = |k: &str| result[k].as_u64().expect("count");
+            assert_eq!((r("offered") - r("admitted")) as f64, exact, "{what}");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 4);
+}
+
 #[test]
 fn the_study_writes_its_tables_plots_and_reproduction_report() {
     let dir = std::env::temp_dir().join(format!("ratelab-study-{}", std::process::id()));
@@ -613,6 +705,8 @@ fn the_study_writes_its_tables_plots_and_reproduction_report() {
         "theory.csv",
         "tables.md",
         "REPRODUCTION.md",
+        "claims.csv",
+        "boundary.csv",
         "swc-offsets.svg",
     ] {
         let text =

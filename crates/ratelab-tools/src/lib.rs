@@ -151,6 +151,13 @@ impl StudyResults {
     pub fn reproduction(&self) -> String {
         self.report().reproduction()
     }
+
+    /// The reproduction report's rows as tables, one per section of each essay, for the page.
+    #[wasm_bindgen(js_name = claimTables)]
+    pub fn claim_tables(&self) -> Result<JsValue, JsValue> {
+        serde_wasm_bindgen::to_value(&self.report().claim_tables())
+            .map_err(|e| js_error(e.to_string()))
+    }
 }
 
 impl StudyResults {

@@ -1,7 +1,9 @@
 //! The study at a reduced size: its laws hold exactly, and its tables agree with theory
 //! within the stated standard errors.
 
-use ratelab::study::{assemble, plan, run_job, JobKind, StudyConfig, LIMITERS, LOADS, SHAPES};
+use ratelab::study::{
+    assemble, plan, run_job, JobKind, StudyConfig, Verdict, LIMITERS, LOADS, SHAPES,
+};
 
 #[test]
 fn a_reduced_study_keeps_its_laws_and_agrees_with_theory() {
@@ -81,37 +83,74 @@ fn a_reduced_study_keeps_its_laws_and_agrees_with_theory() {
     // The reproduction report gives ratelab's own number beside the essay's, recomputed here
     // from the raw runs of that cell: admitted / offered per run, their mean and the standard
     // error of the mean (sample SD / sqrt(runs)).
-    let (shape, load) = (
-        SHAPES
-            .iter()
-            .position(|&s| s == "page-loads")
-            .expect("page loads"),
-        LOADS.iter().position(|&l| l == 0.8).expect("80%"),
-    );
-    let cell = jobs
-        .iter()
-        .position(|j| j.kind == JobKind::Honest { shape, load })
-        .and_then(|i| results[i].as_ref())
-        .expect("the honest cell of page loads at 80%");
+    let index = |name: &str| SHAPES.iter().position(|&s| s == name).expect("a shape");
+    let load = LOADS.iter().position(|&l| l == 0.8).expect("80%");
+    let runs_of = |kind: JobKind| {
+        jobs.iter()
+            .position(|j| j.kind == kind)
+            .and_then(|i| results[i].as_ref())
+            .expect("a result")
+    };
     let log = LIMITERS
         .iter()
         .position(|&l| l == "sliding-log")
         .expect("the sliding log");
-    let shares: Vec<f64> = cell
-        .runs
-        .iter()
-        .map(|run| run[log].admitted as f64 / run[log].offered as f64)
-        .collect();
-    assert_eq!(shares.len(), 6);
-    let mean = shares.iter().sum::<f64>() / 6.0;
-    let sd = (shares.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 5.0).sqrt();
-    let se = sd / 6f64.sqrt();
-    let z = (mean - 0.71) / se;
-    let row =
-        format!("| sliding log served, page loads at 80% | 0.71 | {mean:.4} ± {se:.4} | {z:+.1} |");
+    let shares = |cell: &ratelab::study::JobResult, at: usize| -> Vec<f64> {
+        cell.runs
+            .iter()
+            .map(|run| run[at].admitted as f64 / run[at].offered as f64)
+            .collect()
+    };
+    let mean_se = |v: &[f64]| {
+        let n = v.len() as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        let sd = (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+        (mean, sd / n.sqrt())
+    };
+    let big = shares(
+        runs_of(JobKind::Honest {
+            shape: index("big-bursts"),
+            load,
+        }),
+        log,
+    );
+    assert_eq!(big.len(), 6);
+    let (mean, se) = mean_se(&big);
+    let z = (mean - 0.562) / se;
+    let row = format!(
+        "| sliding log served, big bursts at 80% | \"56.2%\" | {:.2} ± {:.2}% | {z:+.1} SE |",
+        100.0 * mean,
+        100.0 * se
+    );
     let reproduction = report.reproduction();
     assert!(
         reproduction.contains(&row),
         "{row} not in the reproduction report:\n{reproduction}"
     );
+    // One quantity, one estimate: the sliding log at page loads, 80%, is run by the honest
+    // table, the rule-obeying search (first limiter) and the split experiment (K = 1, first
+    // limiter), and the report pools all their runs.
+    let page = index("page-loads");
+    let mut pooled = shares(runs_of(JobKind::Honest { shape: page, load }), log);
+    pooled.extend(shares(runs_of(JobKind::Obeying { shape: page }), 0));
+    pooled.extend(shares(runs_of(JobKind::Split { shape: page }), 0));
+    assert_eq!(pooled.len(), 18);
+    let (mean, se) = mean_se(&pooled);
+    let row = format!(
+        "| sliding log served, page loads at 80% | \"the log's 71.0%\" | {:.2} ± {:.2}% |",
+        100.0 * mean,
+        100.0 * se
+    );
+    assert!(
+        reproduction.contains(&row),
+        "{row} not in the reproduction report:\n{reproduction}"
+    );
+    // Every claim of both essays has a row, and none is left without a value at this size.
+    assert!(report.claims.len() >= 80, "{} claims", report.claims.len());
+    for claim in &report.claims {
+        assert_ne!(claim.verdict, Verdict::Missing, "{claim:?}");
+        if claim.verdict == Verdict::Explained || claim.verdict == Verdict::NotReproducible {
+            assert!(!claim.why.is_empty(), "{claim:?}");
+        }
+    }
 }

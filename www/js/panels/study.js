@@ -169,7 +169,18 @@ export function startStudy() {
       await nextTask();
       if (gen !== generation) return;
       const t0 = performance.now();
-      $('study-repro-text').textContent = study.reproduction();
+      const markdown = study.reproduction();
+      $('study-repro-tables').replaceChildren(...study.claimTables().map((t) => {
+        const table = document.createElement('table');
+        table.dataset.table = t.id;
+        table.className = 'claims';
+        const caption = document.createElement('caption');
+        caption.textContent = t.title;
+        table.append(caption, document.createElement('tbody'));
+        fillTable(table, [t.header, ...t.rows]);
+        return scrollBox(table, t.title);
+      }));
+      $('save-repro').onclick = () => download('REPRODUCTION.md', new Blob([markdown], { type: 'text/markdown' }));
       $('study-repro').hidden = false;
       // How long each last step held the page's thread, for the long-task test's diagnostics.
       window.__ratelab.finishMs = [renderMs, performance.now() - t0];

@@ -48,22 +48,45 @@ pub(super) const GCRA_TWIN: usize = LIMITERS.len();
 /// The check run beside every honest cell: a token bucket of GCRA's burst, which must admit
 /// exactly what GCRA admits in every run.
 pub const TWIN: &str = "token-bucket:burst=100";
-/// Refill rates (per minute) searched for the best bucket that never breaks the rule.
-pub(super) const OBEYING_RATES: [u64; 10] = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
-/// Client rates (per minute) and tries of the retry-lockout grid.
-pub(super) const RETRY_RATES: [u64; 5] = [10, 20, 25, 30, 40];
-pub(super) const RETRY_TRIES: [u32; 5] = [2, 4, 6, 8, 12];
+/// Refill rates (per minute) searched for the best bucket that never breaks the rule, each
+/// with the largest capacity the essay's condition allows, `B = L − rate` (so `B + rate ≤ L`).
+/// The essay's own example, B = 40 refilling at 60 a minute, is among them.
+pub(super) const OBEYING_RATES: [u64; 9] = [10, 20, 30, 40, 50, 60, 70, 80, 90];
+/// The essay's rule-obeying bucket's rate, in [`OBEYING_RATES`] (its capacity is 40).
+pub(super) const OBEYING_ESSAY_RATE: u64 = 60;
+/// Client rates (per minute) and tries of the retry-lockout grid. The essay's "a quarter of
+/// its quota" is 25 a minute; the grid reaches 100 a minute so that two tries can lock out
+/// too, and the lockout point of each number of tries is found between two of its rates.
+pub(super) const RETRY_RATES: [u64; 10] = [10, 15, 20, 25, 30, 40, 50, 60, 80, 100];
+pub(super) const RETRY_TRIES: [u32; 6] = [2, 3, 4, 6, 8, 12];
 /// Server counts of the split experiment.
 pub(super) const SERVERS: [u32; 4] = [1, 4, 10, 20];
 /// K = 10 in [`SERVERS`].
 pub(super) const SERVERS_10: usize = 2;
 /// The limiters of a retry job: the sliding log that forgets its rejects, then the one that
-/// records them.
+/// records them; in the study's jobs, then the fixed window and the sliding-window counter,
+/// each forgetting and recording ([`RETRY_ALL`]).
 pub const RETRY_LIMITERS: [&str; 2] = ["sliding-log", "sliding-log:record-rejects=true"];
-/// The sliding log that forgets rejects, in [`RETRY_LIMITERS`].
+/// The limiters of the study's retry jobs: [`RETRY_LIMITERS`], then the fixed window and the
+/// counter, each without and with recording.
+pub const RETRY_ALL: [&str; 6] = [
+    "sliding-log",
+    "sliding-log:record-rejects=true",
+    "fixed-window",
+    "fixed-window:record-rejects=true",
+    "sliding-window-counter",
+    "sliding-window-counter:record-rejects=true",
+];
+/// The sliding log that forgets rejects, in [`RETRY_LIMITERS`] and [`RETRY_ALL`].
 pub const RETRY_FORGETTING: usize = 0;
-/// The sliding log that records rejects, in [`RETRY_LIMITERS`].
+/// The sliding log that records rejects, in [`RETRY_LIMITERS`] and [`RETRY_ALL`].
 pub const RETRY_RECORDING: usize = 1;
+/// The fixed window, forgetting and recording, in [`RETRY_ALL`].
+pub(super) const RETRY_FIXED: usize = 2;
+pub(super) const RETRY_FIXED_RECORDING: usize = 3;
+/// The sliding-window counter, forgetting and recording, in [`RETRY_ALL`].
+pub(super) const RETRY_COUNTER: usize = 4;
+pub(super) const RETRY_COUNTER_RECORDING: usize = 5;
 /// The limiters of a theory job.
 pub(super) const THEORY_LIMITERS: [&str; 2] = ["sliding-log", "fixed-window"];
 /// The sliding log, in [`THEORY_LIMITERS`].
@@ -88,6 +111,11 @@ pub(super) const SPLIT_SHAPES: [usize; 2] = [STEADY, PAGE_LOADS];
 pub(super) const LOAD_30: usize = 0;
 /// 80% in [`LOADS`].
 pub(super) const LOAD_80: usize = 2;
+
+/// The capacity of the rule-obeying bucket refilling at `rate` a minute: `B = L − rate`.
+pub(super) fn obeying_burst(rate: u64) -> u64 {
+    100 - rate
+}
 
 /// The position of the bucket of [`OBEYING_RATES`]`[k]` in an obeying job.
 pub(super) fn obeying_bucket(k: usize) -> usize {
@@ -144,6 +172,9 @@ pub fn honest(shape: &str, load: f64, size: Size) -> Result<Scenario, Error> {
     scenario(&limiters, &format!("{shape}:load={load}"), 100, size)
 }
 
+/// The flood starts the essay names for the counter: 30 s (worst 150) and 59 s ("nearly 200").
+pub(super) const COUNTER_STARTS_MS: [u64; 2] = [30_000, 59_000];
+
 /// The counter's flood offsets run from 0 to the last start that leaves the flood's first
 /// millisecond in the window, in this many steps.
 pub const OFFSET_STEPS: u64 = 50;
@@ -199,12 +230,46 @@ pub fn counter_offset_lines(
 /// The retry lockout: [`RETRY_LIMITERS`] against a client retrying up to `tries` times a
 /// second apart, at `rate` a minute, after a spike of twice the limit at minute 5.
 pub fn lockout(limit: u64, rate: u64, tries: u32, size: Size) -> Result<Scenario, Error> {
-    let traffic = format!(
+    scenario(
+        &RETRY_LIMITERS,
+        &lockout_traffic(limit, rate, tries),
+        limit,
+        size,
+    )
+}
+
+/// The study's retry lockout: [`lockout`] with every limiter of [`RETRY_ALL`].
+pub fn lockout_all(limit: u64, rate: u64, tries: u32, size: Size) -> Result<Scenario, Error> {
+    scenario(
+        &RETRY_ALL,
+        &lockout_traffic(limit, rate, tries),
+        limit,
+        size,
+    )
+}
+
+/// The retrying client of the lockout experiment, as a traffic spec.
+pub(super) fn lockout_traffic(limit: u64, rate: u64, tries: u32) -> String {
+    format!(
         "retry:rate={rate}/1min,spike={},at=5min,tries={tries},every=1s",
         2 * limit
-    );
-    scenario(&RETRY_LIMITERS, &traffic, limit, size)
+    )
 }
+
+/// The limiters of the boundary-burst essay's experiments, at its limit of 60 a minute.
+pub(super) const BOUNDARY_LIMITERS: [&str; 4] = [
+    "fixed-window",
+    "sliding-log",
+    "token-bucket:burst=60",
+    "token-bucket:burst=10",
+];
+/// The boundary-burst essay's limit.
+pub(super) const BOUNDARY_LIMIT: u64 = 60;
+/// Positions in [`BOUNDARY_LIMITERS`].
+pub(super) const BOUNDARY_FIXED: usize = 0;
+pub(super) const BOUNDARY_LOG: usize = 1;
+pub(super) const BOUNDARY_BUCKET_60: usize = 2;
+pub(super) const BOUNDARY_BUCKET_10: usize = 3;
 
 /// The split limit: for each of `servers`, a sliding log and a token bucket (`B` = 100)
 /// split over that many servers with random routing ([`split_log`], [`split_bucket`]), against
@@ -252,6 +317,17 @@ pub enum JobKind {
         /// Index into [`SHAPES`] (steady or page loads).
         shape: usize,
     },
+    /// The sliding-window counter under a flood starting `start_ms` into a window (the
+    /// essay's 30 s and 59 s).
+    CounterAt {
+        /// Milliseconds into the window.
+        start_ms: u64,
+    },
+    /// The boundary-burst essay's two-tick attack on [`BOUNDARY_LIMITERS`] at a limit of 60.
+    Boundary,
+    /// The same limiters against a steady client offering twice the limit, over the study's
+    /// runs: the essay's "requests admitted" row.
+    Overdriven,
     /// The sliding log and the fixed window against theory at one load.
     Theory {
         /// 0.8, 1.0 or 1.2.
@@ -286,14 +362,14 @@ mod tests {
             let again = match job.kind {
                 JobKind::Honest { shape, load } => honest(SHAPES[shape], LOADS[load], sized(s)),
                 JobKind::SwcOffset { index } => counter_offset(100, index, sized(s)),
-                JobKind::Retry { rate, tries } => lockout(100, rate, tries, sized(s)),
+                JobKind::Retry { rate, tries } => lockout_all(100, rate, tries, sized(s)),
                 JobKind::Split { shape } => split(SHAPES[shape], &SERVERS, sized(s)),
                 _ => continue,
             };
             assert_eq!(&again.expect("valid"), s, "{:?}", job.kind);
             seen += 1;
         }
-        assert_eq!(seen, 20 + 51 + 25 + 2);
+        assert_eq!(seen, 20 + 51 + 60 + 2);
         let s = lockout(40, 10, 3, SMALL).expect("valid");
         assert_eq!(
             (s.runs, s.duration, s.seed, s.limit),

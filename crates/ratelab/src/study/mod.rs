@@ -4,16 +4,19 @@
 //! how many ran at once, because every job carries its own seed. The experiments are defined
 //! once, at any [`Size`]: the page's section figures run them at theirs.
 
+mod claims;
+mod essays;
 mod experiments;
 mod plan;
 mod render;
 mod tables;
 
+pub use claims::{Claim, Essay, Target, Unit, Value, Verdict};
 pub use experiments::{
     counter_offset, counter_offset_lines, counter_offset_measure, counter_offset_start, honest,
-    lockout, split, split_bucket, split_log, JobKind, Size, BUCKET_50, BUCKET_75, COUNTER,
-    FIXED_WINDOW, GCRA, LIMITERS, LOADS, OFFSET_STEPS, RETRY_FORGETTING, RETRY_LIMITERS,
-    RETRY_RECORDING, SHAPES, SLIDING_LOG, TWIN,
+    lockout, lockout_all, split, split_bucket, split_log, JobKind, Size, BUCKET_50, BUCKET_75,
+    COUNTER, FIXED_WINDOW, GCRA, LIMITERS, LOADS, OFFSET_STEPS, RETRY_ALL, RETRY_FORGETTING,
+    RETRY_LIMITERS, RETRY_RECORDING, SHAPES, SLIDING_LOG, TWIN,
 };
 pub use plan::{keep_honest, plan, run_job, run_scenario, Job, JobResult, StudyConfig};
-pub use tables::{assemble, busiest, served, Comparison, Estimate, StudyPlot, StudyReport, Table};
+pub use tables::{assemble, busiest, served, Estimate, StudyPlot, StudyReport, Table};

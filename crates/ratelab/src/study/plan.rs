@@ -1,9 +1,9 @@
 //! The study's plan: its size, and its independent, individually seeded jobs, each a scenario.
 
 use super::experiments::{
-    counter_offset, honest, lockout, scenario, split, JobKind, Size, LIMITERS, LOADS,
-    OBEYING_RATES, OFFSET_STEPS, RETRY_RATES, RETRY_TRIES, SERVERS, SHAPES, SPLIT_SHAPES,
-    THEORY_LIMITERS,
+    counter_offset, honest, lockout_all, obeying_burst, scenario, split, JobKind, Size,
+    BOUNDARY_LIMIT, BOUNDARY_LIMITERS, COUNTER_STARTS_MS, LIMITERS, LOADS, OBEYING_RATES,
+    OFFSET_STEPS, RETRY_RATES, RETRY_TRIES, SERVERS, SHAPES, SPLIT_SHAPES, THEORY_LIMITERS,
 };
 use crate::error::Error;
 use crate::optimum::{check_optimality, OptimalityCheck};
@@ -96,7 +96,7 @@ pub fn plan(config: StudyConfig) -> Result<Vec<Job>, Error> {
     obeying.extend(
         OBEYING_RATES
             .iter()
-            .map(|r| format!("token-bucket:burst={},rate={r}/1min", 101 - r)),
+            .map(|&r| format!("token-bucket:burst={},rate={r}/1min", obeying_burst(r))),
     );
     for (s, shape) in SHAPES.iter().enumerate() {
         let traffic = format!("{shape}:load=0.8");
@@ -115,7 +115,7 @@ pub fn plan(config: StudyConfig) -> Result<Vec<Job>, Error> {
             let salt = 400 + rate * 100 + u64::from(tries);
             jobs.push(Job {
                 kind: JobKind::Retry { rate, tries },
-                scenario: lockout(100, rate, tries, size(200, salt))?,
+                scenario: lockout_all(100, rate, tries, size(200, salt))?,
             });
         }
     }
@@ -129,6 +129,38 @@ pub fn plan(config: StudyConfig) -> Result<Vec<Job>, Error> {
             )?,
         });
     }
+    for (i, &start_ms) in COUNTER_STARTS_MS.iter().enumerate() {
+        jobs.push(Job {
+            kind: JobKind::CounterAt { start_ms },
+            scenario: scenario(
+                &["sliding-window-counter"],
+                &format!("flood:start={start_ms}ms"),
+                100,
+                once(800 + i as u64),
+            )?,
+        });
+    }
+    jobs.push(Job {
+        kind: JobKind::Boundary,
+        scenario: scenario(
+            &BOUNDARY_LIMITERS,
+            "boundary-burst",
+            BOUNDARY_LIMIT,
+            Size {
+                runs: 1,
+                ..size(3, 900)
+            },
+        )?,
+    });
+    jobs.push(Job {
+        kind: JobKind::Overdriven,
+        scenario: scenario(
+            &BOUNDARY_LIMITERS,
+            "steady:load=2",
+            BOUNDARY_LIMIT,
+            size(config.minutes, 901),
+        )?,
+    });
     for (i, load) in [0.8, 1.0, 1.2].into_iter().enumerate() {
         let traffic = format!("steady:load={load}");
         jobs.push(Job {
@@ -179,7 +211,9 @@ pub fn run_job(job: &Job) -> Result<JobResult, Error> {
 mod tests {
     use super::*;
     use crate::study::experiments::{
-        obeying_bucket, split_bucket, split_log, GCRA, GCRA_TWIN, OBEYING_LOG, RETRY_FORGETTING,
+        obeying_bucket, split_bucket, split_log, BOUNDARY_BUCKET_10, BOUNDARY_BUCKET_60,
+        BOUNDARY_FIXED, BOUNDARY_LOG, GCRA, GCRA_TWIN, OBEYING_LOG, RETRY_COUNTER,
+        RETRY_COUNTER_RECORDING, RETRY_FIXED, RETRY_FIXED_RECORDING, RETRY_FORGETTING,
         RETRY_RECORDING, SWC_ALONE, THEORY_FIXED, THEORY_LOG, TWIN,
     };
 
@@ -194,7 +228,10 @@ mod tests {
         let count = |f: fn(&JobKind) -> bool| jobs.iter().filter(|j| f(&j.kind)).count();
         assert_eq!(count(|k| matches!(k, JobKind::Honest { .. })), 20);
         assert_eq!(count(|k| matches!(k, JobKind::SwcOffset { .. })), 51);
-        assert_eq!(count(|k| matches!(k, JobKind::Retry { .. })), 25);
+        assert_eq!(count(|k| matches!(k, JobKind::Retry { .. })), 60);
+        assert_eq!(count(|k| matches!(k, JobKind::CounterAt { .. })), 2);
+        assert_eq!(count(|k| *k == JobKind::Boundary), 1);
+        assert_eq!(count(|k| *k == JobKind::Overdriven), 1);
         assert_eq!(count(|k| *k == JobKind::Optimality), 1);
     }
 
@@ -218,12 +255,35 @@ mod tests {
                     assert_eq!(text(job, OBEYING_LOG), "sliding-log");
                     for (k, rate) in OBEYING_RATES.iter().enumerate() {
                         let bucket = text(job, obeying_bucket(k));
-                        assert!(bucket.ends_with(&format!("rate={rate}/1min")), "{bucket}");
+                        assert_eq!(
+                            bucket,
+                            format!("token-bucket:burst={},rate={rate}/1min", 100 - rate)
+                        );
                     }
                 }
                 JobKind::Retry { .. } => {
                     assert_eq!(text(job, RETRY_FORGETTING), "sliding-log");
                     assert!(text(job, RETRY_RECORDING).contains("record-rejects=true"));
+                    assert_eq!(text(job, RETRY_FIXED), "fixed-window");
+                    assert_eq!(
+                        text(job, RETRY_FIXED_RECORDING),
+                        "fixed-window:record-rejects=true"
+                    );
+                    assert_eq!(text(job, RETRY_COUNTER), "sliding-window-counter");
+                    assert_eq!(
+                        text(job, RETRY_COUNTER_RECORDING),
+                        "sliding-window-counter:record-rejects=true"
+                    );
+                }
+                JobKind::CounterAt { .. } => {
+                    assert_eq!(text(job, SWC_ALONE), "sliding-window-counter");
+                }
+                JobKind::Boundary | JobKind::Overdriven => {
+                    assert_eq!(job.scenario.limit, 60);
+                    assert_eq!(text(job, BOUNDARY_FIXED), "fixed-window");
+                    assert_eq!(text(job, BOUNDARY_LOG), "sliding-log");
+                    assert_eq!(text(job, BOUNDARY_BUCKET_60), "token-bucket:burst=60");
+                    assert_eq!(text(job, BOUNDARY_BUCKET_10), "token-bucket:burst=10");
                 }
                 JobKind::Split { .. } => {
                     for (j, k) in SERVERS.iter().enumerate() {

@@ -1,5 +1,7 @@
 //! The study's output as text: tables as CSV and Markdown, and REPRODUCTION.md.
 
+use super::claims::{Essay, Verdict};
+use super::plan::StudyConfig;
 use super::tables::{StudyReport, Table};
 
 impl Table {
@@ -36,55 +38,228 @@ impl Table {
 }
 
 impl StudyReport {
-    /// REPRODUCTION.md: every essay number the study covers beside ratelab's.
+    /// REPRODUCTION.md: every numeric claim of both essays beside ratelab's value, section by
+    /// section, with a verdict; each note below its table, with the command that checks it.
     pub fn reproduction(&self) -> String {
+        let c = &self.config;
         let mut out = format!(
-            "# Reproduction of \"The Rule Was the Strict Part\"\n\nratelab study at {} runs × {} minutes, seed {}. Shares are fractions (0.710 is 71.0%).\nDifferences beyond 3 standard errors are explained in the note column.\n\n| what | essay | ratelab ± SE | difference (SE) | note |\n| --- | --- | --- | --- | --- |\n",
-            self.config.runs, self.config.minutes, self.config.seed
+            "# Reproduction of both essays\n\n\
+             `ratelab study --runs {} --minutes {} --seed {}`. Every number either essay gives is a row: \
+             the essay's figure as written (*derived* where ratelab's comparison value is worked out \
+             from prose), ratelab's value (± one standard error over runs), the difference (in \
+             standard errors for means over runs, absolute for exact values and counts) and a verdict. \
+             A `ratelab simulate` command beside a note prints that row's number exactly: it runs the \
+             same scenario with the same seed.\n\n",
+            c.runs, c.minutes, c.seed
         );
-        for c in &self.comparisons {
-            let z = c.z();
-            let within_rounding = (c.ours.mean - c.essay).abs() <= c.rounding();
-            let note = match z {
-                Some(z) if z.abs() > 3.0 && within_rounding => {
-                    "within the essay's rounding of its last digit".to_owned()
-                }
-                Some(z) if z.abs() > 3.0 && c.note.is_empty() => {
-                    "beyond 3 SE: see the notes below".to_owned()
-                }
-                _ => c.note.clone(),
-            };
+        let count = |v: Verdict| self.claims.iter().filter(|c| c.verdict == v).count();
+        let verdicts = [
+            Verdict::Match,
+            Verdict::Rounding,
+            Verdict::Explained,
+            Verdict::Given,
+            Verdict::NotReproducible,
+            Verdict::Unexplained,
+            Verdict::Missing,
+        ];
+        let summary: Vec<String> = verdicts
+            .iter()
+            .filter(|&&v| count(v) > 0)
+            .map(|&v| format!("{} {}", count(v), v.text()))
+            .collect();
+        out += &format!("{} claims: {}.\n\n", self.claims.len(), summary.join(", "));
+        if self.config.runs != StudyConfig::FULL.runs
+            || self.config.minutes != StudyConfig::FULL.minutes
+        {
             out += &format!(
-                "| {} | {} | {:.4} ± {:.4} | {} | {} |\n",
-                c.what,
-                c.essay,
-                c.ours.mean,
-                c.ours.se,
-                z.map_or("-".into(), |z| format!("{z:+.1}")),
-                note
+                "**A smaller study than the essay's.** These are {} runs of {} minutes; the essay's are 20 of 2,000. Standard errors are wider, and the numbers that grow with a run's length (the busiest minutes) are not the essay's: `ratelab study` at its defaults reruns it at the essay's size.\n\n",
+                self.config.runs, self.config.minutes
             );
+        }
+        out += WINDOW;
+        out += "\n";
+        for (essay, title) in [
+            (Essay::Rule, "\"The Rule Was the Strict Part\""),
+            (Essay::Boundary, "\"Rate limiting and the boundary burst\""),
+        ] {
+            out += &format!("\n## {title}\n");
+            let mut sections: Vec<&str> = Vec::new();
+            for claim in self.claims.iter().filter(|c| c.essay == essay) {
+                if !sections.contains(&claim.section.as_str()) {
+                    sections.push(&claim.section);
+                }
+            }
+            for section in sections {
+                out += &format!(
+                    "\n### {section}\n\n| claim | essay | ratelab | difference | verdict | note |\n| --- | --- | --- | --- | --- | --- |\n"
+                );
+                let mut notes = Vec::new();
+                for claim in self
+                    .claims
+                    .iter()
+                    .filter(|c| c.essay == essay && c.section == section)
+                {
+                    let mut text = claim.note.clone();
+                    if matches!(claim.verdict, Verdict::Explained | Verdict::NotReproducible) {
+                        if !text.is_empty() {
+                            text += ". ";
+                        }
+                        text += &claim.why;
+                    }
+                    let mark = if text.is_empty() && claim.command.is_empty() {
+                        String::new()
+                    } else {
+                        notes.push((text, claim.command.clone()));
+                        format!("[{}]", notes.len())
+                    };
+                    let quote = if claim.derived {
+                        format!("\"{}\" *derived*", claim.quote)
+                    } else {
+                        format!("\"{}\"", claim.quote)
+                    };
+                    out += &format!(
+                        "| {} | {} | {} | {} | {} | {} |\n",
+                        cell(&claim.what),
+                        cell(&quote),
+                        cell(&claim.ours_text()),
+                        claim.difference_text(),
+                        claim.verdict.text(),
+                        mark
+                    );
+                }
+                if !notes.is_empty() {
+                    out += "\n";
+                    for (i, (text, command)) in notes.iter().enumerate() {
+                        let mut line = format!("{}.", i + 1);
+                        if !text.is_empty() {
+                            line += &format!(" {}.", text.trim_end_matches('.'));
+                        }
+                        if !command.is_empty() {
+                            line += &format!(" `{command}`");
+                        }
+                        out += &line;
+                        out += "\n";
+                    }
+                }
+            }
         }
         out += NOTES;
         out
     }
 }
 
-/// Why some numbers differ, for REPRODUCTION.md.
-const NOTES: &str = "
-## Notes
+impl StudyReport {
+    /// The claims as tables, one per section of each essay, titled with the essay and the
+    /// section: what the page shows under the study. The last column is the note, with the
+    /// explanation where the verdict needs one (the commands are in `REPRODUCTION.md`, which
+    /// the page saves).
+    pub fn claim_tables(&self) -> Vec<Table> {
+        let mut out: Vec<Table> = Vec::new();
+        for claim in &self.claims {
+            let essay = match claim.essay {
+                Essay::Rule => "The Rule Was the Strict Part",
+                Essay::Boundary => "The boundary burst",
+            };
+            let title = format!("{essay}: {}", claim.section);
+            if out.last().map(|t| &t.title) != Some(&title) {
+                out.push(Table {
+                    id: format!("claims-{}", out.len() + 1),
+                    title,
+                    header: ["claim", "essay", "ratelab", "difference", "verdict", "note"]
+                        .map(String::from)
+                        .to_vec(),
+                    rows: Vec::new(),
+                });
+            }
+            let mut note = claim.note.clone();
+            if matches!(claim.verdict, Verdict::Explained | Verdict::NotReproducible) {
+                if !note.is_empty() {
+                    note += ". ";
+                }
+                note += &claim.why;
+            }
+            let quote = if claim.derived {
+                format!("\"{}\" (derived)", claim.quote)
+            } else {
+                format!("\"{}\"", claim.quote)
+            };
+            if let Some(t) = out.last_mut() {
+                t.rows.push(vec![
+                    claim.what.clone(),
+                    quote,
+                    claim.ours_text(),
+                    claim.difference_text(),
+                    claim.verdict.text().to_owned(),
+                    note,
+                ]);
+            }
+        }
+        out
+    }
 
-- **Traffic shapes.** The essay describes its shapes in words only. ratelab uses Poisson group
-  starts, geometric group sizes (means 5, 20, 50) spread uniformly over 1 s, 1 s and 2 s, and an
-  on/off client with Pareto (α = 1.5, mean 30 s) active periods, busy 20% of the time. Numbers
-  that depend on the exact burst distribution (the honest-client table, the B = 50 count) can
-  differ by more than their standard error for that reason alone.
-- **Splitting.** The essay routes \"at random\" without saying how; ratelab draws each request's
-  server from its own PCG stream, uniformly. A difference at K = 20 of about a tenth of a point
-  is within what a different routing draw (per request or per burst) would change.
-- **The weakened greedy** here is the sliding log that records its rejects; the essay does not
-  say which weakening it used, so the count of cases it loses is not comparable.
-- **The window** is half-open, (t − W, t]; the essay's token-bucket worst case B + 99 is exactly
-  this convention's B + L − 1.
+    /// Every claim as CSV: the reproduction report's rows, one per line, for a spreadsheet.
+    pub fn claims_csv(&self) -> String {
+        let mut out = crate::text::csv_record(&[
+            "essay",
+            "section",
+            "claim",
+            "essay's figure",
+            "derived",
+            "ratelab",
+            "difference",
+            "verdict",
+            "note",
+            "why",
+            "command",
+        ]);
+        for c in &self.claims {
+            let essay = match c.essay {
+                Essay::Rule => "The Rule Was the Strict Part",
+                Essay::Boundary => "Rate limiting and the boundary burst",
+            };
+            out += &crate::text::csv_record(&[
+                essay.to_owned(),
+                c.section.clone(),
+                c.what.clone(),
+                c.quote.clone(),
+                c.derived.to_string(),
+                c.ours_text(),
+                c.difference_text(),
+                c.verdict.text().to_owned(),
+                c.note.clone(),
+                c.why.clone(),
+                c.command.clone(),
+            ]);
+        }
+        out
+    }
+}
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// The window convention, stated once.
+const WINDOW: &str = "**The window.** ratelab counts a window as (t − W, t]: a request exactly W \
+after another is in a new window. The essays' \"burst + limit\" counts a closed window, so every \
+bucket bound here is one less: B + L − 1 (B + 99 at a limit of 100, which the first essay writes \
+itself).\n";
+
+/// How the traffic is modelled, for REPRODUCTION.md.
+const NOTES: &str = "
+## How ratelab models what the essays describe in words
+
+- **Traffic shapes.** Steady is Poisson. Small bursts, page loads and big bursts start groups
+  as a Poisson process, with geometric sizes of mean 5, 20 and 50 spread uniformly over 1 s,
+  1 s and 2 s. The on/off client has Pareto (α = 1.5, mean 30 s) active periods and
+  exponential (mean 120 s) quiet ones, busy 20% of the time, sending 5× its average while
+  active. Numbers that depend on the exact burst distribution can differ by more than their
+  standard error for that reason alone; where they do, the row says so.
+- **Splitting.** Each request goes to a server drawn uniformly from its own PCG stream. With
+  Poisson arrivals that makes each server's traffic Poisson at a/K, so the exact log's served
+  share is 1 − B(L/K, a/K), Erlang's loss formula, and the split rows show it.
+- **One generator.** Every random draw comes from one named, seeded PCG, identical natively
+  and in the page; the same seed gives the same numbers everywhere.
 ";
 
 #[cfg(test)]

@@ -1,16 +1,19 @@
-//! The study's tables, comparisons and plots, assembled from its jobs' results in any order
+//! The study's tables, claims and plots, assembled from its jobs' results in any order
 //! and any completeness.
 
+use super::claims::Claim;
+use super::essays::locked;
 use super::experiments::{
-    counter_offset_lines, counter_offset_measure, obeying_bucket, split_bucket, split_log, JobKind,
-    BIG_BURSTS, BUCKET_50, BUCKET_75, COUNTER, GCRA, GCRA_TWIN, LIMITERS, LOADS, LOAD_30, LOAD_80,
-    OBEYING_LOG, OBEYING_RATES, OFFSET_STEPS, PAGE_LOADS, RETRY_FORGETTING, RETRY_RATES,
-    RETRY_RECORDING, RETRY_TRIES, SERVERS, SERVERS_10, SHAPES, SLIDING_LOG, SMALL_BURSTS,
-    SPLIT_SHAPES, STEADY, THEORY_FIXED, THEORY_LOG,
+    counter_offset_lines, counter_offset_measure, obeying_bucket, obeying_burst, split_bucket,
+    split_log, JobKind, BOUNDARY_LIMIT, BOUNDARY_LIMITERS, BUCKET_50, BUCKET_75, COUNTER, GCRA,
+    GCRA_TWIN, LIMITERS, LOADS, LOAD_80, OBEYING_ESSAY_RATE, OBEYING_LOG, OBEYING_RATES,
+    OFFSET_STEPS, PAGE_LOADS, RETRY_COUNTER, RETRY_COUNTER_RECORDING, RETRY_FIXED,
+    RETRY_FIXED_RECORDING, RETRY_FORGETTING, RETRY_RATES, RETRY_RECORDING, RETRY_TRIES, SERVERS,
+    SHAPES, SPLIT_SHAPES, STEADY, THEORY_FIXED, THEORY_LOG,
 };
 use super::plan::{Job, JobResult, StudyConfig};
 use crate::plot::{Plot, Series, BLUE, ORANGE};
-use crate::sim::{mean_se, RunStats};
+use crate::sim::mean_se;
 use crate::spec::LimiterSpec;
 use crate::theory;
 use crate::time::MINUTE;
@@ -26,7 +29,7 @@ pub struct Estimate {
 }
 
 impl Estimate {
-    fn of(values: &[f64]) -> Estimate {
+    pub(super) fn of(values: &[f64]) -> Estimate {
         let (m, se) = mean_se(values);
         Estimate {
             mean: m.unwrap_or(0.0),
@@ -70,39 +73,6 @@ pub struct Table {
     pub rows: Vec<Vec<String>>,
 }
 
-/// One number the essay reports next to ratelab's.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Comparison {
-    /// What it is.
-    pub what: String,
-    /// The essay's value.
-    pub essay: f64,
-    /// ratelab's.
-    pub ours: Estimate,
-    /// Why they may differ, when they do.
-    pub note: String,
-}
-
-impl Comparison {
-    /// The difference in standard errors (`None` when there is no spread to measure it by).
-    pub fn z(&self) -> Option<f64> {
-        (self.ours.se > 0.0).then(|| (self.ours.mean - self.essay) / self.ours.se)
-    }
-
-    /// Half a unit of the last digit the essay printed: a difference this small is rounding.
-    pub fn rounding(&self) -> f64 {
-        let text = format!("{}", self.essay);
-        let decimals = text.split_once('.').map_or(0, |(_, d)| d.len()) as i32;
-        // Shares are printed as percentages with one decimal (0.710 is "71.0%").
-        let decimals = if self.essay < 1.0 && self.essay > 0.0 {
-            decimals.max(3)
-        } else {
-            decimals
-        };
-        0.5 * 10f64.powi(-decimals)
-    }
-}
-
 /// Everything the study produced.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StudyReport {
@@ -110,8 +80,8 @@ pub struct StudyReport {
     pub config: StudyConfig,
     /// Its tables.
     pub tables: Vec<Table>,
-    /// Its numbers beside the essay's.
-    pub comparisons: Vec<Comparison>,
+    /// Every numeric claim of both essays beside ratelab's value.
+    pub claims: Vec<Claim>,
     /// The SWC worst window per flood offset: (offset s, simulated, formula).
     pub swc_offsets: Vec<(f64, u64, Option<u64>)>,
     /// Plots of the tables, as data for any chart backend.
@@ -157,7 +127,7 @@ fn pct(e: Estimate) -> String {
     format!("{:.1} ± {:.1}", 100.0 * e.mean, 100.0 * e.se)
 }
 
-fn find<'a>(
+pub(super) fn find<'a>(
     jobs: &'a [Job],
     results: &'a [Option<JobResult>],
     kind: &JobKind,
@@ -172,7 +142,6 @@ fn find<'a>(
 /// A job without a result yet leaves its cells out, so a page can show the tables filling in.
 pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]) -> StudyReport {
     let mut tables = Vec::new();
-    let mut comparisons = Vec::new();
     let honest = |s: usize, l: usize| find(jobs, results, &JobKind::Honest { shape: s, load: l });
 
     // The honest-client table.
@@ -215,58 +184,18 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
             vec!["token-bucket:burst=75".into(), "174".into(), format!("{b75_wins} of 20")],
         ],
     });
-    comparisons.push(Comparison {
-        what: "B = 75 serves at least as much as the counter (of 20)".into(),
-        essay: 19.0,
-        ours: Estimate {
-            mean: b75_wins as f64,
-            se: 0.0,
-        },
-        note: String::new(),
-    });
-    comparisons.push(Comparison {
-        what: "B = 50 serves at least as much as the counter (of 20)".into(),
-        essay: 14.0,
-        ours: Estimate {
-            mean: b50_wins as f64,
-            se: 0.0,
-        },
-        note: String::new(),
-    });
-
     // Wrong decisions of the counter at 80%.
     let mut wrong_rows = Vec::new();
-    for (s, essay_wr, essay_wa) in [(STEADY, 0.0006, 0.010), (PAGE_LOADS, 0.120, 0.081)] {
+    for s in [STEADY, PAGE_LOADS] {
         if let Some(r) = honest(s, LOAD_80) {
             let decisions: u64 = r.runs.iter().map(|run| run[COUNTER].decisions).sum();
             let wa: u64 = r.runs.iter().map(|run| run[COUNTER].wrong_admits).sum();
             let wr: u64 = r.runs.iter().map(|run| run[COUNTER].wrong_rejects).sum();
-            let per_run = |f: fn(&RunStats) -> u64| {
-                Estimate::of(
-                    &r.runs
-                        .iter()
-                        .map(|run| f(&run[COUNTER]) as f64 / run[COUNTER].decisions.max(1) as f64)
-                        .collect::<Vec<_>>(),
-                )
-            };
-            let (ewa, ewr) = (per_run(|x| x.wrong_admits), per_run(|x| x.wrong_rejects));
             wrong_rows.push(vec![
                 SHAPES[s].to_string(),
                 format!("{:.2}%", 100.0 * wr as f64 / decisions.max(1) as f64),
                 format!("{:.2}%", 100.0 * wa as f64 / decisions.max(1) as f64),
             ]);
-            comparisons.push(Comparison {
-                what: format!("counter wrong rejects, {} at 80%", SHAPES[s]),
-                essay: essay_wr,
-                ours: ewr,
-                note: String::new(),
-            });
-            comparisons.push(Comparison {
-                what: format!("counter wrong admits, {} at 80%", SHAPES[s]),
-                essay: essay_wa,
-                ours: ewa,
-                note: String::new(),
-            });
         }
     }
     tables.push(Table {
@@ -281,55 +210,6 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
         ],
         rows: wrong_rows,
     });
-
-    // Essay points from the honest table.
-    for (what, s, l, i, essay) in [
-        (
-            "sliding log served, page loads at 80%",
-            PAGE_LOADS,
-            LOAD_80,
-            SLIDING_LOG,
-            0.710,
-        ),
-        (
-            "sliding log served, page loads at 30%",
-            PAGE_LOADS,
-            LOAD_30,
-            SLIDING_LOG,
-            0.91,
-        ),
-        (
-            "sliding log served, big bursts at 80%",
-            BIG_BURSTS,
-            LOAD_80,
-            SLIDING_LOG,
-            0.562,
-        ),
-        (
-            "token bucket B = 50 served, big bursts at 80%",
-            BIG_BURSTS,
-            LOAD_80,
-            BUCKET_50,
-            0.542,
-        ),
-    ] {
-        if let Some(r) = honest(s, l) {
-            comparisons.push(Comparison {
-                what: what.into(),
-                essay,
-                ours: served(r, i),
-                note: String::new(),
-            });
-        }
-    }
-    if let Some(r) = honest(SMALL_BURSTS, LOAD_80) {
-        comparisons.push(Comparison {
-            what: "counter's busiest minute, small bursts at 80%".into(),
-            essay: 142.0,
-            ours: busiest(r, COUNTER),
-            note: String::new(),
-        });
-    }
 
     // The attacker.
     if let Some(r) = find(jobs, results, &JobKind::Attacker) {
@@ -380,43 +260,58 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
                 .max_by(|a, b| a.1.mean.total_cmp(&b.1.mean))
                 .unwrap_or((0, Estimate { mean: 0.0, se: 0.0 }));
             let rate = OBEYING_RATES[best];
+            let essay = OBEYING_RATES
+                .iter()
+                .position(|&r| r == OBEYING_ESSAY_RATE)
+                .map_or("-".into(), |k| pct(served(r, obeying_bucket(k))));
             rows.push(vec![
                 shape.to_string(),
-                format!("B = {}, {rate}/min", 101 - rate),
+                format!("B = {}, {rate}/min", obeying_burst(rate)),
                 pct(share),
+                essay,
                 pct(served(r, OBEYING_LOG)),
             ]);
-            if s == PAGE_LOADS {
-                comparisons.push(Comparison {
-                    what: "best rule-obeying bucket served, page loads at 80%".into(),
-                    essay: 0.598,
-                    ours: share,
-                    note: "ratelab searches rates in steps of 10 a minute, with B = 101 − rate"
-                        .into(),
-                });
-            }
         }
     }
-    tables.push(Table { id: "obeying".into(), title: "The best token bucket that never breaks the rule (burst + one window of refill ≤ L), at 80% load".into(), header: vec!["traffic".into(), "best bucket".into(), "served %".into(), "sliding log served %".into()], rows });
+    tables.push(Table {
+        id: "obeying".into(),
+        title: "Token buckets that never break the rule (B + rate ≤ L), at 80% load: the best of rates 5 to 95 a minute, and the essay's B = 40 at 60 a minute".into(),
+        header: vec![
+            "traffic".into(),
+            "best bucket".into(),
+            "served %".into(),
+            "B = 40, 60/min served %".into(),
+            "sliding log served %".into(),
+        ],
+        rows,
+    });
 
     // Retry lockout.
     let mut rows = Vec::new();
     for &rate in &RETRY_RATES {
         for &tries in &RETRY_TRIES {
             if let Some(r) = find(jobs, results, &JobKind::Retry { rate, tries }) {
-                let locked = |i: usize| {
-                    r.runs
-                        .iter()
-                        .filter(|run| run[i].served_share().unwrap_or(1.0) < 0.5)
-                        .count()
+                let locked_of = |i: usize| {
+                    let k = r.runs.iter().filter(|run| locked(&run[i])).count();
+                    format!("{k} of {}", r.runs.len())
                 };
+                let same = r
+                    .runs
+                    .iter()
+                    .filter(|run| run[RETRY_FIXED] == run[RETRY_FIXED_RECORDING])
+                    .count();
                 rows.push(vec![
                     format!("{rate}/min"),
                     tries.to_string(),
-                    format!("{} of {}", locked(RETRY_RECORDING), r.runs.len()),
+                    locked_of(RETRY_RECORDING),
                     pct(served(r, RETRY_RECORDING)),
-                    format!("{} of {}", locked(RETRY_FORGETTING), r.runs.len()),
+                    locked_of(RETRY_FORGETTING),
                     pct(served(r, RETRY_FORGETTING)),
+                    locked_of(RETRY_COUNTER_RECORDING),
+                    pct(served(r, RETRY_COUNTER_RECORDING)),
+                    pct(served(r, RETRY_COUNTER)),
+                    pct(served(r, RETRY_FIXED)),
+                    format!("{same} of {}", r.runs.len()),
                 ]);
             }
         }
@@ -424,7 +319,19 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
     tables.push(Table {
         id: "lockout".into(),
         title: "Retry lockout over 200 minutes after a spike of 200 at minute 5 (a run counts as locked out when it was served under half its requests)".into(),
-        header: vec!["client rate".into(), "tries".into(), "locked, rejects recorded".into(), "served %, recorded".into(), "locked, not recorded".into(), "served %, not recorded".into()],
+        header: vec![
+            "client rate".into(),
+            "tries".into(),
+            "log recording rejects: locked".into(),
+            "served %".into(),
+            "log not recording: locked".into(),
+            "served %".into(),
+            "counter recording rejects: locked".into(),
+            "served %".into(),
+            "counter not recording: served %".into(),
+            "fixed window served %".into(),
+            "fixed window runs equal with recording".into(),
+        ],
         rows,
     });
 
@@ -439,32 +346,6 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
                     pct(served(r, split_log(j))),
                     pct(served(r, split_bucket(j))),
                 ]);
-            }
-            if shape == STEADY {
-                for (j, essay) in [0.996, 0.950, 0.879, 0.802].into_iter().enumerate() {
-                    comparisons.push(Comparison {
-                        what: format!(
-                            "split sliding log served, steady at 80%, K = {}",
-                            SERVERS[j]
-                        ),
-                        essay,
-                        ours: served(r, split_log(j)),
-                        note: String::new(),
-                    });
-                }
-                comparisons.push(Comparison {
-                    what: "split token buckets served, steady at 80%, K = 10".into(),
-                    essay: 0.996,
-                    ours: served(r, split_bucket(SERVERS_10)),
-                    note: String::new(),
-                });
-            } else {
-                comparisons.push(Comparison {
-                    what: "split sliding log served, page loads at 80%, K = 10".into(),
-                    essay: 0.677,
-                    ours: served(r, split_log(SERVERS_10)),
-                    note: String::new(),
-                });
             }
         }
     }
@@ -541,11 +422,49 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
             ],
         ],
     });
+    // The boundary-burst essay's attack, and its client offering twice the limit.
+    if let Some(r) = find(jobs, results, &JobKind::Boundary) {
+        let over = find(jobs, results, &JobKind::Overdriven);
+        let rows = BOUNDARY_LIMITERS
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let s = &r.runs[0][i];
+                let bound = LimiterSpec::parse(l)
+                    .ok()
+                    .and_then(|spec| theory::worst_case(&spec, BOUNDARY_LIMIT, MINUTE));
+                vec![
+                    l.to_string(),
+                    s.offered.to_string(),
+                    s.admitted.to_string(),
+                    (s.offered - s.admitted).to_string(),
+                    s.busiest.to_string(),
+                    bound.map_or("-".into(), |b| b.to_string()),
+                    over.map_or("-".into(), |o| pct(served(o, i))),
+                ]
+            })
+            .collect();
+        tables.push(Table {
+            id: "boundary".into(),
+            title: "The boundary burst at a limit of 60 a minute: 60 requests 0.5 s before a reset and 60 just after, and a steady client offering twice the limit".into(),
+            header: vec![
+                "limiter".into(),
+                "offered".into(),
+                "admitted".into(),
+                "rejected".into(),
+                "busiest window".into(),
+                "bound over any arrivals".into(),
+                "served %, steady at 2L".into(),
+            ],
+            rows,
+        });
+    }
+    let claims = super::essays::claims(config, jobs, results);
     let plots = plots(jobs, results);
     StudyReport {
         config,
         tables,
-        comparisons,
+        claims,
         swc_offsets,
         plots,
     }
@@ -581,32 +500,37 @@ fn plots(jobs: &[Job], results: &[Option<JobResult>]) -> Vec<StudyPlot> {
             lines,
         ),
     });
-    let mut lines: Vec<(String, Vec<(f64, f64)>)> = RETRY_RATES
+    let line = |tries: u32, at: usize| -> Vec<(f64, f64)> {
+        RETRY_RATES
+            .iter()
+            .filter_map(|&rate| {
+                find(jobs, results, &JobKind::Retry { rate, tries })
+                    .map(|r| (rate as f64, 100.0 * served(r, at).mean))
+            })
+            .collect()
+    };
+    // Five of the grid's tries and the client that is not recorded: six lines, six colours of
+    // the palette (a seventh would repeat the first).
+    let mut lines: Vec<(String, Vec<(f64, f64)>)> = RETRY_TRIES
         .iter()
-        .map(|&rate| {
-            let points = RETRY_TRIES
-                .iter()
-                .filter_map(|&tries| {
-                    find(jobs, results, &JobKind::Retry { rate, tries })
-                        .map(|r| (f64::from(tries), 100.0 * served(r, RETRY_RECORDING).mean))
-                })
-                .collect();
-            (format!("{rate}/min, rejects recorded"), points)
+        .filter(|&&tries| tries != 3)
+        .map(|&tries| {
+            (
+                format!("{tries} tries, rejects recorded"),
+                line(tries, RETRY_RECORDING),
+            )
         })
         .collect();
-    let open = RETRY_TRIES
-        .iter()
-        .filter_map(|&tries| {
-            find(jobs, results, &JobKind::Retry { rate: 25, tries })
-                .map(|r| (f64::from(tries), 100.0 * served(r, RETRY_FORGETTING).mean))
-        })
-        .collect();
-    lines.push(("25/min, not recorded".into(), open));
+    let most = RETRY_TRIES[RETRY_TRIES.len() - 1];
+    lines.push((
+        format!("{most} tries, not recorded"),
+        line(most, RETRY_FORGETTING),
+    ));
     out.push(StudyPlot {
         id: "lockout".into(),
         plot: Plot::shares(
             "A retrying client after a spike of 200: share served over 200 minutes",
-            "tries per request",
+            "client rate (requests a minute)",
             "% served",
             lines,
         ),
