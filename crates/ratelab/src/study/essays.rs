@@ -168,6 +168,24 @@ fn command(job: &Job, at: usize, traffic: &str) -> String {
     )
 }
 
+/// `row` with limiter `at` of a job's result as ratelab's value (its served share) and the
+/// command that prints it, if the job has run.
+fn measured(row: Claim, part: Option<Part>, traffic: &str) -> Claim {
+    match part {
+        Some((job, r, at)) => row
+            .ours(Some(share(served(r, at))))
+            .command(command(job, at, traffic)),
+        None => row,
+    }
+}
+
+/// `row` with a pooled estimate as ratelab's value, its parts named.
+fn pooled_row(row: Claim, pool: Pooled) -> Claim {
+    row.ours(pool.estimate.map(share))
+        .note(pool.note)
+        .command(pool.command)
+}
+
 fn honest_traffic(shape: usize, load: usize) -> String {
     format!("{}:load={}", SHAPES[shape], LOADS[load])
 }
@@ -302,10 +320,8 @@ fn checks(study: &Study, out: &mut Vec<Claim>) {
                 format!("{name} served, steady at {pct_load}: simulated"),
                 quote_sim,
             )
-            .target(parse_pct(quote_sim), Unit::Share)
-            .ours(pool.estimate.map(share))
-            .note(pool.note)
-            .command(pool.command);
+            .target(parse_pct(quote_sim), Unit::Share);
+            let row = pooled_row(row, pool);
             out.push(row.judged());
             out.push(
                 Claim::new(
@@ -505,15 +521,13 @@ fn honest(study: &Study, out: &mut Vec<Claim>) {
             true,
         ),
     ] {
-        let p = study.honest(shape, load, at);
-        let mut row = Claim::new(RULE, S, what, quote)
-            .target(target, Unit::Share)
-            .ours(p.map(|(_, r, i)| share(served(r, i))));
+        let mut row = measured(
+            Claim::new(RULE, S, what, quote).target(target, Unit::Share),
+            study.honest(shape, load, at),
+            &honest_traffic(shape, load),
+        );
         if derived {
             row = row.derived();
-        }
-        if let Some((j, _, i)) = p {
-            row = row.command(command(j, i, &honest_traffic(shape, load)));
         }
         out.push(row.judged());
     }
@@ -1095,7 +1109,6 @@ fn given_retry(what: &str, quote: &str, value: f64) -> Claim {
 
 fn split(study: &Study, out: &mut Vec<Claim>) {
     const S: &str = "Splitting the limit";
-    let steady = study.get(&JobKind::Split { shape: STEADY });
     for (j, (k, quote)) in SERVERS
         .iter()
         .zip(["99.6%", "95.0%", "87.9%", "80.2%"])
@@ -1122,16 +1135,13 @@ fn split(study: &Study, out: &mut Vec<Claim>) {
             "{off}, and ratelab's simulation agrees with the exact value (next row)"
         ));
         row = if j == 0 {
-            let pool = study.steady_log_80();
-            row.ours(pool.estimate.map(share))
-                .note(pool.note)
-                .command(pool.command)
+            pooled_row(row, study.steady_log_80())
         } else {
-            let mut row = row.ours(steady.map(|(_, r)| share(served(r, split_log(j)))));
-            if let Some((job, _)) = steady {
-                row = row.command(command(job, split_log(j), "steady:load=0.8"));
-            }
-            row
+            measured(
+                row,
+                study.part(JobKind::Split { shape: STEADY }, split_log(j)),
+                "steady:load=0.8",
+            )
         };
         out.push(row.judged());
         out.push(
@@ -1143,7 +1153,6 @@ fn split(study: &Study, out: &mut Vec<Claim>) {
                 .judged(),
         );
     }
-    let page = study.get(&JobKind::Split { shape: PAGE_LOADS });
     for (j, quote) in [(0, "71.0%"), (SERVERS_10, "67.7%")] {
         let mut row = Claim::new(
             RULE,
@@ -1156,16 +1165,13 @@ fn split(study: &Study, out: &mut Vec<Claim>) {
         )
         .target(parse_pct(quote), Unit::Share);
         row = if j == 0 {
-            let pool = study.page_log_80();
-            row.ours(pool.estimate.map(share))
-                .note(pool.note)
-                .command(pool.command)
+            pooled_row(row, study.page_log_80())
         } else {
-            let mut row = row.ours(page.map(|(_, r)| share(served(r, split_log(j)))));
-            if let Some((job, _)) = page {
-                row = row.command(command(job, split_log(j), "page-loads:load=0.8"));
-            }
-            row
+            measured(
+                row,
+                study.part(JobKind::Split { shape: PAGE_LOADS }, split_log(j)),
+                "page-loads:load=0.8",
+            )
         };
         out.push(row.judged());
     }
@@ -1179,11 +1185,12 @@ fn split(study: &Study, out: &mut Vec<Claim>) {
             ),
             quote,
         )
-        .target(parse_pct(quote), Unit::Share)
-        .ours(steady.map(|(_, r)| share(served(r, split_bucket(j)))));
-        if let Some((job, _)) = steady {
-            row = row.command(command(job, split_bucket(j), "steady:load=0.8"));
-        }
+        .target(parse_pct(quote), Unit::Share);
+        row = measured(
+            row,
+            study.part(JobKind::Split { shape: STEADY }, split_bucket(j)),
+            "steady:load=0.8",
+        );
         out.push(row.judged());
     }
 }
