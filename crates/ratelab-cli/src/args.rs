@@ -12,6 +12,9 @@ A SPEC is name[:key=value,...].
   Limiters: fixed-window, sliding-log, sliding-window-counter, token-bucket, gcra,
             leaky-bucket. Keys: burst=B, rate=N/DUR, record-rejects=true, servers=K,
             mode=meter|queue (leaky-bucket).
+            Real servers, in their own units and arithmetic: nginx (rate=Nr/s|Nr/m,
+            burst=B, delay=D or nodelay: a limit_req line), haproxy (period=DUR, limit=N,
+            record-rejects=true|false: http_req_rate(period) denied above N).
   Traffic:  steady, small-bursts, page-loads, big-bursts, on-off (load=X);
             flood (start=DUR|worst, every=DUR, for=DUR); boundary-burst (before=DUR,
             after=DUR); retry (rate=N/DUR, spike=S, at=DUR, tries=M, every=DUR);

@@ -147,6 +147,8 @@ pub fn display_name(kind: LimiterKind) -> &'static str {
         LimiterKind::TokenBucket => "Token bucket",
         LimiterKind::Gcra => "GCRA",
         LimiterKind::LeakyBucket => "Leaky bucket (nginx)",
+        LimiterKind::Nginx => "nginx (as configured)",
+        LimiterKind::Haproxy => "HAProxy (stick table)",
     }
 }
 

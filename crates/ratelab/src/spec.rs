@@ -29,10 +29,15 @@ pub enum LimiterKind {
     Gcra,
     /// `leaky-bucket`
     LeakyBucket,
+    /// `nginx`: nginx's `limit_req` as configured, in nginx's arithmetic.
+    Nginx,
+    /// `haproxy`: HAProxy's stick-table request rate, in HAProxy's arithmetic.
+    Haproxy,
 }
 
 impl LimiterKind {
-    /// Every kind, in the order the page lists them.
+    /// The essays' six algorithms, in the order the page lists them: what the study, the
+    /// lab's compare view and `ratelab simulate` without `--limiter` run.
     pub const ALL: [LimiterKind; 6] = [
         LimiterKind::FixedWindow,
         LimiterKind::SlidingLog,
@@ -41,6 +46,9 @@ impl LimiterKind {
         LimiterKind::Gcra,
         LimiterKind::LeakyBucket,
     ];
+
+    /// Real servers' limiters, each in its server's own units and arithmetic.
+    pub const REAL: [LimiterKind; 2] = [LimiterKind::Nginx, LimiterKind::Haproxy];
 
     /// The spec name.
     pub fn name(self) -> &'static str {
@@ -51,17 +59,17 @@ impl LimiterKind {
             LimiterKind::TokenBucket => "token-bucket",
             LimiterKind::Gcra => "gcra",
             LimiterKind::LeakyBucket => "leaky-bucket",
+            LimiterKind::Nginx => "nginx",
+            LimiterKind::Haproxy => "haproxy",
         }
     }
 
     /// The kind with this spec name.
     pub fn from_name(name: &str) -> Result<Self, Error> {
-        Self::ALL
-            .into_iter()
+        let every = || Self::ALL.into_iter().chain(Self::REAL);
+        every()
             .find(|k| k.name() == name)
-            .ok_or_else(|| {
-                Error::unknown("limiter", name, &names(Self::ALL.iter().map(|k| k.name())))
-            })
+            .ok_or_else(|| Error::unknown("limiter", name, &names(every().map(|k| k.name()))))
     }
 
     /// Whether the kind has a bucket (`burst` and `rate` apply).
@@ -76,8 +84,17 @@ impl LimiterKind {
     pub fn can_record_rejects(self) -> bool {
         matches!(
             self,
-            LimiterKind::FixedWindow | LimiterKind::SlidingLog | LimiterKind::SlidingWindowCounter
+            LimiterKind::FixedWindow
+                | LimiterKind::SlidingLog
+                | LimiterKind::SlidingWindowCounter
+                | LimiterKind::Haproxy
         )
+    }
+
+    /// Whether the limit can be split across servers (`servers=K`): not for a real server's
+    /// limiter, which is configured per server.
+    pub fn can_split(self) -> bool {
+        !Self::REAL.contains(&self)
     }
 }
 
@@ -97,8 +114,18 @@ pub struct LimiterSpec {
     pub record_rejects: bool,
     /// How many servers the limit is split across (1: not split).
     pub servers: u32,
-    /// Meter or queue, for the leaky bucket.
+    /// Meter or queue, for the leaky bucket; for nginx, `Meter` is `nodelay`.
     pub mode: LeakyMode,
+    /// nginx's `delay=`: how many excess requests pass at once when not `nodelay` (0, nginx's
+    /// default, delays every one).
+    #[serde(default)]
+    pub delay: u64,
+    /// HAProxy's period (`http_req_rate(period)`), µs, a whole number of ms. `None`: `W`.
+    #[serde(default)]
+    pub period: Option<Micros>,
+    /// HAProxy's limit `N`. `None`: `L`.
+    #[serde(default)]
+    pub limit: Option<u64>,
 }
 
 impl LimiterSpec {
@@ -111,14 +138,41 @@ impl LimiterSpec {
             kind,
             burst: None,
             rate: None,
-            record_rejects: false,
+            // HAProxy's common recipe counts what it denies.
+            record_rejects: kind == LimiterKind::Haproxy,
             servers: 1,
-            mode: LeakyMode::Meter,
+            // nginx without `nodelay` delays.
+            mode: if kind == LimiterKind::Nginx {
+                LeakyMode::Queue
+            } else {
+                LeakyMode::Meter
+            },
+            delay: 0,
+            period: None,
+            limit: None,
         };
         let mut mode_given = false;
+        let (mut delay_given, mut nodelay) = (false, false);
         for (key, value) in pairs {
             let what = format!("{name}: {key}");
             match key {
+                "rate" if kind == LimiterKind::Nginx => {
+                    spec.rate = Some(parse_nginx_rate(&what, value)?)
+                }
+                "burst" if kind == LimiterKind::Nginx => {
+                    spec.burst = Some(parse_count(&what, value, 0, MAX_BURST)?)
+                }
+                "delay" if kind == LimiterKind::Nginx => {
+                    delay_given = true;
+                    spec.delay = parse_count(&what, value, 0, MAX_BURST)?;
+                }
+                "nodelay" if kind == LimiterKind::Nginx => nodelay = parse_bool(&what, value)?,
+                "period" if kind == LimiterKind::Haproxy => {
+                    spec.period = Some(parse_haproxy_period(&what, value)?)
+                }
+                "limit" if kind == LimiterKind::Haproxy => {
+                    spec.limit = Some(parse_count(&what, value, 1, MAX_BURST)?)
+                }
                 "burst" if kind.has_bucket() => {
                     let min = if kind == LimiterKind::LeakyBucket {
                         0
@@ -131,7 +185,7 @@ impl LimiterSpec {
                 "record-rejects" if kind.can_record_rejects() => {
                     spec.record_rejects = parse_bool(&what, value)?
                 }
-                "servers" => spec.servers = parse_count(&what, value, 1, MAX_SERVERS)? as u32,
+                "servers" if kind.can_split() => spec.servers = parse_count(&what, value, 1, MAX_SERVERS)? as u32,
                 "mode" if kind == LimiterKind::LeakyBucket => {
                     mode_given = true;
                     spec.mode = match value {
@@ -149,6 +203,16 @@ impl LimiterSpec {
                 }
             }
         }
+        if nodelay && delay_given {
+            return Err(Error::invalid(
+                &format!("{name}: delay"),
+                &format!("delay={},nodelay", spec.delay),
+                "delay=N or nodelay, not both (nodelay lets every excess request through at once)",
+            ));
+        }
+        if nodelay {
+            spec.mode = LeakyMode::Meter;
+        }
         if mode_given && spec.mode == LeakyMode::Queue && spec.servers > 1 {
             return Err(Error::invalid(
                 &format!("{name}: servers"),
@@ -159,6 +223,56 @@ impl LimiterSpec {
         Ok(spec)
     }
 
+    /// The burst, or its default: one window's worth, `limit`, for buckets, and 0 for the
+    /// leaky bucket and nginx.
+    pub fn burst_or(&self, limit: u64) -> u64 {
+        self.burst.unwrap_or(match self.kind {
+            LimiterKind::LeakyBucket | LimiterKind::Nginx => 0,
+            _ => limit,
+        })
+    }
+
+    /// nginx's rate: as given, or `limit` per `window` when the window is a second or a
+    /// minute (nginx has no other unit).
+    pub fn nginx_rate(&self, limit: u64, window: Micros) -> Result<Rate, Error> {
+        match self.rate {
+            Some(rate) => Ok(rate),
+            None if window == SECOND || window == 60 * SECOND => Ok(Rate {
+                count: limit,
+                per: window,
+            }),
+            None => Err(Error::Missing {
+                what: "limiter nginx".into(),
+                key: "rate=Nr/s or rate=Nr/m (the window is neither 1s nor 1min, so nginx's rate cannot be L per W)".into(),
+                example: "nginx:rate=100r/m,burst=20,nodelay".into(),
+            }),
+        }
+    }
+
+    /// HAProxy's period: as given, or the window, which must then be whole milliseconds.
+    pub fn haproxy_period(&self, window: Micros) -> Result<Micros, Error> {
+        match self.period {
+            Some(p) => Ok(p),
+            None => parse_haproxy_period("haproxy: period", &crate::time::format_duration(window))
+                .map_err(|_| Error::Missing {
+                    what: "limiter haproxy".into(),
+                    key: "period=DUR (the window is not a whole number of milliseconds from 2ms to 298h)".into(),
+                    example: "haproxy:period=10s,limit=20".into(),
+                }),
+        }
+    }
+
+    /// Whether admitted requests can leave later than they arrive: the leaky bucket as a
+    /// queue, and nginx without `nodelay` with a `delay` below its `burst`.
+    pub fn queues(&self) -> bool {
+        self.mode == LeakyMode::Queue
+            && match self.kind {
+                LimiterKind::LeakyBucket => true,
+                LimiterKind::Nginx => self.delay < self.burst.unwrap_or(0),
+                _ => false,
+            }
+    }
+
     /// A spec of this kind with every default.
     pub fn of(kind: LimiterKind) -> Self {
         Self::parse(kind.name()).unwrap_or_else(|_| unreachable!("every kind name parses"))
@@ -166,6 +280,13 @@ impl LimiterSpec {
 }
 
 fn limiter_keys(kind: LimiterKind) -> String {
+    match kind {
+        LimiterKind::Nginx => return "rate=Nr/s|Nr/m, burst=B, delay=D, nodelay".into(),
+        LimiterKind::Haproxy => {
+            return "period=DUR, limit=N, record-rejects=true|false".into();
+        }
+        _ => {}
+    }
     let mut keys = Vec::new();
     if kind.has_bucket() {
         keys.extend(["burst=B", "rate=N/DUR"]);
@@ -515,9 +636,13 @@ fn split_spec(text: &str) -> Result<(&str, Pairs<'_>), Error> {
     let mut pairs: Vec<(&str, &str)> = Vec::new();
     if let Some(rest) = rest {
         for part in rest.split(',') {
-            let (k, v) = part
-                .split_once('=')
-                .ok_or_else(|| Error::invalid(&format!("{name}: option"), part, "key=value"))?;
+            // nginx's one bare word.
+            let (k, v) = if part.trim() == "nodelay" {
+                ("nodelay", "true")
+            } else {
+                part.split_once('=')
+                    .ok_or_else(|| Error::invalid(&format!("{name}: option"), part, "key=value"))?
+            };
             let (k, v) = (k.trim(), v.trim());
             if pairs.iter().any(|(seen, _)| *seen == k) {
                 return Err(Error::invalid(
@@ -582,6 +707,36 @@ pub fn parse_rate(what: &str, text: &str) -> Result<Rate, Error> {
         return Err(Error::invalid(what, text, &accepted));
     }
     Ok(Rate { count, per })
+}
+
+/// Parses nginx's `rate=`: `Nr/s` or `Nr/m`, kept as `N` per second or minute.
+pub fn parse_nginx_rate(what: &str, text: &str) -> Result<Rate, Error> {
+    let accepted = format!(
+        "nginx's Nr/s or Nr/m with N from 1 to {MAX_RATE_COUNT}, like 10r/s or 100r/m"
+    );
+    let (n, per) = if let Some(n) = text.strip_suffix("r/s") {
+        (n, SECOND)
+    } else if let Some(n) = text.strip_suffix("r/m") {
+        (n, 60 * SECOND)
+    } else {
+        return Err(Error::invalid(what, text, &accepted));
+    };
+    let count =
+        parse_count(what, n, 1, MAX_RATE_COUNT).map_err(|_| Error::invalid(what, text, &accepted))?;
+    Ok(Rate { count, per })
+}
+
+/// The longest HAProxy period accepted: HAProxy keeps `remain` in a signed 32-bit count of ms.
+pub const MAX_HAPROXY_PERIOD: Micros = (i32::MAX as u64 / 2) * 1000;
+
+/// Parses HAProxy's period: a duration of whole milliseconds, at least 2 ms.
+fn parse_haproxy_period(what: &str, text: &str) -> Result<Micros, Error> {
+    let accepted = "a duration of whole milliseconds from 2ms to 298h, like 10s (HAProxy counts in ms)";
+    let d = parse_duration(what, text).map_err(|_| Error::invalid(what, text, accepted))?;
+    if d % 1000 != 0 || !(2000..=MAX_HAPROXY_PERIOD).contains(&d) {
+        return Err(Error::invalid(what, text, accepted));
+    }
+    Ok(d)
 }
 
 fn parse_positive_duration(what: &str, text: &str) -> Result<Micros, Error> {
@@ -659,6 +814,42 @@ mod tests {
             &["servers", "mode=queue"],
         );
         check("", &["spec"]);
+        check("nginx:rate=7r/h", &["rate", "7r/h", "Nr/s or Nr/m"]);
+        check("nginx:rate=7/1min", &["rate", "Nr/s or Nr/m"]);
+        check("nginx:rate=0r/s", &["rate", "from 1"]);
+        check("nginx:burst=5,delay=2,nodelay", &["delay=N or nodelay, not both"]);
+        check("nginx:servers=2", &["servers", "key for nginx", "nodelay"]);
+        check("nginx:mode=queue", &["mode", "rate=Nr/s|Nr/m"]);
+        check("haproxy:period=1500us", &["period", "whole milliseconds"]);
+        check("haproxy:period=1ms", &["period", "from 2ms"]);
+        check("haproxy:limit=0", &["limit", "from 1"]);
+        check("haproxy:burst=3", &["burst", "period=DUR, limit=N"]);
+    }
+
+    #[test]
+    fn parses_real_limiters_in_their_own_units() {
+        let s = LimiterSpec::parse("nginx:rate=7r/m,burst=5,delay=2").expect("valid");
+        assert_eq!(s.kind, LimiterKind::Nginx);
+        assert_eq!(s.rate, Some(Rate { count: 7, per: 60 * SECOND }));
+        assert_eq!((s.burst, s.delay, s.mode), (Some(5), 2, LeakyMode::Queue));
+        assert!(s.queues());
+        // nginx's bare word, and its default: every excess request waits.
+        let s = LimiterSpec::parse("nginx:rate=10r/s,burst=5,nodelay").expect("valid");
+        assert_eq!((s.mode, s.queues()), (LeakyMode::Meter, false));
+        let s = LimiterSpec::parse("nginx").expect("valid");
+        assert_eq!((s.mode, s.burst, s.delay), (LeakyMode::Queue, None, 0));
+        assert!(!s.queues(), "no burst: nothing can wait");
+        assert_eq!(s.nginx_rate(100, 60 * SECOND), Ok(Rate { count: 100, per: 60 * SECOND }));
+        let e = s.nginx_rate(100, 30 * SECOND).expect_err("no nginx unit for 30 s");
+        assert!(e.to_string().contains("rate=Nr/s or rate=Nr/m"), "{e}");
+        let s = LimiterSpec::parse("haproxy:period=10s,limit=20").expect("valid");
+        assert_eq!((s.period, s.limit, s.record_rejects), (Some(10 * SECOND), Some(20), true));
+        let s = LimiterSpec::parse("haproxy:record-rejects=false").expect("valid");
+        assert_eq!(s.haproxy_period(60 * SECOND), Ok(60 * SECOND));
+        assert!(!s.record_rejects);
+        assert!(s.haproxy_period(1_500).is_err());
+        assert_eq!(LimiterKind::from_name("haproxy"), Ok(LimiterKind::Haproxy));
+        assert!(!LimiterKind::ALL.contains(&LimiterKind::Nginx), "the essays' six only");
     }
 
     #[test]

@@ -74,7 +74,54 @@ pub fn worst_case(spec: &LimiterSpec, limit: u64, window: Micros) -> Option<u64>
                 }
             }
         }
+        LimiterKind::Nginx => {
+            let rate = spec.nginx_rate(limit, window).ok()?;
+            let delay = (spec.mode == LeakyMode::Queue).then_some(spec.delay);
+            Some(nginx_worst(rate, spec.burst.unwrap_or(0), delay, window))
+        }
+        LimiterKind::Haproxy => {
+            let period = spec.haproxy_period(window).ok()?;
+            Some(haproxy_worst(spec.limit.unwrap_or(limit), period, window))
+        }
     }
+}
+
+/// The most nginx's `limit_req` (`rate`, `burst`, `delay`: `None` for `nodelay`) lets
+/// through in any window `(t − W, t]`, in nginx's arithmetic: the first request and `burst`
+/// more at once, then what leaks in one window, `⌊rate · span / 10⁶⌋` with `rate` in
+/// thousandths a second and `span` the most milliseconds nginx's clock can count within the
+/// window (`⌈(W − 1 µs) / 1 ms⌉`: one more than an exact clock can, when the window starts
+/// late in one millisecond and ends early in another).
+///
+/// The excess after each admission is at least the one before plus 1,000 less what leaked,
+/// and at most `burst × 1000`, which gives the bound; a window that starts with an empty
+/// bucket, admits `burst + 1` in its first millisecond and then one each time a whole request
+/// has leaked reaches it. When requests can wait (`delay` below `burst`), the window counts
+/// them when they leave: each leaves when its excess would have leaked down to `delay`, up
+/// to a millisecond early, so at most `1 + delay` and what leaks in `⌈W / 1 ms⌉ + 1` ms
+/// leave in it (a bound; property-tested, not shown to be reached).
+pub fn nginx_worst(rate: Rate, burst: u64, delay: Option<u64>, window: Micros) -> u64 {
+    let per_second = u128::from(crate::limiter::thousandths_per_second(rate));
+    let span = u128::from((window.max(1) - 1).div_ceil(1000));
+    match delay {
+        Some(d) if d < burst => {
+            // From the first departure's arrival to the last departure: under `W + 1 ms`.
+            let span = u128::from(window.div_ceil(1000) + 1);
+            d + 1 + (per_second * span / 1_000_000).min(u128::from(u64::MAX / 2)) as u64
+        }
+        _ => burst + 1 + (per_second * span / 1_000_000).min(u128::from(u64::MAX / 2)) as u64,
+    }
+}
+
+/// The most HAProxy's counter (`limit` per `period`) admits in any window of `window` µs:
+/// `limit` in each of its periods that the window reaches into. Periods follow each other at
+/// least `period` apart, one millisecond less when the period is an odd number of them (the
+/// tick is kept even), so a window reaches into `⌊(W − 1) / period⌋ + 2` of them: `2 × limit`
+/// when the window is the period.
+pub fn haproxy_worst(limit: u64, period: Micros, window: Micros) -> u64 {
+    let ms = period / 1000;
+    let shortest = (ms - ms % 2).max(2) * 1000;
+    limit.saturating_mul((window.max(1) - 1) / shortest + 2)
 }
 
 /// The sliding-window counter's worst window under a flood of one request per `every` that

@@ -250,3 +250,132 @@ fn token_bucket_and_gcra_admit_the_same_in_every_run() {
         }
     }
 }
+
+/// A trailing-window recount: the most of `times` (sorted) in any `(t − W, t]`.
+fn busiest(times: &[u64], window: u64) -> u64 {
+    let mut tail = 0;
+    let mut most = 0;
+    for (i, &t) in times.iter().enumerate() {
+        while times[tail] + window <= t {
+            tail += 1;
+        }
+        most = most.max((i + 1 - tail) as u64);
+    }
+    most
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+    /// nginx's bound holds for any arrivals, at any microsecond, in every mode: admissions (or
+    /// departures, for requests that wait) recounted in every trailing window.
+    #[test]
+    fn nginx_never_passes_its_bound(
+        gaps in proptest::collection::vec(
+            proptest::prop_oneof![0u64..3, 0u64..2_000, 0u64..200_000, 0u64..5_000_000],
+            1..600,
+        ),
+        count in 1u64..40,
+        per_minute in proptest::bool::ANY,
+        burst in 0u64..8,
+        delay in proptest::option::of(0u64..8),
+        window in proptest::prop_oneof![
+            proptest::prelude::Just(SECOND),
+            proptest::prelude::Just(SECOND + 1),
+            proptest::prelude::Just(SECOND + 999),
+            proptest::prelude::Just(MINUTE),
+            proptest::prelude::Just(7 * SECOND + 123),
+        ],
+    ) {
+        use ratelab::limiter::{Decide, Decision, Nginx, Rate};
+        let rate = Rate { count, per: if per_minute { MINUTE } else { SECOND } };
+        let mut l = Nginx::new(rate, burst, delay);
+        let mut out = Vec::new();
+        let mut t = 0;
+        for g in gaps {
+            t += g;
+            if let Decision::Admit { at } = l.decide(t) {
+                out.push(at);
+            }
+        }
+        proptest::prop_assert!(out.windows(2).all(|w| w[0] <= w[1]), "departures keep their order");
+        let bound = theory::nginx_worst(rate, burst, delay, window);
+        let got = busiest(&out, window);
+        proptest::prop_assert!(got <= bound, "{got} in a window over the bound {bound}");
+    }
+
+    /// HAProxy's bound, likewise, for both recipes and odd periods.
+    #[test]
+    fn haproxy_never_passes_its_bound(
+        gaps in proptest::collection::vec(
+            proptest::prop_oneof![0u64..3, 0u64..2_000, 0u64..200_000, 0u64..3_000_000],
+            1..800,
+        ),
+        limit in 1u64..6,
+        period_ms in proptest::prop_oneof![2u64..5, 999u64..1002, 59_999u64..60_001],
+        record_rejects in proptest::bool::ANY,
+        window in proptest::prop_oneof![
+            proptest::prelude::Just(SECOND),
+            proptest::prelude::Just(MINUTE),
+            proptest::prelude::Just(3 * MS),
+        ],
+    ) {
+        use ratelab::limiter::{Decide, Haproxy};
+        let mut l = Haproxy::new(limit, period_ms * MS, record_rejects);
+        let mut out = Vec::new();
+        let mut t = 0;
+        for g in gaps {
+            t += g;
+            if l.admit(t) {
+                out.push(t);
+            }
+        }
+        let bound = theory::haproxy_worst(limit, period_ms * MS, window);
+        let got = busiest(&out, window);
+        proptest::prop_assert!(got <= bound, "{got} in a window over the bound {bound}");
+    }
+}
+
+#[test]
+fn nginx_and_haproxy_reach_their_bounds() {
+    use ratelab::limiter::{Decide, Haproxy, Nginx, Rate};
+    // nginx, 10r/s, burst 2, nodelay, W = 1 s: three at 0.999 ms, then one each 100 ms up
+    // to 1 s: 13 in (0, 1 s], where nginx's clock counts 1,000 ms. The exact bucket's bound
+    // is 12.
+    let rate = Rate { count: 10, per: SECOND };
+    let mut l = Nginx::new(rate, 2, None);
+    let mut times = vec![999, 999, 999];
+    times.extend((1..=10).map(|k| k * 100 * MS));
+    let admitted: Vec<u64> = times.iter().copied().filter(|&t| l.admit(t)).collect();
+    assert_eq!(admitted.len(), 13);
+    assert_eq!(busiest(&admitted, SECOND), 13);
+    assert_eq!(theory::nginx_worst(rate, 2, None, SECOND), 13);
+    // A flood on whole milliseconds is one short: nginx's extra request needs the window to
+    // start late in one millisecond.
+    let flood = flood_worst(&["nginx:rate=10r/s,burst=2,nodelay"], 10, FloodStart::Worst);
+    assert_eq!(flood, [3 + 60 * 10 - 1]);
+    let exact = LimiterSpec::parse("leaky-bucket:burst=2,rate=10/1s").expect("valid");
+    assert_eq!(theory::worst_case(&exact, 10, SECOND), Some(12));
+    // HAProxy, 20 per 10 s, both recipes: a request at 0 starts the periods; 20 at the end of
+    // the second (its predecessor's one request weighs almost nothing by then); then, in the
+    // third, one request at each millisecond the estimate has room for it (nothing denied, so
+    // nothing more counted): the last 20 pass by 29.5 s, within 10 s of the 20 at 19.999 s.
+    for record in [true, false] {
+        let mut h = Haproxy::new(20, 10 * SECOND, record);
+        assert!(h.admit(0));
+        let mut admitted = vec![0];
+        for _ in 0..20 {
+            assert!(h.admit(19_999 * MS));
+            admitted.push(19_999 * MS);
+        }
+        for ms in 20_000..30_000u64 {
+            let mut copy = h.clone();
+            if copy.admit(ms * MS) {
+                h = copy;
+                admitted.push(ms * MS);
+            }
+        }
+        assert_eq!(busiest(&admitted, 10 * SECOND), 40, "record-rejects={record}");
+        assert_eq!(theory::haproxy_worst(20, 10 * SECOND, 10 * SECOND), 40);
+    }
+}

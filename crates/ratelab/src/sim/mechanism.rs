@@ -216,7 +216,10 @@ impl Mechanism {
             }
             _ => {}
         }
-        if matches!(self.kind, StateKind::Count | StateKind::Estimate) {
+        // Calendar windows; HAProxy's periods start at the first request instead.
+        if matches!(self.kind, StateKind::Count | StateKind::Estimate)
+            && !matches!(limiter, Limiter::Haproxy(_))
+        {
             self.boundaries = Some(Boundaries::within(scenario.window, scenario.horizon()));
         }
     }

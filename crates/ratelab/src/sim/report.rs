@@ -4,8 +4,7 @@
 
 use super::{RunStats, Scenario};
 use crate::histogram::Histogram;
-use crate::limiter::LeakyMode;
-use crate::spec::{LimiterKind, LimiterSpec};
+use crate::spec::LimiterSpec;
 use crate::theory;
 use crate::time::Micros;
 use serde::{Deserialize, Serialize};
@@ -145,7 +144,7 @@ fn summarize(scenario: &Scenario, spec: &LimiterSpec, stats: &[&RunStats]) -> Li
     for s in stats {
         delays.merge(&s.delays);
     }
-    let queueing = spec.kind == LimiterKind::LeakyBucket && spec.mode == LeakyMode::Queue;
+    let queueing = spec.queues();
     let (p50, p99) = if queueing {
         (delays.quantile(0.50), delays.quantile(0.99))
     } else {

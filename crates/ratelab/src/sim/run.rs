@@ -194,6 +194,8 @@ pub fn decide_and_audit(limiter: &mut Limiter, audit: &mut Auditor, times: &[Mic
         Limiter::TokenBucket(l) => audit.decide_chunk(times, |t| l.admit(t)),
         Limiter::Gcra(l) => audit.decide_chunk(times, |t| l.admit(t)),
         Limiter::LeakyBucket(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        Limiter::Nginx(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        Limiter::Haproxy(l) => audit.decide_chunk(times, |t| l.admit(t)),
         Limiter::Split(l) => audit.decide_chunk(times, |t| l.admit(t)),
     }
 }

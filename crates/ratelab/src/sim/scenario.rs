@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::import::MAX_REPLAY;
 use crate::limiter::{
-    FixedWindow, Gcra, LeakyBucket, LeakyMode, Limiter, Rate, SlidingLog, SlidingWindowCounter,
+    FixedWindow, Gcra, Haproxy, LeakyBucket, LeakyMode, Limiter, Nginx, Rate, SlidingLog, SlidingWindowCounter,
     Split, TokenBucket,
 };
 use crate::rng::{Rng, Stream};
@@ -196,10 +196,7 @@ impl Scenario {
             count: self.limit,
             per: self.window,
         });
-        let burst = spec.burst.unwrap_or(match spec.kind {
-            LimiterKind::LeakyBucket => 0,
-            _ => self.limit,
-        });
+        let burst = spec.burst_or(self.limit);
         // The most admissions any window can hold; for the rare limiter theory gives no bound
         // for (a queue leaking more than one a µs), its burst and a window of leaking.
         let worst = theory::worst_case(spec, self.limit, self.window).unwrap_or_else(|| {
@@ -212,7 +209,7 @@ impl Scenario {
             LimiterKind::SlidingLog => 8 * self.limit,
             _ => 0,
         } + 64 * k;
-        let queue = if spec.kind == LimiterKind::LeakyBucket && spec.mode == LeakyMode::Queue {
+        let queue = if spec.queues() {
             // Departures still to come: at most the burst and one; a ring that doubles.
             4 * 8 * (burst + 2) + HISTOGRAM_BYTES
         } else {
@@ -463,14 +460,18 @@ impl Scenario {
                 ),
             ));
         }
-        let rate = spec.rate.unwrap_or(Rate {
-            count: self.limit,
-            per: self.window,
-        });
-        let burst = spec.burst.unwrap_or(match spec.kind {
-            LimiterKind::LeakyBucket => 0,
-            _ => self.limit,
-        });
+        let rate = match spec.kind {
+            LimiterKind::Nginx => spec.nginx_rate(self.limit, self.window)?,
+            _ => spec.rate.unwrap_or(Rate {
+                count: self.limit,
+                per: self.window,
+            }),
+        };
+        let burst = spec.burst_or(self.limit);
+        let period = match spec.kind {
+            LimiterKind::Haproxy => spec.haproxy_period(self.window)?,
+            _ => self.window,
+        };
         if burst % k != 0 {
             return Err(Error::invalid(
                 &format!("{name}: burst"),
@@ -510,6 +511,16 @@ impl Scenario {
                 LimiterKind::LeakyBucket => {
                     Limiter::LeakyBucket(LeakyBucket::new(burst, rate, spec.mode))
                 }
+                LimiterKind::Nginx => Limiter::Nginx(Nginx::new(
+                    rate,
+                    burst,
+                    (spec.mode == LeakyMode::Queue).then_some(spec.delay),
+                )),
+                LimiterKind::Haproxy => Limiter::Haproxy(Haproxy::new(
+                    spec.limit.unwrap_or(limit),
+                    period,
+                    spec.record_rejects,
+                )),
             }
         };
         if k == 1 {

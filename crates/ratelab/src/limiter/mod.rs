@@ -1,9 +1,16 @@
-//! The rate limiters. Each one decides, at a time it is given, whether to let a request
+//! The rate limiters (nginx's and HAProxy's, in their own arithmetic, in `nginx` and
+//! `haproxy`). Each one decides, at a time it is given, whether to let a request
 //! through; none of them reads a clock.
 //!
 //! All arithmetic is in integers, so decisions are exact and identical on every target. A
 //! rate of `N` requests per `D` µs is kept as the fraction itself: one token is `D` units,
 //! and a microsecond refills `N` units.
+
+mod haproxy;
+mod nginx;
+
+pub use haproxy::Haproxy;
+pub use nginx::{thousandths_per_second, Nginx};
 
 use crate::rng::Rng;
 use crate::time::Micros;
@@ -707,6 +714,10 @@ pub enum Limiter {
     Gcra(Gcra),
     /// See [`LeakyBucket`].
     LeakyBucket(LeakyBucket),
+    /// See [`Nginx`].
+    Nginx(Nginx),
+    /// See [`Haproxy`].
+    Haproxy(Haproxy),
     /// See [`Split`].
     Split(Split),
 }
@@ -721,6 +732,8 @@ impl Decide for Limiter {
             Limiter::TokenBucket(l) => l.decide(t),
             Limiter::Gcra(l) => l.decide(t),
             Limiter::LeakyBucket(l) => l.decide(t),
+            Limiter::Nginx(l) => l.decide(t),
+            Limiter::Haproxy(l) => l.decide(t),
             Limiter::Split(l) => l.decide(t),
         }
     }
@@ -734,6 +747,8 @@ impl Decide for Limiter {
             Limiter::TokenBucket(l) => l.admit(t),
             Limiter::Gcra(l) => l.admit(t),
             Limiter::LeakyBucket(l) => l.admit(t),
+            Limiter::Nginx(l) => l.admit(t),
+            Limiter::Haproxy(l) => l.admit(t),
             Limiter::Split(l) => l.admit(t),
         }
     }
@@ -742,13 +757,11 @@ impl Decide for Limiter {
 impl Limiter {
     /// Whether admitted requests may leave later than they arrive.
     pub fn delays(&self) -> bool {
-        matches!(
-            self,
-            Limiter::LeakyBucket(LeakyBucket {
-                mode: LeakyMode::Queue,
-                ..
-            })
-        )
+        match self {
+            Limiter::LeakyBucket(l) => l.mode == LeakyMode::Queue,
+            Limiter::Nginx(l) => l.delays(),
+            _ => false,
+        }
     }
 
     /// What the limiter holds at `now` (see [`State`]); a split limit's servers added up.
@@ -760,6 +773,8 @@ impl Limiter {
             Limiter::TokenBucket(l) => l.state(now),
             Limiter::Gcra(l) => l.state(now),
             Limiter::LeakyBucket(l) => l.state(now),
+            Limiter::Nginx(l) => l.state(now),
+            Limiter::Haproxy(l) => l.state(now),
             Limiter::Split(l) => l.state(now),
         }
     }
