@@ -16,11 +16,17 @@
 //!   `theory::worst_case`;
 //! - every kind built from a spec by `Scenario::build_limiter`, split over `K` servers too,
 //!   stays within `theory::worst_case`, and `admit` agrees with `decide`;
+//! - nginx's own `limit_req` (times and window scaled by 500, so the trace crosses its
+//!   millisecond clock at half milliseconds, and the window reaches up to a second) keeps its
+//!   departures in order, never before their arrival, within `theory::nginx_worst`; at whole
+//!   milliseconds with an `r/s` rate it decides as the exact leaky bucket;
+//! - HAProxy's counter (the same scaling) stays within `theory::haproxy_worst`, both recipes;
 //! - the auditor's per-decision and chunked paths agree with the recount.
 use arbitrary::{Arbitrary, Unstructured};
 use ratelab::audit::Auditor;
 use ratelab::limiter::{
-    FixedWindow, Gcra, LeakyBucket, LeakyMode, SlidingLog, SlidingWindowCounter, TokenBucket,
+    FixedWindow, Gcra, Haproxy, LeakyBucket, LeakyMode, Nginx, SlidingLog, SlidingWindowCounter,
+    TokenBucket,
 };
 use ratelab::{theory, Decide, Decision, LimiterSpec, Micros, Rate, Scenario};
 use std::collections::BTreeMap;
@@ -233,6 +239,8 @@ fn laws(case: &Case) {
         assert!(departed <= bound, "leaky queue: {departed} > {bound}");
     }
 
+    real_servers(case, &times, window, leaky_burst, limit);
+
     // Every kind from its spec, on one server and split over K, against the theory.
     let divisors: Vec<u64> = (1..=limit).filter(|k| limit % k == 0).collect();
     let servers = divisors[usize::from(case.servers) % divisors.len()];
@@ -280,6 +288,85 @@ fn laws(case: &Case) {
                 assert_eq!(decided, bucket, "built from the spec as from new");
             }
         }
+    }
+}
+
+/// nginx's and HAProxy's limiters, on the trace scaled by 500 (and by 1,000 for nginx's
+/// exact case).
+fn real_servers(case: &Case, times: &[Micros], window: Micros, burst: u64, limit: u64) {
+    let count = 1 + case
+        .rate
+        .map_or(u64::from(case.limit), |(n, _)| u64::from(n))
+        % 40;
+    let per = if case.servers % 2 == 0 {
+        1_000_000
+    } else {
+        60_000_000
+    };
+    let rate = Rate { count, per };
+    let delay = match case.chunk % 3 {
+        0 => None,
+        1 => Some(0),
+        _ => Some(u64::from(case.start % 8)),
+    };
+    let scaled: Vec<Micros> = times.iter().map(|&t| t * 500).collect();
+    let w = window * 500;
+    let mut nginx = Nginx::new(rate, burst, delay);
+    let mut departures = Vec::new();
+    for &t in &scaled {
+        if let Decision::Admit { at } = nginx.decide(t) {
+            assert!(at >= t, "nginx: leaves at {at}, before its arrival {t}");
+            assert!(
+                departures.last().is_none_or(|&l| at >= l),
+                "nginx: out of order"
+            );
+            departures.push(at);
+        }
+    }
+    let ctx = Ctx {
+        times: &departures,
+        limit,
+        window: w,
+        chunk: 1_024,
+    };
+    let busiest = ctx.recount(&vec![true; departures.len()]).busiest;
+    let bound = theory::nginx_worst(rate, burst, delay, w);
+    assert!(
+        busiest <= bound,
+        "nginx {rate:?} burst {burst} delay {delay:?}: {busiest} > {bound}"
+    );
+    // Whole milliseconds and an r/s rate: nothing for nginx to round.
+    if per == 1_000_000 {
+        let mode = if delay.is_none() {
+            LeakyMode::Meter
+        } else {
+            LeakyMode::Queue
+        };
+        let mut nginx = Nginx::new(rate, burst, delay.map(|_| 0));
+        let mut exact = LeakyBucket::new(burst, rate, mode);
+        for &t in times {
+            let t = t * 1000;
+            assert_eq!(
+                nginx.admit(t),
+                exact.admit(t),
+                "nginx and the leaky bucket at {t}"
+            );
+        }
+    }
+    let period = (w / 1000).max(2) * 1000;
+    for record_rejects in [false, true] {
+        let mut h = Haproxy::new(limit, period, record_rejects);
+        let admitted: Vec<Micros> = scaled.iter().copied().filter(|&t| h.admit(t)).collect();
+        let ctx = Ctx {
+            times: &admitted,
+            ..ctx
+        };
+        let busiest = ctx.recount(&vec![true; admitted.len()]).busiest;
+        let bound = theory::haproxy_worst(limit, period, w);
+        assert!(
+            busiest <= bound,
+            "haproxy {limit} per {period} µs: {busiest} > {bound}"
+        );
     }
 }
 

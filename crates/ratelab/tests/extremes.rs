@@ -73,6 +73,10 @@ fn limiters() -> Vec<LimiterSpec> {
         "gcra",
         "leaky-bucket:burst=2,mode=meter",
         "leaky-bucket:burst=2,mode=queue",
+        "nginx:rate=7r/m,burst=2,delay=1",
+        "nginx:rate=5r/s,burst=3,nodelay",
+        "haproxy:period=1s",
+        "haproxy:period=2s,limit=2,record-rejects=false",
     ]
     .iter()
     .map(|s| LimiterSpec::parse(s).expect("spec"))

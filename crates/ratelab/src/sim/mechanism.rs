@@ -422,6 +422,8 @@ mod tests {
         "leaky-bucket:burst=10",
         "leaky-bucket:burst=10,mode=queue",
         "leaky-bucket:burst=30,mode=queue,rate=90/60s",
+        "nginx:burst=10,nodelay",
+        "nginx:rate=7r/s,burst=10,delay=3",
     ];
 
     /// The page's traffics at L = 60 per minute: honest ones, and its three attacks.
@@ -495,8 +497,7 @@ mod tests {
         for (name, s, _, trace, mech) in runs() {
             let spec = &s.limiters[0];
             // The auditor takes a queue's admissions when they leave.
-            let queued = spec.kind == crate::LimiterKind::LeakyBucket
-                && spec.mode == crate::limiter::LeakyMode::Queue;
+            let queued = spec.queues();
             let audit = |j: usize| {
                 if queued && trace.admitted[j] {
                     trace.released[j]
@@ -611,6 +612,29 @@ mod tests {
                         assert_eq!(mech.current[i] as usize, current, "{name} at {i}");
                         assert_eq!(mech.previous[i] as usize, previous, "{name} at {i}");
                         assert!((mech.value[i] - estimate).abs() < 1e-9, "{name} at {i}");
+                    }
+                }
+                (StateKind::Excess, _) if spec.kind == crate::LimiterKind::Nginx => {
+                    // nginx's own arithmetic replayed from the decisions: thousandths, a
+                    // millisecond clock, the rate r × 1000 / scale.
+                    let rate = spec.nginx_rate(s.limit, w).expect("a rate");
+                    let per_second = rate.count * 1000 / (rate.per / SECOND);
+                    let (mut excess, mut last) = (0u64, None);
+                    let leaked = |e: u64, since: Option<u64>, now: u64| {
+                        since.map_or(0, |l| e.saturating_sub(per_second * (now - l) / 1000))
+                    };
+                    for i in 0..mech.len() {
+                        let now = t[i] / 1000;
+                        if ok[i] {
+                            excess = if last.is_none() {
+                                0
+                            } else {
+                                leaked(excess + 1000, last, now)
+                            };
+                            last = Some(now);
+                        }
+                        let want = leaked(excess, last, now) as f64 / 1000.0;
+                        assert!((mech.value[i] - want).abs() < 1e-9, "{name} at {i}");
                     }
                 }
                 (StateKind::Excess, _) => {
