@@ -2,9 +2,10 @@
 //! and `TrafficSpec::parse`. Neither may panic, and an accepted spec parses again to an equal
 //! spec, both from its own text and from a canonical rewrite of its fields (durations written
 //! exactly, in µs), whose own parse writes the same canonical text again.
+use ratelab::limiter::LeakyMode;
 use ratelab::spec::Replay;
 use ratelab::traffic::{FloodStart, Shape};
-use ratelab::{LimiterSpec, Rate, TrafficSpec};
+use ratelab::{LimiterKind, LimiterSpec, Rate, TrafficSpec};
 
 /// Checks one input; panics on a broken law. Every input is used (returns `true`).
 pub fn check(data: &[u8]) -> bool {
@@ -70,6 +71,36 @@ fn spec_text(name: &str, keys: &[String]) -> String {
 
 fn limiter_text(spec: &LimiterSpec) -> String {
     let mut keys = Vec::new();
+    match spec.kind {
+        LimiterKind::Nginx => {
+            if let Some(r) = spec.rate {
+                let unit = if r.per == 60_000_000 { "m" } else { "s" };
+                keys.push(format!("rate={}r/{unit}", r.count));
+            }
+            if let Some(b) = spec.burst {
+                keys.push(format!("burst={b}"));
+            }
+            if spec.mode == LeakyMode::Meter {
+                keys.push("nodelay".to_owned());
+            } else if spec.delay != 0 {
+                keys.push(format!("delay={}", spec.delay));
+            }
+            return spec_text(spec.kind.name(), &keys);
+        }
+        LimiterKind::Haproxy => {
+            if let Some(p) = spec.period {
+                keys.push(format!("period={}", us(p)));
+            }
+            if let Some(l) = spec.limit {
+                keys.push(format!("limit={l}"));
+            }
+            if !spec.record_rejects {
+                keys.push("record-rejects=false".to_owned());
+            }
+            return spec_text(spec.kind.name(), &keys);
+        }
+        _ => {}
+    }
     if let Some(b) = spec.burst {
         keys.push(format!("burst={b}"));
     }
