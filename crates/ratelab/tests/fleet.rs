@@ -238,3 +238,55 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_round_trip_moves_every_decision_alike_and_an_outage_fails_as_configured() {
+    // The sliding log does not depend on where time starts: a store reached 5 ms later
+    // decides as the gateway would have, and the backend gets each admission 10 ms late.
+    let s = scenario(vec![], "page-loads:load=1.4", 60);
+    let plain = decisions(&s, &spec("sliding-log", None));
+    let far = spec(
+        "sliding-log",
+        Some(("5", Some("random"), Some("central:rtt=10ms"))),
+    );
+    assert_eq!(decisions(&s, &far), plain);
+    let mut l = s.build_limiter(&far, 0).expect("builds");
+    assert!(l.delays());
+    assert_eq!(l.decide(123_456), ratelab::Decision::Admit { at: 133_456 });
+    // One lease of one permit per request is the store deciding every request.
+    let single = spec(
+        "gcra:burst=7",
+        Some(("4", Some("random"), Some("lease:size=1"))),
+    );
+    assert_eq!(
+        decisions(&s, &single),
+        decisions(&s, &spec("gcra:burst=7", None))
+    );
+    // The store unreachable from the 5th to the 7th minute (requests reaching it then).
+    let (from, to) = (5 * MINUTE, 7 * MINUTE);
+    for (fail, expect_all) in [("open", true), ("closed", false)] {
+        let coord = format!("central:rtt=2ms,outage=5min+2min,fail={fail}");
+        let fleet = spec("sliding-log", Some(("3", Some("random"), Some(&coord))));
+        let mut l = s.build_limiter(&fleet, 0).expect("builds");
+        let times: Vec<Micros> = s.arrivals(0).collect();
+        let mut inside = 0;
+        for t in times {
+            let ok = l.admit(t);
+            let reach = t + MS;
+            if reach >= from && reach < to {
+                inside += 1;
+                assert_eq!(ok, expect_all, "fail={fail} at {t}");
+            }
+        }
+        assert!(inside > 100, "{inside} requests in the outage");
+    }
+    let open = spec(
+        "sliding-log",
+        Some(("3", None, Some("central:outage=5min+2min,fail=open"))),
+    );
+    assert_eq!(
+        theory::worst_case(&open, 60, MINUTE),
+        None,
+        "failing open has no bound"
+    );
+}

@@ -226,8 +226,12 @@ mod tests {
         ) {
             // A limiter that also records admissions made elsewhere admits nothing that the
             // same limiter with only its own admissions would refuse: what others take only
-            // ever takes room (the property a gateway's stale view relies on).
-            for (mut shared, mut own) in kinds(limit, SECOND).into_iter().zip(kinds(limit, SECOND)) {
+            // ever takes room (the property a gateway's stale view relies on). Not HAProxy's
+            // counter: its periods restart at the first request after two quiet ones, so
+            // others' requests can move where its periods fall, and a request refused on one
+            // schedule can pass on the other (found by this test).
+            let kinds = |l, w| kinds(l, w).into_iter().filter(|k| !matches!(k, Limiter::Haproxy(_)));
+            for (mut shared, mut own) in kinds(limit, SECOND).zip(kinds(limit, SECOND)) {
                 let mut t = 0;
                 for (i, &g) in gaps.iter().enumerate() {
                     t += g;

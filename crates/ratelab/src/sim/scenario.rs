@@ -521,6 +521,18 @@ impl Scenario {
         let shared = self.build_parts(&one)?.remove(0);
         let n = fleet.gateways as usize;
         let gateways = if fleet.coord == Coord::Split {
+            let k = u64::from(fleet.gateways);
+            let burst = one.burst_or(self.limit);
+            if self.limit % k != 0 || burst % k != 0 {
+                return Err(Error::invalid(
+                    "--gateways with --coord split",
+                    &k.to_string(),
+                    &format!(
+                        "a number of gateways that divides the limit {} and the burst {burst} (each gateway gets 1/N of both)",
+                        self.limit
+                    ),
+                ));
+            }
             one.servers = fleet.gateways;
             self.build_parts(&one)?
         } else {
