@@ -9,6 +9,7 @@
 mod fleet;
 mod haproxy;
 mod nginx;
+mod retry_after;
 mod shared;
 
 pub use fleet::{Coord, Fleet, FleetStats, GatewayStats, Outage, Route};

@@ -77,6 +77,13 @@ impl Nginx {
         self.last = Some(now);
     }
 
+    /// The excess, `last` (ms), the rate and the burst (both in thousandths), once the key
+    /// has been seen.
+    pub(super) fn parts(&self) -> Option<(u64, u64, u64, u64)> {
+        self.last
+            .map(|last| (self.excess, last, self.rate, self.burst))
+    }
+
     /// `ctx->rate * ms / 1000`: thousandths leaked over `ms` milliseconds, rounded down
     /// (everything, if the product does not fit: the excess is then long gone).
     #[inline]
