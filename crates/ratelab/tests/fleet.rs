@@ -290,3 +290,49 @@ fn a_round_trip_moves_every_decision_alike_and_an_outage_fails_as_configured() {
         "failing open has no bound"
     );
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(120))]
+
+    /// `sync` against its definition, recomputed from scratch at every decision: a gateway
+    /// decides as a fresh limiter that has seen every admission before the last snapshot to
+    /// have reached it (taken at `kΔ`, arrived at `kΔ + δ`) and its own admissions since.
+    #[test]
+    fn sync_is_its_definition(
+        gaps in proptest::collection::vec(prop_oneof![0u64..3, 0u64..400_000, 0u64..4_000_000], 1..250),
+        kind in prop_oneof![Just("sliding-log"), Just("gcra:burst=4"), Just("fixed-window"), Just("nginx:burst=3,nodelay"), Just("sliding-window-counter")],
+        n in 1u32..6,
+        every_ms in 1u64..3_000,
+        delay_ms in 0u64..5_000,
+    ) {
+        use ratelab::limiter::Shared;
+        let sc = Scenario { limiters: vec![], window: MINUTE, limit: 6, ..Scenario::default() };
+        let mut s = spec(kind, None);
+        let plain = sc.build_limiter(&s, 0).expect("builds");
+        let coord = format!("sync:every={every_ms}ms,delay={delay_ms}ms");
+        s.fleet = Some(FleetSpec::parse(&n.to_string(), Some("round-robin"), Some(&coord)).expect("valid"));
+        let mut fleet = sc.build_limiter(&s, 0).expect("builds");
+        let (every, delay) = (every_ms * MS, delay_ms * MS);
+        let mut log: Vec<(Micros, usize)> = Vec::new();
+        let mut t = 0;
+        for (i, &g) in gaps.iter().enumerate() {
+            t += g;
+            let gw = i % n as usize;
+            // The last snapshot to have arrived: instant kΔ with kΔ + δ ≤ t (0: none yet).
+            let k = t.saturating_sub(delay) / every;
+            let instant = if t >= delay { k * every } else { 0 };
+            let mut fresh = plain.clone();
+            for &(a, h) in &log {
+                if a < instant || h == gw {
+                    fresh.force(a);
+                }
+            }
+            let want = fresh.peek(t);
+            let got = fleet.admit(t);
+            prop_assert_eq!(got, want, "request {} at {} on gateway {}", i, t, gw);
+            if got {
+                log.push((t, gw));
+            }
+        }
+    }
+}

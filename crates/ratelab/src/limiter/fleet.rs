@@ -19,11 +19,11 @@
 //!   out or `T` has passed.
 
 use super::{Decide, Decision, Limiter, Shared, State};
-use crate::audit::Auditor;
 use crate::rng::Rng;
 use crate::time::Micros;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// How requests are spread over the gateways.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -115,33 +115,48 @@ pub struct Fleet {
     truth: Limiter,
     /// `central`, `lease`: the store's limiter.
     store: Option<Limiter>,
-    /// `sync`: the next snapshot instant, the snapshots not yet delivered, the one delivered
-    /// (its instant and the store's limiter then), the instant each gateway's view is built
-    /// on, and each gateway's admissions since the delivered snapshot.
+    /// `sync`: the next snapshot instant, the snapshots not yet delivered, the one delivered,
+    /// the snapshot each gateway's view is built on, and each gateway's admissions since it.
     next_sync: Micros,
-    pending: VecDeque<(Micros, Limiter)>,
-    delivered: (Micros, Limiter),
-    built_on: Vec<Micros>,
+    pending: VecDeque<Snapshot>,
+    delivered: Snapshot,
+    built_on: Vec<Snapshot>,
     own: Vec<VecDeque<Micros>>,
+    /// Admissions so far, all gateways'.
+    taken: u64,
     /// `lease`: each gateway's permits left and when they expire.
     permits: Vec<(u64, Micros)>,
     room: u64,
     tallies: Vec<(u64, u64)>,
-    audits: Vec<Auditor>,
+    /// Each gateway's admissions inside the trailing window, and the most there ever were.
+    windows: Vec<(VecDeque<Micros>, u64)>,
+    window: Micros,
+}
+
+/// A view's base instant when the view is out of date.
+const STALE: Micros = Micros::MAX;
+
+/// The store's limiter at a sync instant, shared by every gateway that builds on it.
+#[derive(Debug, Clone)]
+struct Snapshot {
+    /// The instant: it holds every admission before it.
+    at: Micros,
+    /// How many admissions it holds.
+    taken: u64,
+    limiter: Arc<Limiter>,
 }
 
 impl Fleet {
     /// `gateways` limiters (built as the coordination wants: the whole limit for `local` and
     /// `sync`, `1/N` for `split`), routed to by `route` (drawing from `routing`), and `shared`,
     /// one limiter of the whole limit (for the measure, and the store of `central` and
-    /// `lease`). `limit` and `window` are the rule each gateway's own windows are audited by.
+    /// `lease`). `window` is the window each gateway's busiest is counted in.
     pub fn new(
         gateways: Vec<Limiter>,
         shared: Limiter,
         coord: Coord,
         route: Route,
         routing: Rng,
-        limit: u64,
         window: Micros,
     ) -> Self {
         let n = gateways.len();
@@ -156,17 +171,30 @@ impl Fleet {
             route,
             routing,
             turn: 0,
-            built_on: vec![0; n],
+            built_on: vec![
+                Snapshot {
+                    at: 0,
+                    taken: 0,
+                    limiter: Arc::new(shared.clone()),
+                };
+                n
+            ],
             own: vec![VecDeque::new(); n],
             permits: vec![(0, 0); n],
             tallies: vec![(0, 0); n],
-            audits: (0..n).map(|_| Auditor::new(limit, window)).collect(),
-            delivered: (0, shared.clone()),
+            windows: vec![(VecDeque::new(), 0); n],
+            window,
+            delivered: Snapshot {
+                at: 0,
+                taken: 0,
+                limiter: Arc::new(shared.clone()),
+            },
             truth: shared,
             store,
             gateways,
             next_sync,
             pending: VecDeque::new(),
+            taken: 0,
             room: 0,
         }
     }
@@ -199,11 +227,11 @@ impl Fleet {
             gateways: self
                 .tallies
                 .iter()
-                .zip(&self.audits)
-                .map(|(&(offered, admitted), a)| GatewayStats {
+                .zip(&self.windows)
+                .map(|(&(offered, admitted), w)| GatewayStats {
                     offered,
                     admitted,
-                    busiest: a.busiest,
+                    busiest: w.1,
                 })
                 .collect(),
         }
@@ -235,13 +263,23 @@ impl Fleet {
             // Every admission so far came before this instant (decisions come in time order),
             // and none comes before `t`: the snapshots of every instant up to `t` are the
             // same, and the first of them arrives first.
-            self.pending.push_back((self.next_sync, self.truth.clone()));
+            let unchanged = self.pending.back().unwrap_or(&self.delivered).taken == self.taken;
+            let limiter = match self.pending.back() {
+                Some(last) if unchanged => last.limiter.clone(),
+                None if unchanged => self.delivered.limiter.clone(),
+                _ => Arc::new(self.truth.clone()),
+            };
+            self.pending.push_back(Snapshot {
+                at: self.next_sync,
+                taken: self.taken,
+                limiter,
+            });
             self.next_sync = (t / every + 1) * every;
         }
         while self
             .pending
             .front()
-            .is_some_and(|(at, _)| at.saturating_add(delay) <= t)
+            .is_some_and(|s| s.at.saturating_add(delay) <= t)
         {
             if let Some(snapshot) = self.pending.pop_front() {
                 self.delivered = snapshot;
@@ -249,23 +287,19 @@ impl Fleet {
         }
     }
 
-    /// Gateway `g`'s view as of the delivered snapshot: rebuilt from it, with `g`'s own
-    /// admissions since replayed, if it was built on an older one.
+    /// Gateway `g`'s view as of the delivered snapshot, rebuilt from it with `g`'s own
+    /// admissions since (its log, already trimmed to them) replayed, unless already built on it.
     fn view(&mut self, g: usize) {
-        let (at, ref snapshot) = self.delivered;
-        if self.built_on[g] == at {
+        let new = &self.delivered;
+        if self.built_on[g].at == new.at {
             return;
         }
-        let own = &mut self.own[g];
-        while own.front().is_some_and(|&t| t < at) {
-            own.pop_front();
-        }
-        let mut view = snapshot.clone();
-        for &t in own.iter() {
+        let view = &mut self.gateways[g];
+        view.clone_from(&new.limiter);
+        for &t in self.own[g].iter() {
             view.force(t);
         }
-        self.gateways[g] = view;
-        self.built_on[g] = at;
+        self.built_on[g] = new.clone();
     }
 
     fn decide_at(&mut self, g: usize, t: Micros) -> Decision {
@@ -273,8 +307,21 @@ impl Fleet {
             Coord::Local | Coord::Split => self.gateways[g].decide(t),
             Coord::Sync { every, delay } => {
                 self.sync_to(t, every, delay);
-                self.view(g);
-                let ok = self.gateways[g].admit(t);
+                let snapshot = &self.delivered;
+                let own = &mut self.own[g];
+                while own.front().is_some_and(|&a| a < snapshot.at) {
+                    own.pop_front();
+                }
+                // With no other gateway's admission since the snapshot, the view holds every
+                // admission there is: the shared limiter decides, and the view is stale.
+                let others = self.taken - snapshot.taken - own.len() as u64;
+                let ok = if others == 0 {
+                    self.built_on[g].at = STALE;
+                    self.truth.peek(t)
+                } else {
+                    self.view(g);
+                    self.gateways[g].admit(t)
+                };
                 if ok {
                     self.own[g].push_back(t);
                 }
@@ -333,10 +380,16 @@ impl Decide for Fleet {
                 self.room += 1;
             }
             self.truth.force(at);
+            self.taken += 1;
+            let (inside, most) = &mut self.windows[g];
+            while inside.front().is_some_and(|&t0| t0 + self.window <= t) {
+                inside.pop_front();
+            }
+            inside.push_back(t);
+            *most = (*most).max(inside.len() as u64);
         }
         self.tallies[g].0 += 1;
         self.tallies[g].1 += u64::from(ok);
-        self.audits[g].record(t, ok);
         decision
     }
 }

@@ -544,7 +544,6 @@ impl Scenario {
             fleet.coord,
             fleet.route,
             Rng::new(self.seed, u64::from(run), Stream::Routing),
-            self.limit,
             self.window,
         ))))
     }
