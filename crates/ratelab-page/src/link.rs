@@ -4,9 +4,9 @@
 //! is accepted, and the figure keeps every other parameter (the bad one falls back to its
 //! default, which the problem says). Plain Rust, tested natively, and fuzzed (issue 6).
 
-use crate::controls::{Attack, Controls, Named, Traffic};
+use crate::controls::{Attack, Controls, Named, RateUnit, Traffic};
 use ratelab::limiter::LeakyMode;
-use ratelab::spec::LimiterKind;
+use ratelab::spec::{LimiterKind, MAX_RATE_COUNT};
 use serde::{Deserialize, Serialize};
 
 /// The largest seed (so it survives JavaScript's numbers exactly).
@@ -126,11 +126,11 @@ fn on_off(v: bool) -> Option<String> {
 
 /// Every parameter a link may carry, in the order [`encode`] writes them: the main figure's,
 /// then the section figures' own controls, then how the page is shown.
-pub const PARAMS: [Param; 15] = [
+pub const PARAMS: [Param; 19] = [
     Param::new(
         "algorithm",
         |d, v| {
-            d.controls.algorithm = one_of(v, LimiterKind::ALL.as_slice())?;
+            d.controls.algorithm = one_of(v, <LimiterKind as Named>::ALL)?;
             Ok(())
         },
         |d| Some(d.controls.algorithm.name().into()),
@@ -210,6 +210,49 @@ pub const PARAMS: [Param; 15] = [
         },
         |d| Some(d.controls.leaky_mode.name().into()),
     ),
+    Param::new(
+        "nginx-rate",
+        |d, v| {
+            let accepted = || {
+                format!("nginx's Nr/s or Nr/m with N a whole number from 1 to {MAX_RATE_COUNT}, like 10r/s or 7r/m")
+            };
+            let unit = RateUnit::ALL
+                .iter()
+                .copied()
+                .find(|u| v.ends_with(u.name()))
+                .ok_or_else(accepted)?;
+            let n = &v[..v.len() - unit.name().len()];
+            d.controls.nginx.rate = whole(n, 1, MAX_RATE_COUNT).map_err(|_| accepted())?;
+            d.controls.nginx.unit = unit;
+            Ok(())
+        },
+        |d| Some(d.controls.nginx.rate_text()),
+    ),
+    Param::new(
+        "nginx-burst",
+        |d, v| {
+            d.controls.nginx.burst = whole(v, 0, MAX_CAPACITY)?;
+            Ok(())
+        },
+        |d| Some(d.controls.nginx.burst.to_string()),
+    ),
+    Param::new(
+        "nginx-delay",
+        |d, v| {
+            d.controls.nginx.delay = whole(v, 0, MAX_CAPACITY)?;
+            Ok(())
+        },
+        |d| Some(d.controls.nginx.delay.to_string()),
+    ),
+    Param::new(
+        "nginx-nodelay",
+        |d, v| {
+            d.controls.nginx.nodelay = flag(v)?;
+            Ok(())
+        },
+        |d| on_off(d.controls.nginx.nodelay),
+    )
+    .shown("off"),
     Param::new(
         "compare",
         |d, v| {
@@ -440,7 +483,8 @@ fn hex(b: u8) -> Option<u8> {
 fn percent_encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+        // `/` may stand in a query as it is (RFC 3986), and nginx's rates have one: 7r/m.
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
             out.push(b as char);
         } else {
             out.push_str(&format!("%{b:02X}"));
@@ -452,7 +496,68 @@ fn percent_encode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::controls::NginxConf;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_link_sets_nginx_in_its_own_units() {
+        let d = decode("algorithm=nginx&nginx-rate=7r/m&nginx-burst=5&nginx-delay=2&limit=7");
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        let n = &d.controls.nginx;
+        assert_eq!(d.controls.algorithm, LimiterKind::Nginx);
+        assert_eq!(
+            (n.rate, n.unit, n.burst, n.delay, n.nodelay),
+            (7, RateUnit::PerMinute, 5, 2, false)
+        );
+        // Written as nginx writes it, `/` and all, and read back the same.
+        let q = encode(&d.controls, false, &Sections::default());
+        assert_eq!(
+            q,
+            "algorithm=nginx&limit=7&nginx-rate=7r/m&nginx-burst=5&nginx-delay=2"
+        );
+        assert_eq!(decode(&q).controls, d.controls);
+        // A browser's own encoding of the slash reads the same.
+        assert_eq!(
+            decode("algorithm=nginx&nginx-rate=10r%2Fs&nginx-nodelay=1")
+                .controls
+                .nginx,
+            NginxConf {
+                rate: 10,
+                unit: RateUnit::PerSecond,
+                nodelay: true,
+                ..NginxConf::default()
+            }
+        );
+        // Each bad one is named with what nginx accepts; the rest is kept.
+        let d = decode("algorithm=nginx&nginx-rate=7r/h&nginx-burst=-1&nginx-delay=x&nginx-nodelay=maybe&seed=4");
+        let params: Vec<&str> = d.problems.iter().map(|p| p.param.as_str()).collect();
+        assert_eq!(
+            params,
+            ["nginx-rate", "nginx-burst", "nginx-delay", "nginx-nodelay"]
+        );
+        assert!(
+            d.problems[0].message.contains("nginx's Nr/s or Nr/m")
+                && d.problems[0].message.contains("uses 60r/m instead"),
+            "{}",
+            d.problems[0].message
+        );
+        assert!(d.problems[3].message.contains("uses off instead"));
+        assert_eq!(
+            (d.controls.algorithm, d.controls.seed),
+            (LimiterKind::Nginx, 4)
+        );
+        for bad in ["r/m", "0r/s", "1000001r/s", "7 r/m", "7r/min", "1e3r/s"] {
+            assert_eq!(
+                decode(&format!("nginx-rate={}", percent_encode(bad)))
+                    .problems
+                    .len(),
+                1,
+                "{bad}"
+            );
+        }
+        // HAProxy is not offered in the lab.
+        assert_eq!(decode("algorithm=haproxy").problems.len(), 1);
+    }
 
     #[test]
     fn the_bare_address_opens_on_the_essays_first_figure_and_old_links_keep_their_limiter() {
@@ -609,16 +714,39 @@ mod tests {
         assert!(d.problems[2].message.contains('\u{FFFD}'));
     }
 
+    fn nginx() -> impl Strategy<Value = NginxConf> {
+        (
+            1..=MAX_RATE_COUNT,
+            0..2usize,
+            0..=MAX_CAPACITY,
+            0..=MAX_CAPACITY,
+            any::<bool>(),
+        )
+            .prop_map(|(rate, u, burst, delay, nodelay)| NginxConf {
+                rate,
+                unit: RateUnit::ALL[u],
+                burst,
+                delay,
+                nodelay,
+            })
+    }
+
     fn controls() -> impl Strategy<Value = Controls> {
         (
-            (0..6usize, 1..=MAX_CAPACITY, 1..=100_000u64, 1..=3_600u64),
+            (0..7usize, 1..=MAX_CAPACITY, 1..=100_000u64, 1..=3_600u64),
             (0..5usize, 1..=300u32, 0..=MAX_SEED),
             (0..4usize, any::<bool>(), 0..2usize),
+            nginx(),
         )
             .prop_map(
-                |((a, capacity, limit, window_s), (t, load, seed), (k, record_rejects, m))| {
+                |(
+                    (a, capacity, limit, window_s),
+                    (t, load, seed),
+                    (k, record_rejects, m),
+                    nginx,
+                )| {
                     Controls {
-                        algorithm: LimiterKind::ALL[a],
+                        algorithm: <LimiterKind as Named>::ALL[a],
                         capacity,
                         limit,
                         window_s,
@@ -629,6 +757,7 @@ mod tests {
                         attack: Attack::ALL[k],
                         record_rejects,
                         leaky_mode: LeakyMode::ALL[m],
+                        nginx,
                         replay: None,
                     }
                 },

@@ -54,6 +54,8 @@ pub struct Readout {
     pub verdict: String,
     /// The run's horizon, in seconds.
     pub horizon_s: f64,
+    /// For nginx, the nginx.conf lines that configure the limiter as run; empty otherwise.
+    pub config: String,
 }
 
 /// Runs a figure: its scenario's first run, with every decision kept for the plots.
@@ -132,6 +134,11 @@ fn readout(controls: &Controls, scenario: &Scenario, stats: &RunStats) -> Result
         },
         cli,
         horizon_s: horizon(scenario) as f64 / 1e6,
+        config: if controls.algorithm == LimiterKind::Nginx {
+            controls.nginx.config()
+        } else {
+            String::new()
+        },
     })
 }
 
@@ -655,8 +662,48 @@ mod tests {
     }
 
     #[test]
+    fn nginx_runs_as_its_limit_req_line_says_with_its_command_line_and_config() {
+        let c = Controls {
+            algorithm: LimiterKind::Nginx,
+            limit: 7,
+            nginx: crate::controls::NginxConf {
+                rate: 7,
+                unit: crate::controls::RateUnit::PerMinute,
+                burst: 5,
+                delay: 2,
+                nodelay: false,
+            },
+            ..controls(LimiterKind::Nginx, Attack::Flood, 60)
+        };
+        let (r, t) = run(&c).expect("runs");
+        assert_eq!(
+            r.command,
+            "ratelab simulate --limiter nginx:rate=7r/m,burst=5,delay=2 --traffic flood:start=worst --limit 7 --window 60s --minutes 10 --seed 1"
+        );
+        assert_eq!(
+            r.config,
+            "limit_req_zone $binary_remote_addr zone=lab:10m rate=7r/m;\nlimit_req zone=lab burst=5 delay=2;"
+        );
+        // The bound is the core's, for the spec the command line names.
+        let spec =
+            ratelab::spec::LimiterSpec::parse("nginx:rate=7r/m,burst=5,delay=2").expect("parses");
+        assert_eq!(r.bound, theory::worst_case(&spec, 7, MINUTE));
+        assert_eq!(
+            recount(&t, 7, MINUTE),
+            r.worst_window,
+            "delayed requests counted when they leave"
+        );
+        assert!(r.worst_window > 7, "{r:?}");
+        // Other limiters have no config line.
+        let (r, _) = run(&controls(LimiterKind::LeakyBucket, Attack::Flood, 5)).expect("runs");
+        assert!(r.config.is_empty());
+    }
+
+    #[test]
     fn a_name_the_page_does_not_know_is_refused_where_it_enters() {
         for (json, needle) in [
+            (r#"{"algorithm":"haproxy"}"#, "haproxy"),
+            (r#"{"nginx":{"unit":"r/h"}}"#, "r/h"),
             (r#"{"algorithm":"token-buckt"}"#, "token-buckt"),
             (r#"{"attack":"nuke"}"#, "nuke"),
             (r#"{"traffic":"lumpy"}"#, "lumpy"),
