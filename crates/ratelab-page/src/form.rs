@@ -6,7 +6,7 @@ use crate::controls::{Attack, Controls, Named, NginxConf, RateUnit, Traffic};
 use crate::link::{MAX_CAPACITY, MAX_SEED};
 use crate::page::Readout;
 use ratelab::limiter::{thousandths_per_second, LeakyMode};
-use ratelab::spec::{LimiterKind, MAX_RATE_COUNT};
+use ratelab::spec::{LimiterKind, MAX_BURST, MAX_RATE_COUNT};
 use ratelab::text::{shown, SHOWN};
 use serde::{Deserialize, Serialize};
 
@@ -34,11 +34,14 @@ pub struct Form {
     pub record_rejects: bool,
     /// The attack pressed.
     pub attack: String,
-    /// nginx's fields.
-    pub nginx: NginxForm,
+    /// nginx's fields' text, space-separated in nginx's order: rate, unit, burst, delay, and
+    /// `nodelay` when ticked (`7 r/m 5 2`; a number field's text never has a space). One
+    /// string rather than five fields: each field costs the main module serde code.
+    pub nginx: String,
 }
 
-/// nginx's fields as the reader left them, in nginx's units.
+/// nginx's fields as the reader left them, in nginx's units: what [`paste_nginx`] reads
+/// and fills.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct NginxForm {
@@ -54,36 +57,32 @@ pub struct NginxForm {
     pub nodelay: bool,
 }
 
-impl NginxForm {
-    /// nginx's settings, or the first wrong field's sentence.
-    fn checked(&self) -> Result<NginxConf, String> {
-        Ok(NginxConf {
-            rate: whole(&self.rate, "nginx's rate", 1, MAX_RATE_COUNT)?,
-            unit: named::<RateUnit>(&self.unit, "nginx's rate unit")?,
-            burst: whole(&self.burst, "nginx's burst", 0, MAX_CAPACITY)?,
-            // Without nodelay only: with it, the field is set aside and not read.
-            delay: if self.nodelay {
-                whole(&self.delay, "", 0, MAX_CAPACITY).unwrap_or(0)
-            } else {
-                whole(&self.delay, "nginx's delay", 0, MAX_CAPACITY)?
-            },
-            nodelay: self.nodelay,
-        })
-    }
-
-    /// nginx's settings when another limiter is chosen: the fields are hidden then, so a
-    /// value they hold that is wrong is not the reader's concern until nginx is chosen
-    /// again (the field keeps it); the run and the link use nginx's default in its place.
-    fn lenient(&self) -> NginxConf {
-        let d = NginxConf::default();
-        NginxConf {
-            rate: whole(&self.rate, "", 1, MAX_RATE_COUNT).unwrap_or(d.rate),
-            unit: RateUnit::from_name(&self.unit).unwrap_or(d.unit),
-            burst: whole(&self.burst, "", 0, MAX_CAPACITY).unwrap_or(d.burst),
-            delay: whole(&self.delay, "", 0, MAX_CAPACITY).unwrap_or(d.delay),
-            nodelay: self.nodelay,
-        }
-    }
+/// nginx's settings from its fields' text, or the first wrong field's sentence. With `strict`
+/// false (another limiter is chosen, and nginx's fields are hidden) a wrong value is not the
+/// reader's concern until nginx is chosen again (its field keeps it): the run and the link
+/// use nginx's default in its place. Under `nodelay`, `delay=` is set aside, as nginx does.
+fn nginx_conf(f: &NginxForm, strict: bool) -> Result<NginxConf, String> {
+    let d = NginxConf::default();
+    let number = |text: &str, name: &str, min: u64, max: u64, default: u64| match whole(
+        text, name, min, max,
+    ) {
+        Err(e) if strict => Err(e),
+        r => Ok(r.unwrap_or(default)),
+    };
+    Ok(NginxConf {
+        rate: number(&f.rate, "nginx's rate", 1, MAX_RATE_COUNT, d.rate)?,
+        unit: match named::<RateUnit>(&f.unit, "nginx's rate unit") {
+            Err(e) if strict => return Err(e),
+            r => r.unwrap_or(d.unit),
+        },
+        burst: number(&f.burst, "nginx's burst", 0, MAX_BURST, d.burst)?,
+        delay: if f.nodelay {
+            0
+        } else {
+            number(&f.delay, "nginx's delay", 0, MAX_BURST, d.delay)?
+        },
+        nodelay: f.nodelay,
+    })
 }
 
 /// A whole number in `min..=max`, or the sentence that says what to enter.
@@ -139,11 +138,7 @@ impl Form {
         let algorithm: LimiterKind = named(&self.algorithm, "Limiter")?;
         let min_capacity = u64::from(algorithm != LimiterKind::LeakyBucket);
         let capacity = whole(&self.capacity, "Capacity", min_capacity, MAX_CAPACITY)?;
-        let nginx = if algorithm == LimiterKind::Nginx {
-            self.nginx.checked()?
-        } else {
-            self.nginx.lenient()
-        };
+        let nginx = nginx_conf(&self.nginx(), algorithm == LimiterKind::Nginx)?;
         Ok(Controls {
             algorithm,
             capacity,
@@ -161,6 +156,28 @@ impl Form {
         })
     }
 
+    /// The form with nginx's fields set to `n`.
+    pub fn with_nginx(self, n: NginxForm) -> Form {
+        let nodelay = if n.nodelay { " nodelay" } else { "" };
+        Form {
+            nginx: format!("{} {} {} {}{nodelay}", n.rate, n.unit, n.burst, n.delay),
+            ..self
+        }
+    }
+
+    /// nginx's fields, split from [`Form::nginx`] (a part that is missing is empty).
+    pub fn nginx(&self) -> NginxForm {
+        let mut parts = self.nginx.split(' ');
+        let mut next = || parts.next().unwrap_or_default().to_owned();
+        NginxForm {
+            rate: next(),
+            unit: next(),
+            burst: next(),
+            delay: next(),
+            nodelay: next() == "nodelay",
+        }
+    }
+
     /// Which fields apply to the chosen limiter, and the capacity dial's range.
     pub fn applies(&self) -> Applies {
         let kind = <LimiterKind as Named>::from_name(&self.algorithm);
@@ -175,7 +192,7 @@ impl Form {
             leaky_mode: kind == Some(LimiterKind::LeakyBucket),
             record_rejects: kind.is_some_and(LimiterKind::can_record_rejects),
             nginx: kind == Some(LimiterKind::Nginx),
-            nginx_delay: kind == Some(LimiterKind::Nginx) && !self.nginx.nodelay,
+            nginx_delay: kind == Some(LimiterKind::Nginx) && !self.nginx().nodelay,
         }
     }
 }
@@ -198,6 +215,67 @@ pub struct Applies {
     pub nginx: bool,
     /// nginx's `delay=`, which applies only without `nodelay`.
     pub nginx_delay: bool,
+}
+
+/// nginx's fields from a piece of nginx.conf the reader pasted: the `limit_req_zone` line
+/// (`rate=7r/m`), the `limit_req` line (`burst=5 delay=2`, or `nodelay`), or both, or their
+/// words alone. Each word found sets its field, as text the form then checks (a wrong value
+/// is kept in its field and named there); a `limit_req` line sets all three of its own, with
+/// nginx's defaults (burst 0, delay 0, no nodelay) for those it leaves out. Fields the text
+/// does not name keep their values from `current`.
+pub fn paste_nginx(text: &str, current: &NginxForm) -> Result<NginxForm, String> {
+    let mut out = current.clone();
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == ';')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut found = words.contains(&"limit_req");
+    if found {
+        out.burst = "0".into();
+        out.delay = "0".into();
+        out.nodelay = false;
+    }
+    let (mut delay, mut nodelay) = (false, false);
+    for w in &words {
+        match w.split_once('=').unwrap_or((w, "")) {
+            ("rate", value) => {
+                let unit = RateUnit::ALL
+                    .iter()
+                    .find(|u| value.ends_with(u.name()))
+                    .ok_or_else(|| {
+                        format!(
+                            "nginx's rate '{}' is not one nginx takes: paste it as Nr/s or Nr/m, like rate=7r/m",
+                            shown(value, SHOWN)
+                        )
+                    })?;
+                out.rate = value[..value.len() - unit.name().len()].to_owned();
+                out.unit = unit.name().to_owned();
+            }
+            ("burst", value) => out.burst = value.to_owned(),
+            ("delay", value) => {
+                out.delay = value.to_owned();
+                delay = true;
+            }
+            ("nodelay", "") => nodelay = true,
+            _ => continue,
+        }
+        found = true;
+    }
+    if delay && nodelay {
+        return Err(
+            "The pasted lines give both delay= and nodelay: nginx takes one or the other".into(),
+        );
+    }
+    if nodelay || delay {
+        out.nodelay = nodelay;
+    }
+    if !found {
+        return Err(format!(
+            "Found no rate=, burst=, delay= or nodelay in '{}': paste the limit_req_zone and limit_req lines of your nginx.conf, like limit_req zone=one burst=5 delay=2;",
+            shown(text, SHOWN)
+        ));
+    }
+    Ok(out)
 }
 
 /// A limiter's name in a sentence, as the form's menu shows it.
@@ -326,21 +404,39 @@ pub fn explain(c: &Controls, r: &Readout) -> String {
             ));
         }
     }
-    if c.algorithm == LimiterKind::Nginx {
-        parts.extend(nginx_sentences(&c.nginx, r.bound));
-    }
     parts.join(" ")
 }
 
-/// Seconds with four significant digits: 8.621, 62.50, 0.01667.
+/// What the page shows beside a run of nginx, after [`explain`]'s sentences: what nginx
+/// makes of its settings ([`nginx_sentences`]) and the nginx.conf lines that configure it.
+/// The page asks the tools module for these once a run of nginx is drawn, so that the main
+/// module (the first screen) does not carry them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NginxNotes {
+    /// The sentences, space-separated.
+    pub sentences: String,
+    /// The two nginx.conf lines.
+    pub config: String,
+}
+
+/// The [`NginxNotes`] of a run of `c`, or why its controls do not run.
+pub fn nginx_notes(c: &Controls) -> Result<NginxNotes, ratelab::Error> {
+    let spec = c.limiter_spec()?;
+    let bound = ratelab::theory::worst_case(&spec, c.limit, c.window_s * ratelab::time::SECOND);
+    Ok(NginxNotes {
+        sentences: nginx_sentences(&c.nginx, bound).join(" "),
+        config: c.nginx.config(),
+    })
+}
+
+/// Seconds with four significant digits down to a thousandth (8.621, 62.50), and to a
+/// millionth below a second (0.01667).
 fn secs(s: f64) -> String {
-    let decimals = match s {
-        s if s >= 100.0 => 1,
-        s if s >= 10.0 => 2,
-        s if s >= 1.0 => 3,
-        s if s > 0.0 => (3.0 - s.log10().floor()) as usize,
-        _ => 0,
-    };
+    let decimals = [(100.0, 1), (10.0, 2), (1.0, 3), (0.1, 4), (0.01, 5)]
+        .iter()
+        .find(|&&(at_least, _)| s >= at_least)
+        .map_or(6, |&(_, d)| d);
     format!("{s:.decimals$} s")
 }
 
@@ -436,28 +532,22 @@ mod tests {
             seed: "1".into(),
             record_rejects: false,
             attack: "none".into(),
-            nginx: NginxForm {
-                rate: "60".into(),
-                unit: "r/m".into(),
-                burst: "0".into(),
-                delay: "0".into(),
-                nodelay: false,
-            },
+            nginx: "60 r/m 0 0".into(),
         }
     }
 
     fn nginx_form(rate: &str, unit: &str, burst: &str, delay: &str, nodelay: bool) -> Form {
         Form {
             algorithm: "nginx".into(),
-            nginx: NginxForm {
-                rate: rate.into(),
-                unit: unit.into(),
-                burst: burst.into(),
-                delay: delay.into(),
-                nodelay,
-            },
             ..form()
         }
+        .with_nginx(NginxForm {
+            rate: rate.into(),
+            unit: unit.into(),
+            burst: burst.into(),
+            delay: delay.into(),
+            nodelay,
+        })
     }
 
     #[test]
@@ -473,11 +563,11 @@ mod tests {
             c.nginx.config(),
             "limit_req_zone $binary_remote_addr zone=lab:10m rate=7r/m;\nlimit_req zone=lab burst=5 delay=2;"
         );
-        // nodelay sets delay aside (kept, not used); nginx's defaults are left out.
+        // nodelay sets delay= aside (its field keeps it); nginx's defaults are left out.
         let c = nginx_form("10", "r/s", "20", "3", true)
             .controls()
             .expect("valid");
-        assert_eq!((c.nginx.delay, c.nginx.nodelay), (3, true));
+        assert_eq!((c.nginx.delay, c.nginx.nodelay), (0, true));
         assert_eq!(
             c.limiter_spec().expect("parses").text,
             "nginx:rate=10r/s,burst=20,nodelay"
@@ -502,11 +592,11 @@ mod tests {
             ),
             (
                 nginx_form("7", "r/m", "-5", "2", false),
-                "nginx's burst '-5' is not a whole number: enter one from 0 to 1000000",
+                "nginx's burst '-5' is not a whole number: enter one from 0 to 10000000",
             ),
             (
                 nginx_form("7", "r/m", "5", "", false),
-                "nginx's delay '' is not a whole number: enter one from 0 to 1000000",
+                "nginx's delay '' is not a whole number: enter one from 0 to 10000000",
             ),
         ];
         for (f, want) in cases {
@@ -560,6 +650,78 @@ mod tests {
             ..form()
         };
         assert!(nl.controls().expect_err("two lines").contains("'1\\n2'"));
+    }
+
+    #[test]
+    fn pasted_nginx_lines_fill_nginx_fields() {
+        let current = form().nginx();
+        let both = "limit_req_zone $binary_remote_addr zone=one:10m rate=7r/m;\n  limit_req zone=one burst=5 delay=2;";
+        let f = paste_nginx(both, &current).expect("nginx.conf");
+        assert_eq!(
+            f,
+            NginxForm {
+                rate: "7".into(),
+                unit: "r/m".into(),
+                burst: "5".into(),
+                delay: "2".into(),
+                nodelay: false,
+            }
+        );
+        // A limit_req line alone: nginx's defaults for what it leaves out, the rate kept.
+        let was = NginxForm {
+            delay: "4".into(),
+            nodelay: true,
+            ..f.clone()
+        };
+        let g = paste_nginx("limit_req zone=one burst=20;", &was).expect("a line");
+        assert_eq!(
+            (
+                g.rate.as_str(),
+                g.burst.as_str(),
+                g.delay.as_str(),
+                g.nodelay
+            ),
+            ("7", "20", "0", false)
+        );
+        // The words alone, and nodelay.
+        let h = paste_nginx("rate=10r/s burst=3 nodelay", &current).expect("words");
+        assert_eq!(
+            (
+                h.rate.as_str(),
+                h.unit.as_str(),
+                h.burst.as_str(),
+                h.nodelay
+            ),
+            ("10", "r/s", "3", true)
+        );
+        // A wrong number is kept for the form to name in its field.
+        let bad = paste_nginx("limit_req zone=one burst=five;", &current).expect("pasted");
+        let c = Form {
+            algorithm: "nginx".into(),
+            ..form()
+        }
+        .with_nginx(bad);
+        assert!(c
+            .controls()
+            .expect_err("five")
+            .starts_with("nginx's burst 'five'"));
+        for (text, want) in [
+            (
+                "rate=7r/h",
+                "nginx's rate '7r/h' is not one nginx takes: paste it as Nr/s or Nr/m",
+            ),
+            (
+                "limit_req zone=one burst=5 delay=2 nodelay;",
+                "both delay= and nodelay",
+            ),
+            (
+                "limit_conn addr 10;",
+                "Found no rate=, burst=, delay= or nodelay in 'limit_conn addr 10;'",
+            ),
+        ] {
+            let e = paste_nginx(text, &current).expect_err(want);
+            assert!(e.contains(want), "{e}");
+        }
     }
 
     #[test]
@@ -722,11 +884,17 @@ mod tests {
                         algorithm,
                         attack,
                         record_rejects,
-                        nginx: nginx.clone(),
                         ..Controls::default()
-                    };
+                    }
+                    .with_nginx(nginx.clone());
                     let (r, _) = run(&c).expect("runs");
-                    let text = explain(&c, &r);
+                    // What the page shows: the run's sentences, and for nginx its notes.
+                    let mut text = explain(&c, &r);
+                    assert_eq!(text, r.explanation);
+                    if algorithm == LimiterKind::Nginx {
+                        let notes = nginx_notes(&c).expect("notes");
+                        text = format!("{text} {}", notes.sentences);
+                    }
                     let case = format!(
                         "{algorithm:?} {nginx:?} {attack:?} record={record_rejects}: {text}"
                     );

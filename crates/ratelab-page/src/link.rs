@@ -6,7 +6,7 @@
 
 use crate::controls::{Attack, Controls, Named, RateUnit, Traffic};
 use ratelab::limiter::LeakyMode;
-use ratelab::spec::{LimiterKind, MAX_RATE_COUNT};
+use ratelab::spec::{LimiterKind, LimiterSpec};
 use serde::{Deserialize, Serialize};
 
 /// The largest seed (so it survives JavaScript's numbers exactly).
@@ -126,7 +126,7 @@ fn on_off(v: bool) -> Option<String> {
 
 /// Every parameter a link may carry, in the order [`encode`] writes them: the main figure's,
 /// then the section figures' own controls, then how the page is shown.
-pub const PARAMS: [Param; 19] = [
+pub const PARAMS: [Param; 16] = [
     Param::new(
         "algorithm",
         |d, v| {
@@ -211,48 +211,28 @@ pub const PARAMS: [Param; 19] = [
         |d| Some(d.controls.leaky_mode.name().into()),
     ),
     Param::new(
-        "nginx-rate",
+        "nginx",
         |d, v| {
-            let accepted = || {
-                format!("nginx's Nr/s or Nr/m with N a whole number from 1 to {MAX_RATE_COUNT}, like 10r/s or 7r/m")
-            };
-            let unit = RateUnit::ALL
-                .iter()
-                .copied()
-                .find(|u| v.ends_with(u.name()))
-                .ok_or_else(accepted)?;
-            let n = &v[..v.len() - unit.name().len()];
-            d.controls.nginx.rate = whole(n, 1, MAX_RATE_COUNT).map_err(|_| accepted())?;
-            d.controls.nginx.unit = unit;
+            // nginx's own words, as the limiter spec has them: rate=7r/m,burst=5,delay=2.
+            let spec = LimiterSpec::parse(&format!("nginx:{v}")).map_err(|e| {
+                format!("nginx's words, like rate=7r/m,burst=5,delay=2 or rate=10r/s,burst=20,nodelay ({e})")
+            })?;
+            let n = &mut d.controls.nginx;
+            if let Some(r) = spec.rate {
+                n.rate = r.count;
+                n.unit = if r.per == RateUnit::PerSecond.micros() {
+                    RateUnit::PerSecond
+                } else {
+                    RateUnit::PerMinute
+                };
+            }
+            n.burst = spec.burst.unwrap_or(0);
+            n.delay = spec.delay;
+            n.nodelay = spec.mode == LeakyMode::Meter;
             Ok(())
         },
-        |d| Some(d.controls.nginx.rate_text()),
+        |d| Some(d.controls.nginx.spec_keys()),
     ),
-    Param::new(
-        "nginx-burst",
-        |d, v| {
-            d.controls.nginx.burst = whole(v, 0, MAX_CAPACITY)?;
-            Ok(())
-        },
-        |d| Some(d.controls.nginx.burst.to_string()),
-    ),
-    Param::new(
-        "nginx-delay",
-        |d, v| {
-            d.controls.nginx.delay = whole(v, 0, MAX_CAPACITY)?;
-            Ok(())
-        },
-        |d| Some(d.controls.nginx.delay.to_string()),
-    ),
-    Param::new(
-        "nginx-nodelay",
-        |d, v| {
-            d.controls.nginx.nodelay = flag(v)?;
-            Ok(())
-        },
-        |d| on_off(d.controls.nginx.nodelay),
-    )
-    .shown("off"),
     Param::new(
         "compare",
         |d, v| {
@@ -483,8 +463,9 @@ fn hex(b: u8) -> Option<u8> {
 fn percent_encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for b in text.bytes() {
-        // `/` may stand in a query as it is (RFC 3986), and nginx's rates have one: 7r/m.
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+        // `/`, `=` and `,` may stand in a query's value as they are (RFC 3986), and nginx's
+        // words have them: nginx=rate=7r/m,burst=5,delay=2.
+        if b.is_ascii_alphanumeric() || b"-._~/=,".contains(&b) {
             out.push(b as char);
         } else {
             out.push_str(&format!("%{b:02X}"));
@@ -500,8 +481,8 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
-    fn a_link_sets_nginx_in_its_own_units() {
-        let d = decode("algorithm=nginx&nginx-rate=7r/m&nginx-burst=5&nginx-delay=2&limit=7");
+    fn a_link_sets_nginx_in_its_own_words() {
+        let d = decode("algorithm=nginx&nginx=rate=7r/m,burst=5,delay=2&limit=7");
         assert!(d.problems.is_empty(), "{:?}", d.problems);
         let n = &d.controls.nginx;
         assert_eq!(d.controls.algorithm, LimiterKind::Nginx);
@@ -509,16 +490,13 @@ mod tests {
             (n.rate, n.unit, n.burst, n.delay, n.nodelay),
             (7, RateUnit::PerMinute, 5, 2, false)
         );
-        // Written as nginx writes it, `/` and all, and read back the same.
+        // Written as nginx writes it, and read back the same.
         let q = encode(&d.controls, false, &Sections::default());
-        assert_eq!(
-            q,
-            "algorithm=nginx&limit=7&nginx-rate=7r/m&nginx-burst=5&nginx-delay=2"
-        );
+        assert_eq!(q, "algorithm=nginx&limit=7&nginx=rate=7r/m,burst=5,delay=2");
         assert_eq!(decode(&q).controls, d.controls);
-        // A browser's own encoding of the slash reads the same.
+        // A browser's own encoding reads the same; nginx's defaults fill what is left out.
         assert_eq!(
-            decode("algorithm=nginx&nginx-rate=10r%2Fs&nginx-nodelay=1")
+            decode("algorithm=nginx&nginx=rate%3D10r%2Fs%2Cnodelay")
                 .controls
                 .nginx,
             NginxConf {
@@ -528,32 +506,36 @@ mod tests {
                 ..NginxConf::default()
             }
         );
-        // Each bad one is named with what nginx accepts; the rest is kept.
-        let d = decode("algorithm=nginx&nginx-rate=7r/h&nginx-burst=-1&nginx-delay=x&nginx-nodelay=maybe&seed=4");
-        let params: Vec<&str> = d.problems.iter().map(|p| p.param.as_str()).collect();
         assert_eq!(
-            params,
-            ["nginx-rate", "nginx-burst", "nginx-delay", "nginx-nodelay"]
+            decode("nginx=burst=3").controls.nginx,
+            NginxConf {
+                burst: 3,
+                ..NginxConf::default()
+            }
         );
-        assert!(
-            d.problems[0].message.contains("nginx's Nr/s or Nr/m")
-                && d.problems[0].message.contains("uses 60r/m instead"),
-            "{}",
-            d.problems[0].message
-        );
-        assert!(d.problems[3].message.contains("uses off instead"));
-        assert_eq!(
-            (d.controls.algorithm, d.controls.seed),
-            (LimiterKind::Nginx, 4)
-        );
-        for bad in ["r/m", "0r/s", "1000001r/s", "7 r/m", "7r/min", "1e3r/s"] {
-            assert_eq!(
-                decode(&format!("nginx-rate={}", percent_encode(bad)))
-                    .problems
-                    .len(),
-                1,
-                "{bad}"
+        // A bad one is named with what nginx accepts; the rest is kept.
+        for bad in [
+            "rate=7r/h",
+            "rate=0r/s",
+            "burst=-1",
+            "delay=x",
+            "burst=5,delay=2,nodelay",
+            "servers=2",
+            "",
+        ] {
+            let d = decode(&format!("algorithm=nginx&nginx={bad}&seed=4"));
+            assert_eq!(d.problems.len(), 1, "{bad}");
+            let m = &d.problems[0].message;
+            assert!(
+                m.contains("nginx's words, like rate=7r/m,burst=5,delay=2")
+                    && m.contains("uses rate=60r/m instead"),
+                "{m}"
             );
+            assert_eq!(
+                (d.controls.algorithm, d.controls.seed),
+                (LimiterKind::Nginx, 4)
+            );
+            assert_eq!(d.controls.nginx, NginxConf::default());
         }
         // HAProxy is not offered in the lab.
         assert_eq!(decode("algorithm=haproxy").problems.len(), 1);
@@ -716,17 +698,18 @@ mod tests {
 
     fn nginx() -> impl Strategy<Value = NginxConf> {
         (
-            1..=MAX_RATE_COUNT,
+            1..=ratelab::spec::MAX_RATE_COUNT,
             0..2usize,
-            0..=MAX_CAPACITY,
-            0..=MAX_CAPACITY,
+            0..=ratelab::spec::MAX_BURST,
+            0..=ratelab::spec::MAX_BURST,
             any::<bool>(),
         )
             .prop_map(|(rate, u, burst, delay, nodelay)| NginxConf {
                 rate,
                 unit: RateUnit::ALL[u],
                 burst,
-                delay,
+                // The form sets delay= aside under nodelay, as nginx does.
+                delay: if nodelay { 0 } else { delay },
                 nodelay,
             })
     }
@@ -757,9 +740,9 @@ mod tests {
                         attack: Attack::ALL[k],
                         record_rejects,
                         leaky_mode: LeakyMode::ALL[m],
-                        nginx,
-                        replay: None,
+                        ..Controls::default()
                     }
+                    .with_nginx(nginx)
                 },
             )
     }

@@ -319,9 +319,9 @@ mod tests {
                 let c = Controls {
                     algorithm,
                     attack,
-                    nginx: nginx_delaying(),
                     ..Controls::default()
-                };
+                }
+                .with_nginx(nginx_delaying());
                 let (r, frames) = frames(&c);
                 let max = frames.iter().map(|f| f.band).max().unwrap_or(0);
                 assert_eq!(max, r.worst_window, "{algorithm:?} {attack:?}");
@@ -372,9 +372,9 @@ mod tests {
             algorithm: LimiterKind::Nginx,
             attack: Attack::BoundaryBurst,
             limit: 7,
-            nginx: nginx_delaying(),
             ..Controls::default()
-        };
+        }
+        .with_nginx(nginx_delaying());
         let (r, trace, mech) = run_mechanism(&c).expect("runs");
         assert!(mech.at_departure, "requests wait: counted when they leave");
         assert_eq!(mech.kind, StateKind::Excess);
@@ -414,13 +414,10 @@ mod tests {
         );
         assert_eq!(frames.iter().map(|f| f.band).max(), Some(r.worst_window));
         // nodelay: the same excess, and nothing waits.
-        let nodelay = Controls {
-            nginx: NginxConf {
-                nodelay: true,
-                ..nginx_delaying()
-            },
-            ..c
-        };
+        let nodelay = c.with_nginx(NginxConf {
+            nodelay: true,
+            ..nginx_delaying()
+        });
         let (_, trace, mech) = run_mechanism(&nodelay).expect("runs");
         assert!(!mech.at_departure);
         assert_eq!(mech.kind, StateKind::Excess);
@@ -434,9 +431,9 @@ mod tests {
             let c = Controls {
                 algorithm,
                 attack: Attack::BoundaryBurst,
-                nginx: nginx_delaying(),
                 ..Controls::default()
-            };
+            }
+            .with_nginx(nginx_delaying());
             let (r, trace, mech) = run_mechanism(&c).expect("runs");
             let p = Playback::new(r.horizon_s, c.window_s, &trace, &mech);
             let mut svg = String::new();

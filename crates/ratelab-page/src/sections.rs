@@ -170,8 +170,8 @@ pub fn rules_controls() -> Controls {
         attack: Attack::None,
         record_rejects: false,
         leaky_mode: LeakyMode::Meter,
-        nginx: crate::controls::NginxConf::default(),
         replay: None,
+        ..Controls::default()
     }
 }
 
