@@ -5,7 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { setup, open, text, act, origin, cli } from './helpers.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setup, open, text, act, origin, cli, root } from './helpers.mjs';
 
 setup();
 
@@ -147,4 +149,37 @@ test('the playhead shows nginx\'s excess, and a request that waits is counted wh
   assert.ok(frames.some((f) => /admitted, queued until/.test(f.text)), 'some requests wait');
   assert.equal(Math.max(...frames.map((f) => f.band)), Number(await text(page, 'worst-window')));
   assert.deepEqual(problems, []);
+});
+
+test('nginx\'s fields are labelled, reached and set by keyboard with visible focus, and axe-clean in light and dark', async (t) => {
+  const { page, problems } = await open(t, { path: '/?algorithm=nginx&limit=7&nginx=rate=7r/m,burst=5,nodelay' });
+  await notes(page);
+  const tabTo = async () => { await page.keyboard.press('Tab'); return page.evaluate(() => document.activeElement.id); };
+  await page.focus('[data-testid=algorithm]');
+  // With nodelay ticked, delay= is disabled and skipped.
+  const order = [];
+  for (let i = 0; i < 5; i++) order.push(await tabTo());
+  assert.deepEqual(order, ['nginx-rate', 'nginx-unit', 'nginx-burst', 'nginx-nodelay', 'nginx-paste']);
+  await page.focus('[data-testid=nginx-nodelay]');
+  assert.deepEqual(await page.evaluate(() => ({ visible: document.activeElement.matches(':focus-visible'), outline: getComputedStyle(document.activeElement).outlineStyle })), { visible: true, outline: 'solid' });
+  await act(page, () => page.keyboard.press('Space'));
+  assert.equal(await page.isDisabled('[data-testid=nginx-delay]'), false);
+  await page.focus('[data-testid=nginx-burst]');
+  assert.equal(await tabTo(), 'nginx-delay');
+  await act(page, () => page.keyboard.press('ArrowUp'));
+  assert.equal(await page.inputValue('[data-testid=nginx-delay]'), '1');
+  await notes(page);
+  assert.match(await page.locator('#cli').textContent(), /--limiter nginx:rate=7r\/m,burst=5,delay=1 /);
+  assert.deepEqual(problems, []);
+  for (const [viewport, colorScheme] of [[{ width: 390, height: 844 }, 'dark'], [{ width: 1280, height: 900 }, 'light']]) {
+    const { page: p } = await open(t, { viewport, colorScheme, bypassCSP: true, path: '/?algorithm=nginx&limit=7&nginx=rate=7r/m,burst=5,delay=2' });
+    await notes(p);
+    // The paste box's message shown too.
+    await p.fill('[data-testid=nginx-paste]', 'limit_conn addr 10;');
+    await p.press('[data-testid=nginx-paste]', 'Enter');
+    await p.waitForSelector('[data-testid=nginx-paste-error]:not([hidden])');
+    await p.addScriptTag({ content: readFileSync(join(root, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8') });
+    const results = await p.evaluate(() => window.axe.run('#lab', { resultTypes: ['violations'] }));
+    assert.deepEqual(results.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`), [], `${colorScheme} ${viewport.width}px`);
+  }
 });
