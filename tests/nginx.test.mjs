@@ -87,7 +87,8 @@ test('nginx typed in its own units: the read-outs are `ratelab simulate` of the 
   await notes(page);
 
   // The address bar holds the line in nginx's units; opening it gives the same figure.
-  await page.waitForFunction(() => location.search.includes('delay=2'));
+  // The address bar follows 150 ms after the last change: wait for this state's own.
+  await page.waitForFunction(() => location.search.endsWith('&attack=flood&nginx=rate=7r/m,burst=5,delay=2'));
   const url = page.url();
   assert.match(url, /\?algorithm=nginx&limit=7&attack=flood&nginx=rate=7r\/m,burst=5,delay=2$/);
   const before = await shown(page);
