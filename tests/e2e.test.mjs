@@ -151,6 +151,9 @@ test('read-outs equal the command line on the same scenario', async (t) => {
     ['gcra', 'flood', 'steady'],
     ['leaky-bucket', 'boundary-burst', 'steady'],
     ['fixed-window', 'honest', 'on-off'],
+    // nginx as configured, at nginx's defaults (rate=60r/m, no burst): typed values are in nginx.test.mjs.
+    ['nginx', 'flood', 'steady'],
+    ['nginx', 'honest', 'page-loads'],
   ];
   for (const [algorithm, button, traffic] of cases) {
     await act(page, () => page.selectOption('[data-testid=traffic]', traffic));

@@ -3,7 +3,8 @@
 import { $, dark, pct, fitCanvases, scrollBehavior } from './dom.js';
 import { addExport, fromView } from './export.js';
 import { isBroken } from './failure.js';
-import { formFields, readControls, syncControls } from './controls.js';
+import { loadTools } from './modules.js';
+import { formFields, readControls, syncControls, pasteNginx, nginxNotes } from './controls.js';
 
 // Timings of recent runs (simulate + draw), for the performance check in the end-to-end tests.
 const timings = [];
@@ -22,6 +23,7 @@ export function createLab(bindings) {
   const { fields, figure } = ctx;
   ctx.readControls = () => readControls(bindings, fields, ctx.attack);
   ctx.syncControls = () => syncControls(bindings, fields, ctx.attack);
+  ctx.pasteNginx = (text) => pasteNginx(fields, text);
   ctx.showError = (message) => {
     const box = $('error');
     box.textContent = message;
@@ -63,14 +65,16 @@ export function createLab(bindings) {
     $('invariant-text').textContent = r.verdict;
     $('explain').textContent = r.explanation;
     $('cli').textContent = r.command;
-    if ($('compare').getAttribute('aria-pressed') === 'true') runCompare(lab, controls);
+    nginxNotes(controls, r.explanation);
     ctx.writeState(controls);
     timings.push(performance.now() - t0);
     // Time from navigation start to the first figure drawn, for the page benchmark.
     if (window.__ratelab.firstFigureMs === undefined) window.__ratelab.firstFigureMs = performance.now();
     if (timings.length > 500) timings.shift();
-    window.__ratelab.runs += 1;
-    figure.dataset.runs = String(window.__ratelab.runs);
+    const drawn = () => { window.__ratelab.runs += 1; figure.dataset.runs = String(window.__ratelab.runs); };
+    // Compare mode comes from the tools module (an action): the figure is drawn once it is.
+    if ($('compare').getAttribute('aria-pressed') === 'true') runCompare(controls).then(drawn, (e) => ctx.showError(String(e.message ?? e)));
+    else drawn();
   };
 
   /** Re-runs the figure on the next frame; `user` is false for a resize or a theme change. */
@@ -106,6 +110,7 @@ function clearResult() {
   $('invariant-text').textContent = 'No run: see the message above';
   $('explain').textContent = '';
   $('cli').textContent = '';
+  nginxNotes(null);
   $('compare-table').tBodies[0].replaceChildren();
   $('band-count').textContent = '–';
   $('frame-text').textContent = '';
@@ -135,6 +140,12 @@ export function wireControls(ctx) {
   for (const b of document.querySelectorAll('[data-attack]')) {
     b.addEventListener('click', () => { ctx.attack = b.dataset.attack; schedule(); keepInView(); });
   }
+  // Pasted nginx.conf lines fill nginx's fields: at once when pasted, else on Enter or when
+  // the box is left.
+  const paste = $('nginx-paste');
+  const fill = async () => { if (await ctx.pasteNginx(paste.value)) schedule(); };
+  paste.addEventListener('change', fill);
+  paste.addEventListener('input', (e) => { if (e.inputType === 'insertFromPaste') fill(); });
   $('new-seed').addEventListener('click', () => {
     fields.seed.value = String(1 + Math.floor(Math.random() * 1e9));
     schedule();
@@ -188,10 +199,15 @@ export function shortcuts(ctx) {
   return { actions, chooseAlgorithm };
 }
 
-/** Every algorithm on the figure's requests: small multiples and a table. */
-function runCompare(lab, controls) {
-  const rows = lab.compare(controls);
-  drawMultiples(lab, rows, 'multiples', 'multiple', 240, controls);
+/** Every algorithm on the figure's requests: small multiples and a table, computed and drawn
+ * by the tools module. Only the latest run's are shown. */
+let compareSeq = 0;
+async function runCompare(controls) {
+  const seq = ++compareSeq;
+  const tools = await loadTools();
+  if (seq !== compareSeq) return;
+  const rows = tools.compare(controls);
+  drawMultiples(tools, rows, 'multiples', 'multiple', 240, controls);
   const body = $('compare-table').tBodies[0];
   body.replaceChildren(...rows.map((row) => {
     const tr = document.createElement('tr');
@@ -207,8 +223,8 @@ function runCompare(lab, controls) {
   }));
 }
 
-/** Small multiples: one captioned canvas per compared algorithm in `boxId`, drawn by `lab`. */
-function drawMultiples(lab, rows, boxId, prefix, height, controls) {
+/** Small multiples: one captioned canvas per compared algorithm in `boxId`, drawn by `tools`. */
+function drawMultiples(tools, rows, boxId, prefix, height, controls) {
   const box = $(boxId);
   if (box.children.length !== rows.length) {
     box.replaceChildren(...rows.map((_, i) => {
@@ -230,5 +246,5 @@ function drawMultiples(lab, rows, boxId, prefix, height, controls) {
     fig.querySelector('figcaption').textContent = row.limiter;
     fig.querySelector('canvas').setAttribute('aria-label', `${row.limiter}: admitted in the trailing window over time`);
   });
-  lab.drawCompare(rows.map((_, i) => `${prefix}-${i}`), dark());
+  tools.drawCompare(rows.map((_, i) => `${prefix}-${i}`), dark());
 }

@@ -1,6 +1,7 @@
 // The figure's link: the address bar follows the figure (once the reader changes something),
 // a link decoded by Rust sets the controls, and "Copy link" and "Copy embed code" offer it.
 import { $ } from './dom.js';
+import { setNginxText } from './controls.js';
 
 /** Wires the link to the lab `ctx` (see lab.js); `encodeState` is the Rust encoder. */
 export function startLink(ctx, encodeState) {
@@ -21,6 +22,7 @@ export function startLink(ctx, encodeState) {
     fields.load.value = String(c.load);
     fields.seed.value = String(c.seed);
     fields.recordRejects.checked = c.recordRejects;
+    setNginxText(fields, c.nginx);
     ctx.attack = c.attack;
     $('ceiling-capacity').value = String(d.sections.ceilingCapacity);
     $('ceiling-capacity-out').textContent = String(d.sections.ceilingCapacity);

@@ -2,11 +2,11 @@
 //! apply to the chosen limiter, and the sentences that explain a run. The page's JavaScript
 //! only reads the fields' text and shows what comes back.
 
-use crate::controls::{Attack, Controls, Named, Traffic};
+use crate::controls::{Attack, Controls, Named, NginxConf, RateUnit, Traffic};
 use crate::link::{MAX_CAPACITY, MAX_SEED};
 use crate::page::Readout;
-use ratelab::limiter::LeakyMode;
-use ratelab::spec::LimiterKind;
+use ratelab::limiter::{thousandths_per_second, LeakyMode};
+use ratelab::spec::{LimiterKind, MAX_BURST, MAX_RATE_COUNT};
 use ratelab::text::{shown, SHOWN};
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +34,55 @@ pub struct Form {
     pub record_rejects: bool,
     /// The attack pressed.
     pub attack: String,
+    /// nginx's fields' text, space-separated in nginx's order: rate, unit, burst, delay, and
+    /// `nodelay` when ticked (`7 r/m 5 2`; a number field's text never has a space). One
+    /// string rather than five fields: each field costs the main module serde code.
+    pub nginx: String,
+}
+
+/// nginx's fields as the reader left them, in nginx's units: what [`paste_nginx`] reads
+/// and fills.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NginxForm {
+    /// `rate=`'s number.
+    pub rate: String,
+    /// Its unit, `r/s` or `r/m`.
+    pub unit: String,
+    /// `burst=`.
+    pub burst: String,
+    /// `delay=`.
+    pub delay: String,
+    /// `nodelay`.
+    pub nodelay: bool,
+}
+
+/// nginx's settings from its fields' text, or the first wrong field's sentence. With `strict`
+/// false (another limiter is chosen, and nginx's fields are hidden) a wrong value is not the
+/// reader's concern until nginx is chosen again (its field keeps it): the run and the link
+/// use nginx's default in its place. Under `nodelay`, `delay=` is set aside, as nginx does.
+fn nginx_conf(f: &NginxForm, strict: bool) -> Result<NginxConf, String> {
+    let d = NginxConf::default();
+    let number = |text: &str, name: &str, min: u64, max: u64, default: u64| match whole(
+        text, name, min, max,
+    ) {
+        Err(e) if strict => Err(e),
+        r => Ok(r.unwrap_or(default)),
+    };
+    Ok(NginxConf {
+        rate: number(&f.rate, "nginx's rate", 1, MAX_RATE_COUNT, d.rate)?,
+        unit: match named::<RateUnit>(&f.unit, "nginx's rate unit") {
+            Err(e) if strict => return Err(e),
+            r => r.unwrap_or(d.unit),
+        },
+        burst: number(&f.burst, "nginx's burst", 0, MAX_BURST, d.burst)?,
+        delay: if f.nodelay {
+            0
+        } else {
+            number(&f.delay, "nginx's delay", 0, MAX_BURST, d.delay)?
+        },
+        nodelay: f.nodelay,
+    })
 }
 
 /// A whole number in `min..=max`, or the sentence that says what to enter.
@@ -89,6 +138,7 @@ impl Form {
         let algorithm: LimiterKind = named(&self.algorithm, "Limiter")?;
         let min_capacity = u64::from(algorithm != LimiterKind::LeakyBucket);
         let capacity = whole(&self.capacity, "Capacity", min_capacity, MAX_CAPACITY)?;
+        let nginx = nginx_conf(&self.nginx(), algorithm == LimiterKind::Nginx)?;
         Ok(Controls {
             algorithm,
             capacity,
@@ -101,13 +151,36 @@ impl Form {
             attack: named::<Attack>(&self.attack, "Attack")?,
             record_rejects: self.record_rejects,
             leaky_mode: named::<LeakyMode>(&self.leaky_mode, "Leaky-bucket form")?,
+            nginx,
             replay: None,
         })
     }
 
+    /// The form with nginx's fields set to `n`.
+    pub fn with_nginx(self, n: NginxForm) -> Form {
+        let nodelay = if n.nodelay { " nodelay" } else { "" };
+        Form {
+            nginx: format!("{} {} {} {}{nodelay}", n.rate, n.unit, n.burst, n.delay),
+            ..self
+        }
+    }
+
+    /// nginx's fields, split from [`Form::nginx`] (a part that is missing is empty).
+    pub fn nginx(&self) -> NginxForm {
+        let mut parts = self.nginx.split(' ');
+        let mut next = || parts.next().unwrap_or_default().to_owned();
+        NginxForm {
+            rate: next(),
+            unit: next(),
+            burst: next(),
+            delay: next(),
+            nodelay: next() == "nodelay",
+        }
+    }
+
     /// Which fields apply to the chosen limiter, and the capacity dial's range.
     pub fn applies(&self) -> Applies {
-        let kind = LimiterKind::from_name(&self.algorithm).ok();
+        let kind = <LimiterKind as Named>::from_name(&self.algorithm);
         let capacity_min = u64::from(kind != Some(LimiterKind::LeakyBucket));
         let limit = self.limit.trim().parse::<u64>().ok().filter(|&l| l > 0);
         let capacity = self.capacity.trim().parse::<u64>().unwrap_or(0);
@@ -118,6 +191,8 @@ impl Form {
             capacity_max: limit.map(|l| (crate::controls::CAPACITY_FACTOR * l).max(capacity)),
             leaky_mode: kind == Some(LimiterKind::LeakyBucket),
             record_rejects: kind.is_some_and(LimiterKind::can_record_rejects),
+            nginx: kind == Some(LimiterKind::Nginx),
+            nginx_delay: kind == Some(LimiterKind::Nginx) && !self.nginx().nodelay,
         }
     }
 }
@@ -136,6 +211,71 @@ pub struct Applies {
     pub leaky_mode: bool,
     /// Recording rejected requests (the counters and the log).
     pub record_rejects: bool,
+    /// nginx's own fields (rate, burst, delay, nodelay), in place of the capacity dial.
+    pub nginx: bool,
+    /// nginx's `delay=`, which applies only without `nodelay`.
+    pub nginx_delay: bool,
+}
+
+/// nginx's fields from a piece of nginx.conf the reader pasted: the `limit_req_zone` line
+/// (`rate=7r/m`), the `limit_req` line (`burst=5 delay=2`, or `nodelay`), or both, or their
+/// words alone. Each word found sets its field, as text the form then checks (a wrong value
+/// is kept in its field and named there); a `limit_req` line sets all three of its own, with
+/// nginx's defaults (burst 0, delay 0, no nodelay) for those it leaves out. Fields the text
+/// does not name keep their values from `current`.
+pub fn paste_nginx(text: &str, current: &NginxForm) -> Result<NginxForm, String> {
+    let mut out = current.clone();
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == ';')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut found = words.contains(&"limit_req");
+    if found {
+        out.burst = "0".into();
+        out.delay = "0".into();
+        out.nodelay = false;
+    }
+    let (mut delay, mut nodelay) = (false, false);
+    for w in &words {
+        match w.split_once('=').unwrap_or((w, "")) {
+            ("rate", value) => {
+                let unit = RateUnit::ALL
+                    .iter()
+                    .find(|u| value.ends_with(u.name()))
+                    .ok_or_else(|| {
+                        format!(
+                            "nginx's rate '{}' is not one nginx takes: paste it as Nr/s or Nr/m, like rate=7r/m",
+                            shown(value, SHOWN)
+                        )
+                    })?;
+                out.rate = value[..value.len() - unit.name().len()].to_owned();
+                out.unit = unit.name().to_owned();
+            }
+            ("burst", value) => out.burst = value.to_owned(),
+            ("delay", value) => {
+                out.delay = value.to_owned();
+                delay = true;
+            }
+            ("nodelay", "") => nodelay = true,
+            _ => continue,
+        }
+        found = true;
+    }
+    if delay && nodelay {
+        return Err(
+            "The pasted lines give both delay= and nodelay: nginx takes one or the other".into(),
+        );
+    }
+    if nodelay || delay {
+        out.nodelay = nodelay;
+    }
+    if !found {
+        return Err(format!(
+            "Found no rate=, burst=, delay= or nodelay in '{}': paste the limit_req_zone and limit_req lines of your nginx.conf, like limit_req zone=one burst=5 delay=2;",
+            shown(text, SHOWN)
+        ));
+    }
+    Ok(out)
 }
 
 /// A limiter's name in a sentence, as the form's menu shows it.
@@ -267,6 +407,114 @@ pub fn explain(c: &Controls, r: &Readout) -> String {
     parts.join(" ")
 }
 
+/// What the page shows beside a run of nginx, after [`explain`]'s sentences: what nginx
+/// makes of its settings ([`nginx_sentences`]) and the nginx.conf lines that configure it.
+/// The page asks the tools module for these once a run of nginx is drawn, so that the main
+/// module (the first screen) does not carry them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NginxNotes {
+    /// The sentences, space-separated.
+    pub sentences: String,
+    /// The two nginx.conf lines.
+    pub config: String,
+}
+
+/// The [`NginxNotes`] of a run of `c`, or why its controls do not run.
+pub fn nginx_notes(c: &Controls) -> Result<NginxNotes, ratelab::Error> {
+    let spec = c.limiter_spec()?;
+    let bound = ratelab::theory::worst_case(&spec, c.limit, c.window_s * ratelab::time::SECOND);
+    Ok(NginxNotes {
+        sentences: nginx_sentences(&c.nginx, bound).join(" "),
+        config: c.nginx.config(),
+    })
+}
+
+/// Seconds with four significant digits down to a thousandth (8.621, 62.50), and to a
+/// millionth below a second (0.01667).
+fn secs(s: f64) -> String {
+    let decimals = [(100.0, 1), (10.0, 2), (1.0, 3), (0.1, 4), (0.01, 5)]
+        .iter()
+        .find(|&&(at_least, _)| s >= at_least)
+        .map_or(6, |&(_, d)| d);
+    format!("{s:.decimals$} s")
+}
+
+/// What is nginx's own in a run of `n`: how nginx stores its rate, when it rounds it; what
+/// happens to a request above the rate (passed, delayed or rejected); and what its bound
+/// (`bound`, from [`ratelab::theory::worst_case`]) is made of. Every number is computed from
+/// the settings, in nginx's arithmetic.
+pub fn nginx_sentences(n: &NginxConf, bound: Option<u64>) -> Vec<String> {
+    let mut out = Vec::new();
+    // nginx keeps the rate as `r × 1000 / scale` thousandths a second, rounded down.
+    let tps = thousandths_per_second(n.rate());
+    let interval = secs(1000.0 / tps as f64);
+    let rate = n.rate_text();
+    if tps * n.unit.micros() / ratelab::time::SECOND != 1000 * n.rate {
+        let exact = secs(n.unit.micros() as f64 / 1e6 / n.rate as f64);
+        out.push(format!(
+            "nginx stores rate={rate} as {tps} thousandths of a request a second ({} × 1000 / 60, rounded down): one request per {interval}{}.",
+            n.rate,
+            if exact == interval {
+                String::new()
+            } else {
+                format!(", not {exact}")
+            }
+        ));
+    }
+    let (burst, delay) = (n.burst, n.delay);
+    let waits = !n.nodelay && delay < burst;
+    out.push(if burst == 0 {
+        format!(
+            "With burst=0, nginx admits a request only once a whole request has leaked since the last one it admitted, at most one every {interval}, and rejects the rest."
+        )
+    } else if n.nodelay {
+        format!(
+            "With nodelay, up to burst={burst} requests above the rate pass at once and the rest are rejected."
+        )
+    } else if !waits {
+        format!(
+            "delay={delay} is at least burst={burst}, so no request waits: up to {burst} above the rate pass at once and the rest are rejected, as with nodelay."
+        )
+    } else {
+        // nginx's timer: `(excess − delay) × 1000 / rate` ms, longest with the excess at the burst.
+        let longest = secs(((burst - delay).saturating_mul(1_000_000) / tps.max(1)) as f64 / 1000.0);
+        let held = burst - delay;
+        if delay == 0 {
+            format!(
+                "Without nodelay (and delay=0, nginx's default), every request above the rate waits, up to burst={burst} of them, for up to {longest}, until its excess has leaked; the window counts each when it leaves, and the rest are rejected."
+            )
+        } else {
+            format!(
+                "With delay={delay}, the first {delay} requests above the rate pass at once and the next {held} wait, for up to {longest}, until their excess has leaked; the window counts each when it leaves, and the rest are rejected."
+            )
+        }
+    });
+    if let Some(b) = bound {
+        let at_once = if waits { delay } else { burst };
+        let leaked = b.saturating_sub(1 + at_once);
+        let first = if at_once == 0 {
+            "the first request".to_owned()
+        } else {
+            format!("the first request and {at_once} more at once")
+        };
+        out.push(if leaked == 0 {
+            format!(
+                "No window can hold more than {b} here: {first}, and no more, since less than one request leaks over a window."
+            )
+        } else if waits {
+            format!(
+                "No window can hold more than {b} here: {first}, then {leaked} as waiting requests leave at the rate over a window and a millisecond, on nginx's millisecond clock."
+            )
+        } else {
+            format!(
+                "No window can hold more than {b} here: {first}, then {leaked} as the excess leaks over a window, on nginx's millisecond clock."
+            )
+        });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,7 +532,84 @@ mod tests {
             seed: "1".into(),
             record_rejects: false,
             attack: "none".into(),
+            nginx: "60 r/m 0 0".into(),
         }
+    }
+
+    fn nginx_form(rate: &str, unit: &str, burst: &str, delay: &str, nodelay: bool) -> Form {
+        Form {
+            algorithm: "nginx".into(),
+            ..form()
+        }
+        .with_nginx(NginxForm {
+            rate: rate.into(),
+            unit: unit.into(),
+            burst: burst.into(),
+            delay: delay.into(),
+            nodelay,
+        })
+    }
+
+    #[test]
+    fn nginx_is_typed_in_its_own_units_and_each_wrong_field_is_named() {
+        let c = nginx_form("7", "r/m", "5", "2", false)
+            .controls()
+            .expect("a limit_req line");
+        assert_eq!(
+            c.limiter_spec().expect("parses").text,
+            "nginx:rate=7r/m,burst=5,delay=2"
+        );
+        assert_eq!(
+            c.nginx.config(),
+            "limit_req_zone $binary_remote_addr zone=lab:10m rate=7r/m;\nlimit_req zone=lab burst=5 delay=2;"
+        );
+        // nodelay sets delay= aside (its field keeps it); nginx's defaults are left out.
+        let c = nginx_form("10", "r/s", "20", "3", true)
+            .controls()
+            .expect("valid");
+        assert_eq!((c.nginx.delay, c.nginx.nodelay), (0, true));
+        assert_eq!(
+            c.limiter_spec().expect("parses").text,
+            "nginx:rate=10r/s,burst=20,nodelay"
+        );
+        let c = nginx_form("1", "r/m", "0", "0", false)
+            .controls()
+            .expect("valid");
+        assert_eq!(c.limiter_spec().expect("parses").text, "nginx:rate=1r/m");
+        assert!(c.nginx.config().ends_with("limit_req zone=lab;"));
+        let cases = [
+            (
+                nginx_form("7.5", "r/m", "5", "2", false),
+                "nginx's rate '7.5' is not a whole number: enter one from 1 to 1000000",
+            ),
+            (
+                nginx_form("0", "r/m", "5", "2", false),
+                "nginx's rate 0 is out of range: enter a whole number from 1 to 1000000",
+            ),
+            (
+                nginx_form("7", "r/h", "5", "2", false),
+                "nginx's rate unit 'r/h' is not one ratelab offers: choose one of r/s, r/m",
+            ),
+            (
+                nginx_form("7", "r/m", "-5", "2", false),
+                "nginx's burst '-5' is not a whole number: enter one from 0 to 10000000",
+            ),
+            (
+                nginx_form("7", "r/m", "5", "", false),
+                "nginx's delay '' is not a whole number: enter one from 0 to 10000000",
+            ),
+        ];
+        for (f, want) in cases {
+            assert_eq!(f.controls().expect_err(want), want);
+        }
+        // With nodelay, a wrong delay is not in the way (the field is disabled, and kept).
+        assert!(nginx_form("7", "r/m", "5", "x", true).controls().is_ok());
+        // With another limiter chosen, nginx's hidden fields are not in the way either.
+        let other = Form {
+            algorithm: "token-bucket".into(),
+            ..nginx_form("x", "r/h", "-1", "y", false)
+        };
+        assert_eq!(other.controls().expect("runs").nginx, NginxConf::default());
     }
 
     #[test]
@@ -328,6 +653,78 @@ mod tests {
     }
 
     #[test]
+    fn pasted_nginx_lines_fill_nginx_fields() {
+        let current = form().nginx();
+        let both = "limit_req_zone $binary_remote_addr zone=one:10m rate=7r/m;\n  limit_req zone=one burst=5 delay=2;";
+        let f = paste_nginx(both, &current).expect("nginx.conf");
+        assert_eq!(
+            f,
+            NginxForm {
+                rate: "7".into(),
+                unit: "r/m".into(),
+                burst: "5".into(),
+                delay: "2".into(),
+                nodelay: false,
+            }
+        );
+        // A limit_req line alone: nginx's defaults for what it leaves out, the rate kept.
+        let was = NginxForm {
+            delay: "4".into(),
+            nodelay: true,
+            ..f.clone()
+        };
+        let g = paste_nginx("limit_req zone=one burst=20;", &was).expect("a line");
+        assert_eq!(
+            (
+                g.rate.as_str(),
+                g.burst.as_str(),
+                g.delay.as_str(),
+                g.nodelay
+            ),
+            ("7", "20", "0", false)
+        );
+        // The words alone, and nodelay.
+        let h = paste_nginx("rate=10r/s burst=3 nodelay", &current).expect("words");
+        assert_eq!(
+            (
+                h.rate.as_str(),
+                h.unit.as_str(),
+                h.burst.as_str(),
+                h.nodelay
+            ),
+            ("10", "r/s", "3", true)
+        );
+        // A wrong number is kept for the form to name in its field.
+        let bad = paste_nginx("limit_req zone=one burst=five;", &current).expect("pasted");
+        let c = Form {
+            algorithm: "nginx".into(),
+            ..form()
+        }
+        .with_nginx(bad);
+        assert!(c
+            .controls()
+            .expect_err("five")
+            .starts_with("nginx's burst 'five'"));
+        for (text, want) in [
+            (
+                "rate=7r/h",
+                "nginx's rate '7r/h' is not one nginx takes: paste it as Nr/s or Nr/m",
+            ),
+            (
+                "limit_req zone=one burst=5 delay=2 nodelay;",
+                "both delay= and nodelay",
+            ),
+            (
+                "limit_conn addr 10;",
+                "Found no rate=, burst=, delay= or nodelay in 'limit_conn addr 10;'",
+            ),
+        ] {
+            let e = paste_nginx(text, &current).expect_err(want);
+            assert!(e.contains(want), "{e}");
+        }
+    }
+
+    #[test]
     fn the_fields_that_apply_follow_the_limiter() {
         let a = |alg: &str, limit: &str, cap: &str| {
             Form {
@@ -354,6 +751,16 @@ mod tests {
             (log.capacity, log.capacity_max, log.record_rejects),
             (false, None, true)
         );
+        assert!(!log.nginx && !lb.nginx && !tb.nginx_delay);
+        // nginx has its own fields in place of the dial; delay= applies only without nodelay.
+        let ngx = nginx_form("7", "r/m", "5", "2", false).applies();
+        assert!(ngx.nginx && ngx.nginx_delay && !ngx.capacity && !ngx.leaky_mode);
+        assert!(!ngx.record_rejects);
+        let nodelay = nginx_form("7", "r/m", "5", "2", true).applies();
+        assert!(nodelay.nginx && !nodelay.nginx_delay);
+        // A limiter the lab does not offer applies nothing.
+        let haproxy = a("haproxy", "60", "60");
+        assert!(!haproxy.nginx && !haproxy.record_rejects && !haproxy.capacity);
     }
 
     #[test]
@@ -390,10 +797,84 @@ mod tests {
         );
     }
 
-    /// Every limiter, attack and recording setting: each sentence agrees with the numbers.
+    /// nginx's settings the explanation is checked with: its defaults (no burst: every
+    /// request above the rate rejected), a `limit_req` line that waits and one that rounds
+    /// its rate, `nodelay`, and a delay at or above the burst (so nothing waits).
+    fn nginx_confs() -> Vec<NginxConf> {
+        let conf = |rate, unit, burst, delay, nodelay| NginxConf {
+            rate,
+            unit,
+            burst,
+            delay,
+            nodelay,
+        };
+        vec![
+            NginxConf::default(),
+            conf(7, RateUnit::PerMinute, 5, 2, false),
+            conf(7, RateUnit::PerMinute, 5, 0, false),
+            conf(10, RateUnit::PerSecond, 20, 0, true),
+            conf(1, RateUnit::PerMinute, 3, 5, false),
+            conf(90, RateUnit::PerMinute, 30, 10, false),
+        ]
+    }
+
+    /// The nginx sentences agree with nginx's arithmetic, worked out here again.
+    fn check_nginx_sentences(n: &NginxConf, r: &Readout, text: &str, case: &str) {
+        let tps = thousandths_per_second(n.rate());
+        let rounds = n.unit == RateUnit::PerMinute && (n.rate * 1000) % 60 != 0;
+        assert_eq!(text.contains("nginx stores rate="), rounds, "{case}");
+        if rounds {
+            assert!(
+                text.contains(&format!(
+                    "nginx stores rate={}r/m as {tps} thousandths",
+                    n.rate
+                )),
+                "{case}"
+            );
+        }
+        let waits = !n.nodelay && n.delay < n.burst;
+        assert_eq!(text.contains("for up to"), waits, "{case}");
+        assert_eq!(
+            text.contains("With nodelay"),
+            n.nodelay && n.burst > 0,
+            "{case}"
+        );
+        assert_eq!(text.contains("With burst=0"), n.burst == 0, "{case}");
+        let b = r.bound.expect("nginx has a bound");
+        assert!(
+            r.worst_window <= b,
+            "the run stays within nginx's bound: {case}"
+        );
+        assert!(
+            text.contains(&format!("No window can hold more than {b} here")),
+            "{case}"
+        );
+        // What leaks in a window of 60 s: 60,000 ms on nginx's clock, or 60,001 while
+        // requests wait (a departure can come a millisecond after its window's start).
+        let ms = if waits { 60_001 } else { 60_000 };
+        let leaked = tps * ms / 1_000_000;
+        let at_once = if waits { n.delay } else { n.burst };
+        assert_eq!(b, 1 + at_once + leaked, "{case}");
+        if leaked == 0 {
+            assert!(text.contains("and no more, since less than one"), "{case}");
+        } else {
+            assert!(text.contains(&format!("then {leaked} as")), "{case}");
+        }
+    }
+
+    /// Every limiter the lab offers (nginx in several settings), attack and recording
+    /// setting: each sentence agrees with the numbers.
     #[test]
     fn the_explanation_is_true_in_every_state_of_the_form() {
-        for algorithm in LimiterKind::ALL {
+        let states = <LimiterKind as Named>::ALL.iter().flat_map(|&algorithm| {
+            let confs = if algorithm == LimiterKind::Nginx {
+                nginx_confs()
+            } else {
+                vec![NginxConf::default()]
+            };
+            confs.into_iter().map(move |nginx| (algorithm, nginx))
+        });
+        for (algorithm, nginx) in states {
             for attack in <Attack as Named>::ALL.iter().copied() {
                 for record_rejects in [false, true] {
                     if record_rejects && !algorithm.can_record_rejects() {
@@ -404,10 +885,19 @@ mod tests {
                         attack,
                         record_rejects,
                         ..Controls::default()
-                    };
+                    }
+                    .with_nginx(nginx.clone());
                     let (r, _) = run(&c).expect("runs");
-                    let text = explain(&c, &r);
-                    let case = format!("{algorithm:?} {attack:?} record={record_rejects}: {text}");
+                    // What the page shows: the run's sentences, and for nginx its notes.
+                    let mut text = explain(&c, &r);
+                    assert_eq!(text, r.explanation);
+                    if algorithm == LimiterKind::Nginx {
+                        let notes = nginx_notes(&c).expect("notes");
+                        text = format!("{text} {}", notes.sentences);
+                    }
+                    let case = format!(
+                        "{algorithm:?} {nginx:?} {attack:?} record={record_rejects}: {text}"
+                    );
                     let kept = text.contains("kept the rule");
                     assert_eq!(kept, r.invariant_ok, "{case}");
                     assert_eq!(text.contains("broke the rule"), !r.invariant_ok, "{case}");
@@ -448,6 +938,11 @@ mod tests {
                         && matches!(algorithm, LimiterKind::TokenBucket | LimiterKind::Gcra)
                     {
                         assert!(text.contains(&format!("capacity ({}) plus what refills between them; here that came to {}.", c.capacity, r.worst_window)), "{case}");
+                    }
+                    if algorithm == LimiterKind::Nginx {
+                        check_nginx_sentences(&c.nginx, &r, &text, &case);
+                    } else {
+                        assert!(!text.contains("No window can hold"), "{case}");
                     }
                 }
             }

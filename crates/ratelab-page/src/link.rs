@@ -4,9 +4,9 @@
 //! is accepted, and the figure keeps every other parameter (the bad one falls back to its
 //! default, which the problem says). Plain Rust, tested natively, and fuzzed (issue 6).
 
-use crate::controls::{Attack, Controls, Named, Traffic};
+use crate::controls::{Attack, Controls, Named, RateUnit, Traffic};
 use ratelab::limiter::LeakyMode;
-use ratelab::spec::LimiterKind;
+use ratelab::spec::{LimiterKind, LimiterSpec};
 use serde::{Deserialize, Serialize};
 
 /// The largest seed (so it survives JavaScript's numbers exactly).
@@ -126,11 +126,11 @@ fn on_off(v: bool) -> Option<String> {
 
 /// Every parameter a link may carry, in the order [`encode`] writes them: the main figure's,
 /// then the section figures' own controls, then how the page is shown.
-pub const PARAMS: [Param; 15] = [
+pub const PARAMS: [Param; 16] = [
     Param::new(
         "algorithm",
         |d, v| {
-            d.controls.algorithm = one_of(v, LimiterKind::ALL.as_slice())?;
+            d.controls.algorithm = one_of(v, <LimiterKind as Named>::ALL)?;
             Ok(())
         },
         |d| Some(d.controls.algorithm.name().into()),
@@ -209,6 +209,29 @@ pub const PARAMS: [Param; 15] = [
             Ok(())
         },
         |d| Some(d.controls.leaky_mode.name().into()),
+    ),
+    Param::new(
+        "nginx",
+        |d, v| {
+            // nginx's own words, as the limiter spec has them: rate=7r/m,burst=5,delay=2.
+            let spec = LimiterSpec::parse(&format!("nginx:{v}")).map_err(|e| {
+                format!("nginx's words, like rate=7r/m,burst=5,delay=2 or rate=10r/s,burst=20,nodelay ({e})")
+            })?;
+            let n = &mut d.controls.nginx;
+            if let Some(r) = spec.rate {
+                n.rate = r.count;
+                n.unit = if r.per == RateUnit::PerSecond.micros() {
+                    RateUnit::PerSecond
+                } else {
+                    RateUnit::PerMinute
+                };
+            }
+            n.burst = spec.burst.unwrap_or(0);
+            n.delay = spec.delay;
+            n.nodelay = spec.mode == LeakyMode::Meter;
+            Ok(())
+        },
+        |d| Some(d.controls.nginx.spec_keys()),
     ),
     Param::new(
         "compare",
@@ -440,7 +463,9 @@ fn hex(b: u8) -> Option<u8> {
 fn percent_encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+        // `/`, `=` and `,` may stand in a query's value as they are (RFC 3986), and nginx's
+        // words have them: nginx=rate=7r/m,burst=5,delay=2.
+        if b.is_ascii_alphanumeric() || b"-._~/=,".contains(&b) {
             out.push(b as char);
         } else {
             out.push_str(&format!("%{b:02X}"));
@@ -452,7 +477,69 @@ fn percent_encode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::controls::NginxConf;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_link_sets_nginx_in_its_own_words() {
+        let d = decode("algorithm=nginx&nginx=rate=7r/m,burst=5,delay=2&limit=7");
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        let n = &d.controls.nginx;
+        assert_eq!(d.controls.algorithm, LimiterKind::Nginx);
+        assert_eq!(
+            (n.rate, n.unit, n.burst, n.delay, n.nodelay),
+            (7, RateUnit::PerMinute, 5, 2, false)
+        );
+        // Written as nginx writes it, and read back the same.
+        let q = encode(&d.controls, false, &Sections::default());
+        assert_eq!(q, "algorithm=nginx&limit=7&nginx=rate=7r/m,burst=5,delay=2");
+        assert_eq!(decode(&q).controls, d.controls);
+        // A browser's own encoding reads the same; nginx's defaults fill what is left out.
+        assert_eq!(
+            decode("algorithm=nginx&nginx=rate%3D10r%2Fs%2Cnodelay")
+                .controls
+                .nginx,
+            NginxConf {
+                rate: 10,
+                unit: RateUnit::PerSecond,
+                nodelay: true,
+                ..NginxConf::default()
+            }
+        );
+        assert_eq!(
+            decode("nginx=burst=3").controls.nginx,
+            NginxConf {
+                burst: 3,
+                ..NginxConf::default()
+            }
+        );
+        // A bad one is named with what nginx accepts; the rest is kept.
+        for bad in [
+            "rate=7r/h",
+            "rate=0r/s",
+            "burst=-1",
+            "delay=x",
+            "burst=5,delay=2,nodelay",
+            "servers=2",
+            "",
+        ] {
+            let d = decode(&format!("algorithm=nginx&nginx={bad}&seed=4"));
+            assert_eq!(d.problems.len(), 1, "{bad}");
+            let m = &d.problems[0].message;
+            assert!(
+                m.contains("nginx's words, like rate=7r/m,burst=5,delay=2")
+                    && m.contains("uses rate=60r/m instead"),
+                "{m}"
+            );
+            assert_eq!(
+                (d.controls.algorithm, d.controls.seed),
+                (LimiterKind::Nginx, 4)
+            );
+            assert_eq!(d.controls.nginx, NginxConf::default());
+        }
+        // HAProxy is not offered in the lab.
+        assert_eq!(decode("algorithm=haproxy").problems.len(), 1);
+    }
 
     #[test]
     fn the_bare_address_opens_on_the_essays_first_figure_and_old_links_keep_their_limiter() {
@@ -609,16 +696,40 @@ mod tests {
         assert!(d.problems[2].message.contains('\u{FFFD}'));
     }
 
+    fn nginx() -> impl Strategy<Value = NginxConf> {
+        (
+            1..=ratelab::spec::MAX_RATE_COUNT,
+            0..2usize,
+            0..=ratelab::spec::MAX_BURST,
+            0..=ratelab::spec::MAX_BURST,
+            any::<bool>(),
+        )
+            .prop_map(|(rate, u, burst, delay, nodelay)| NginxConf {
+                rate,
+                unit: RateUnit::ALL[u],
+                burst,
+                // The form sets delay= aside under nodelay, as nginx does.
+                delay: if nodelay { 0 } else { delay },
+                nodelay,
+            })
+    }
+
     fn controls() -> impl Strategy<Value = Controls> {
         (
-            (0..6usize, 1..=MAX_CAPACITY, 1..=100_000u64, 1..=3_600u64),
+            (0..7usize, 1..=MAX_CAPACITY, 1..=100_000u64, 1..=3_600u64),
             (0..5usize, 1..=300u32, 0..=MAX_SEED),
             (0..4usize, any::<bool>(), 0..2usize),
+            nginx(),
         )
             .prop_map(
-                |((a, capacity, limit, window_s), (t, load, seed), (k, record_rejects, m))| {
+                |(
+                    (a, capacity, limit, window_s),
+                    (t, load, seed),
+                    (k, record_rejects, m),
+                    nginx,
+                )| {
                     Controls {
-                        algorithm: LimiterKind::ALL[a],
+                        algorithm: <LimiterKind as Named>::ALL[a],
                         capacity,
                         limit,
                         window_s,
@@ -629,8 +740,9 @@ mod tests {
                         attack: Attack::ALL[k],
                         record_rejects,
                         leaky_mode: LeakyMode::ALL[m],
-                        replay: None,
+                        ..Controls::default()
                     }
+                    .with_nginx(nginx)
                 },
             )
     }

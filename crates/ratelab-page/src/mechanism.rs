@@ -252,7 +252,7 @@ fn decimate(xs: &[f64], ys: &[f64], part: &[f64]) -> (Vec<f64>, Vec<f64>, Vec<f6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::controls::{Attack, Controls};
+    use crate::controls::{Attack, Controls, Named, NginxConf, RateUnit};
     use crate::page::{run_mechanism, Readout};
     use ratelab::spec::LimiterKind;
 
@@ -295,9 +295,21 @@ mod tests {
         assert!(frames.iter().all(|f| f.kind == "count"));
     }
 
+    /// nginx as a `limit_req` line that lets two requests above the rate through at once and
+    /// delays three more: `rate=7r/m burst=5 delay=2`.
+    fn nginx_delaying() -> NginxConf {
+        NginxConf {
+            rate: 7,
+            unit: RateUnit::PerMinute,
+            burst: 5,
+            delay: 2,
+            nodelay: false,
+        }
+    }
+
     #[test]
     fn the_largest_band_is_the_busiest_window_for_every_limiter_and_attack() {
-        for algorithm in LimiterKind::ALL {
+        for &algorithm in <LimiterKind as Named>::ALL {
             for attack in [
                 Attack::None,
                 Attack::BoundaryBurst,
@@ -308,7 +320,8 @@ mod tests {
                     algorithm,
                     attack,
                     ..Controls::default()
-                };
+                }
+                .with_nginx(nginx_delaying());
                 let (r, frames) = frames(&c);
                 let max = frames.iter().map(|f| f.band).max().unwrap_or(0);
                 assert_eq!(max, r.worst_window, "{algorithm:?} {attack:?}");
@@ -351,15 +364,76 @@ mod tests {
         }
     }
 
+    /// nginx's excess, in every form: a request that waits is counted in the window when it
+    /// leaves, and the frame says until when; with nodelay none waits.
+    #[test]
+    fn nginx_shows_its_excess_and_counts_a_delayed_request_when_it_leaves() {
+        let c = Controls {
+            algorithm: LimiterKind::Nginx,
+            attack: Attack::BoundaryBurst,
+            limit: 7,
+            ..Controls::default()
+        }
+        .with_nginx(nginx_delaying());
+        let (r, trace, mech) = run_mechanism(&c).expect("runs");
+        assert!(mech.at_departure, "requests wait: counted when they leave");
+        assert_eq!(mech.kind, StateKind::Excess);
+        assert_eq!(mech.mark, 5, "drawn against the burst");
+        let p = Playback::new(r.horizon_s, c.window_s, &trace, &mech);
+        let frames: Vec<Frame> = (0..mech.len())
+            .map(|i| p.frame(&trace, &mech, i).expect("a frame"))
+            .collect();
+        assert!(frames.iter().all(|f| f.kind == "excess"));
+        assert!(
+            frames.iter().all(|f| f.value <= 5.0),
+            "never above the burst"
+        );
+        let queued: Vec<&Frame> = frames
+            .iter()
+            .filter(|f| f.text.contains("queued until"))
+            .collect();
+        // Two ticks of 7: the first passes with 2 more at once and 3 waiting, the second
+        // finds the burst nearly full (3 × 8.621 s leaked by then is not a whole request).
+        assert!(
+            !queued.is_empty(),
+            "{:?}",
+            frames[0..7].iter().map(|f| &f.text).collect::<Vec<_>>()
+        );
+        for f in &queued {
+            let arrival = trace.times[f.index] as f64 / 1e6;
+            assert!(
+                f.time_s > arrival,
+                "{}: the band ends at its departure",
+                f.text
+            );
+        }
+        assert!(
+            frames[0].state_text.contains("against a burst of 5"),
+            "{}",
+            frames[0].state_text
+        );
+        assert_eq!(frames.iter().map(|f| f.band).max(), Some(r.worst_window));
+        // nodelay: the same excess, and nothing waits.
+        let nodelay = c.with_nginx(NginxConf {
+            nodelay: true,
+            ..nginx_delaying()
+        });
+        let (_, trace, mech) = run_mechanism(&nodelay).expect("runs");
+        assert!(!mech.at_departure);
+        assert_eq!(mech.kind, StateKind::Excess);
+        assert!(trace.released.iter().zip(&trace.times).all(|(r, t)| r == t));
+    }
+
     #[test]
     fn the_chart_draws_every_kind_into_svg() {
         use plotters::prelude::*;
-        for algorithm in LimiterKind::ALL {
+        for &algorithm in <LimiterKind as Named>::ALL {
             let c = Controls {
                 algorithm,
                 attack: Attack::BoundaryBurst,
                 ..Controls::default()
-            };
+            }
+            .with_nginx(nginx_delaying());
             let (r, trace, mech) = run_mechanism(&c).expect("runs");
             let p = Playback::new(r.horizon_s, c.window_s, &trace, &mech);
             let mut svg = String::new();

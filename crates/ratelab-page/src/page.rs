@@ -655,8 +655,50 @@ mod tests {
     }
 
     #[test]
+    fn nginx_runs_as_its_limit_req_line_says_with_its_command_line_and_notes() {
+        let c = Controls {
+            algorithm: LimiterKind::Nginx,
+            limit: 7,
+            ..controls(LimiterKind::Nginx, Attack::Flood, 60)
+        }
+        .with_nginx(crate::controls::NginxConf {
+            rate: 7,
+            unit: crate::controls::RateUnit::PerMinute,
+            burst: 5,
+            delay: 2,
+            nodelay: false,
+        });
+        let (r, t) = run(&c).expect("runs");
+        assert_eq!(
+            r.command,
+            "ratelab simulate --limiter nginx:rate=7r/m,burst=5,delay=2 --traffic flood:start=worst --limit 7 --window 60s --minutes 10 --seed 1"
+        );
+        let notes = crate::form::nginx_notes(&c).expect("notes");
+        assert_eq!(
+            notes.config,
+            "limit_req_zone $binary_remote_addr zone=lab:10m rate=7r/m;\nlimit_req zone=lab burst=5 delay=2;"
+        );
+        assert!(notes.sentences.contains(&format!(
+            "No window can hold more than {} here",
+            r.bound.expect("a bound")
+        )));
+        // The bound is the core's, for the spec the command line names.
+        let spec =
+            ratelab::spec::LimiterSpec::parse("nginx:rate=7r/m,burst=5,delay=2").expect("parses");
+        assert_eq!(r.bound, theory::worst_case(&spec, 7, MINUTE));
+        assert_eq!(
+            recount(&t, 7, MINUTE),
+            r.worst_window,
+            "delayed requests counted when they leave"
+        );
+        assert!(r.worst_window > 7, "{r:?}");
+    }
+
+    #[test]
     fn a_name_the_page_does_not_know_is_refused_where_it_enters() {
         for (json, needle) in [
+            (r#"{"algorithm":"haproxy"}"#, "haproxy"),
+            (r#"{"nginx":"7 r/h 0 0"}"#, "7 r/h 0 0"),
             (r#"{"algorithm":"token-buckt"}"#, "token-buckt"),
             (r#"{"attack":"nuke"}"#, "nuke"),
             (r#"{"traffic":"lumpy"}"#, "lumpy"),
@@ -666,6 +708,27 @@ mod tests {
                 .expect_err(json)
                 .to_string();
             assert!(e.contains(needle), "{e}");
+        }
+        // nginx's settings cross as their fields' text, both ways.
+        let c = Controls::default().with_nginx(crate::controls::NginxConf {
+            rate: 7,
+            unit: crate::controls::RateUnit::PerSecond,
+            burst: 5,
+            delay: 0,
+            nodelay: true,
+        });
+        let json = serde_json::to_string(&c).expect("serialises");
+        assert!(json.contains(r#""nginx":"7 r/s 5 0 nodelay""#), "{json}");
+        assert_eq!(serde_json::from_str::<Controls>(&json).expect("reads"), c);
+        for bad in [
+            "7 r/s 5",
+            "0 r/m 0 0",
+            "7 r/m 5 2 nodelay x",
+            "7 r/m 5 2 later",
+            "x r/m 0 0",
+        ] {
+            let json = format!(r#"{{"nginx":"{bad}"}}"#);
+            assert!(serde_json::from_str::<Controls>(&json).is_err(), "{bad}");
         }
         let ok: Controls = serde_json::from_str(
             r#"{"algorithm":"gcra","attack":"retry-storm","traffic":"on-off","leakyMode":"queue"}"#,

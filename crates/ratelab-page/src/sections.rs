@@ -171,6 +171,7 @@ pub fn rules_controls() -> Controls {
         record_rejects: false,
         leaky_mode: LeakyMode::Meter,
         replay: None,
+        ..Controls::default()
     }
 }
 

@@ -1,9 +1,11 @@
 //! The page's tools module: what the page and its import worker need only when the reader
 //! acts. It holds the study's results as workers return them (tables, plots, the reproduction
 //! report), SVG and CSV export (the plotters SVG backend), the import of a reader's traffic
-//! file, and probe reports read and compared with a model (`ProbeView`). The page imports it
-//! (an ES module) when the reader runs the study, saves a plot, chooses a file or asks for
-//! another model; the import worker imports it too. What a reader who only scrolls needs is
+//! file, probe reports read and compared with a model (`ProbeView`), and the lab's nginx
+//! extras: the sentences and nginx.conf lines beside a run of nginx, and nginx.conf lines
+//! pasted into its fields. The page imports it (an ES module) when the reader
+//! runs the study, saves a plot, chooses a file, asks for another model, or chooses nginx in
+//! the lab; the import worker imports it too. What a reader who only scrolls needs is
 //! in `ratelab-extra`, and the study's jobs run in the lean `ratelab-study` module.
 
 use plotters::coord::Shift;
@@ -363,8 +365,40 @@ thread_local! {
     static REPLAY: std::cell::RefCell<Option<ratelab::spec::Replay>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Keeps the reader's traffic (as the lab shows it) for [`export_plot`]; the arguments are
-/// those of the lab's `setReplay`.
+thread_local! {
+    /// Compare mode's small multiples, from the last [`compare`], for [`draw_compare`].
+    static COMPARED: std::cell::RefCell<Vec<Plot>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Compare mode (an action, so here and not in the main module): every algorithm on the
+/// same arrivals as the lab's `controls` (the reader's traffic, from [`set_replay`], when
+/// that is the lab's); returns the table's rows and keeps each one's chart for
+/// [`draw_compare`].
+#[wasm_bindgen]
+pub fn compare(controls: JsValue) -> Result<JsValue, JsValue> {
+    let mut controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
+    controls.replay = REPLAY.with(|r| r.borrow().clone());
+    let (rows, plots): (Vec<_>, Vec<_>) = page::compare(&controls)
+        .map_err(js_error)?
+        .into_iter()
+        .unzip();
+    COMPARED.with(|c| *c.borrow_mut() = plots);
+    serde_wasm_bindgen::to_value(&rows).map_err(js_error)
+}
+
+/// Draws each compared algorithm's trailing-window count on the canvas of the same index.
+#[wasm_bindgen(js_name = drawCompare)]
+pub fn draw_compare(canvas_ids: Vec<String>, dark: bool) -> Result<(), JsValue> {
+    COMPARED.with(|c| {
+        for (plot, id) in c.borrow().iter().zip(&canvas_ids) {
+            plot.draw(&canvas(id)?, theme(dark)).map_err(js_error)?;
+        }
+        Ok(())
+    })
+}
+
+/// Keeps the reader's traffic (as the lab shows it) for [`export_plot`] and [`compare`]; the
+/// arguments are those of the lab's `setReplay`.
 #[wasm_bindgen(js_name = setReplay)]
 pub fn set_replay(
     times: &[f64],
@@ -441,6 +475,26 @@ impl ProbeView {
 }
 
 /// The message for a probe report file of `bytes` bytes too large to read, or nothing.
+/// nginx's fields (`{rate, unit, burst, delay, nodelay}`, as text) from pasted nginx.conf
+/// lines, the fields they do not name kept from `current`; or the sentence saying what was
+/// wrong with the text. Here, not in the main module: only a reader who pastes needs it.
+#[wasm_bindgen(js_name = pasteNginx)]
+pub fn paste_nginx(text: &str, current: JsValue) -> Result<JsValue, JsValue> {
+    let current: ratelab_page::form::NginxForm =
+        serde_wasm_bindgen::from_value(current).map_err(js_error)?;
+    let fields = ratelab_page::form::paste_nginx(text, &current).map_err(js_error)?;
+    serde_wasm_bindgen::to_value(&fields).map_err(js_error)
+}
+
+/// Beside a run of nginx (`controls`, as `Lab.run` takes them): what nginx makes of its
+/// settings, in sentences, and its nginx.conf lines (`{sentences, config}`).
+#[wasm_bindgen(js_name = nginxNotes)]
+pub fn nginx_notes(controls: JsValue) -> Result<JsValue, JsValue> {
+    let controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
+    let notes = ratelab_page::form::nginx_notes(&controls).map_err(js_error)?;
+    serde_wasm_bindgen::to_value(&notes).map_err(js_error)
+}
+
 #[wasm_bindgen(js_name = probeFileProblem)]
 pub fn probe_file_problem(name: &str, bytes: f64) -> Option<String> {
     probe_view::check_size(bytes, name).err()

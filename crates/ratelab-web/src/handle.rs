@@ -1,4 +1,5 @@
-//! The page's main-module handle: the main figure's [`Lab`] and the link state.
+//! The page's main-module handle: the main figure's [`Lab`] and the link state. Compare
+//! mode, an action, is in the tools module (`ratelab-tools`).
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -17,7 +18,6 @@ pub struct Lab {
     controls: Controls,
     readout: Option<page::Readout>,
     trace: Trace,
-    compared: Vec<(page::CompareRow, ratelab_charts::Plot)>,
     replay: Option<ratelab::spec::Replay>,
 }
 
@@ -74,25 +74,6 @@ impl Lab {
         };
         let plots = page::main_plots(&self.controls, readout, &self.trace);
         for (plot, id) in plots.iter().zip([window, arrivals, share]) {
-            draw_xy(plot, &canvas(id)?, theme(dark)).map_err(js_error)?;
-        }
-        Ok(())
-    }
-
-    /// Runs every algorithm on the same arrivals as `controls`; returns the table rows.
-    pub fn compare(&mut self, controls: JsValue) -> Result<JsValue, JsValue> {
-        let mut controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
-        controls.replay = self.replay.clone();
-        self.compared = page::compare(&controls).map_err(js_error)?;
-        self.controls = controls;
-        let rows: Vec<&page::CompareRow> = self.compared.iter().map(|(r, _)| r).collect();
-        serde_wasm_bindgen::to_value(&rows).map_err(js_error)
-    }
-
-    /// Draws each compared algorithm's trailing-window count on the canvas of the same index.
-    #[wasm_bindgen(js_name = drawCompare)]
-    pub fn draw_compare(&self, canvas_ids: Vec<String>, dark: bool) -> Result<(), JsValue> {
-        for ((_, plot), id) in self.compared.iter().zip(&canvas_ids) {
             draw_xy(plot, &canvas(id)?, theme(dark)).map_err(js_error)?;
         }
         Ok(())
