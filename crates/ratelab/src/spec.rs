@@ -185,7 +185,9 @@ impl LimiterSpec {
                 "record-rejects" if kind.can_record_rejects() => {
                     spec.record_rejects = parse_bool(&what, value)?
                 }
-                "servers" if kind.can_split() => spec.servers = parse_count(&what, value, 1, MAX_SERVERS)? as u32,
+                "servers" if kind.can_split() => {
+                    spec.servers = parse_count(&what, value, 1, MAX_SERVERS)? as u32
+                }
                 "mode" if kind == LimiterKind::LeakyBucket => {
                     mode_given = true;
                     spec.mode = match value {
@@ -711,9 +713,8 @@ pub fn parse_rate(what: &str, text: &str) -> Result<Rate, Error> {
 
 /// Parses nginx's `rate=`: `Nr/s` or `Nr/m`, kept as `N` per second or minute.
 pub fn parse_nginx_rate(what: &str, text: &str) -> Result<Rate, Error> {
-    let accepted = format!(
-        "nginx's Nr/s or Nr/m with N from 1 to {MAX_RATE_COUNT}, like 10r/s or 100r/m"
-    );
+    let accepted =
+        format!("nginx's Nr/s or Nr/m with N from 1 to {MAX_RATE_COUNT}, like 10r/s or 100r/m");
     let (n, per) = if let Some(n) = text.strip_suffix("r/s") {
         (n, SECOND)
     } else if let Some(n) = text.strip_suffix("r/m") {
@@ -721,8 +722,8 @@ pub fn parse_nginx_rate(what: &str, text: &str) -> Result<Rate, Error> {
     } else {
         return Err(Error::invalid(what, text, &accepted));
     };
-    let count =
-        parse_count(what, n, 1, MAX_RATE_COUNT).map_err(|_| Error::invalid(what, text, &accepted))?;
+    let count = parse_count(what, n, 1, MAX_RATE_COUNT)
+        .map_err(|_| Error::invalid(what, text, &accepted))?;
     Ok(Rate { count, per })
 }
 
@@ -731,7 +732,8 @@ pub const MAX_HAPROXY_PERIOD: Micros = (i32::MAX as u64 / 2) * 1000;
 
 /// Parses HAProxy's period: a duration of whole milliseconds, at least 2 ms.
 fn parse_haproxy_period(what: &str, text: &str) -> Result<Micros, Error> {
-    let accepted = "a duration of whole milliseconds from 2ms to 298h, like 10s (HAProxy counts in ms)";
+    let accepted =
+        "a duration of whole milliseconds from 2ms to 298h, like 10s (HAProxy counts in ms)";
     let d = parse_duration(what, text).map_err(|_| Error::invalid(what, text, accepted))?;
     if d % 1000 != 0 || !(2000..=MAX_HAPROXY_PERIOD).contains(&d) {
         return Err(Error::invalid(what, text, accepted));
@@ -817,7 +819,10 @@ mod tests {
         check("nginx:rate=7r/h", &["rate", "7r/h", "Nr/s or Nr/m"]);
         check("nginx:rate=7/1min", &["rate", "Nr/s or Nr/m"]);
         check("nginx:rate=0r/s", &["rate", "from 1"]);
-        check("nginx:burst=5,delay=2,nodelay", &["delay=N or nodelay, not both"]);
+        check(
+            "nginx:burst=5,delay=2,nodelay",
+            &["delay=N or nodelay, not both"],
+        );
         check("nginx:servers=2", &["servers", "key for nginx", "nodelay"]);
         check("nginx:mode=queue", &["mode", "rate=Nr/s|Nr/m"]);
         check("haproxy:period=1500us", &["period", "whole milliseconds"]);
@@ -830,7 +835,13 @@ mod tests {
     fn parses_real_limiters_in_their_own_units() {
         let s = LimiterSpec::parse("nginx:rate=7r/m,burst=5,delay=2").expect("valid");
         assert_eq!(s.kind, LimiterKind::Nginx);
-        assert_eq!(s.rate, Some(Rate { count: 7, per: 60 * SECOND }));
+        assert_eq!(
+            s.rate,
+            Some(Rate {
+                count: 7,
+                per: 60 * SECOND
+            })
+        );
         assert_eq!((s.burst, s.delay, s.mode), (Some(5), 2, LeakyMode::Queue));
         assert!(s.queues());
         // nginx's bare word, and its default: every excess request waits.
@@ -839,17 +850,31 @@ mod tests {
         let s = LimiterSpec::parse("nginx").expect("valid");
         assert_eq!((s.mode, s.burst, s.delay), (LeakyMode::Queue, None, 0));
         assert!(!s.queues(), "no burst: nothing can wait");
-        assert_eq!(s.nginx_rate(100, 60 * SECOND), Ok(Rate { count: 100, per: 60 * SECOND }));
-        let e = s.nginx_rate(100, 30 * SECOND).expect_err("no nginx unit for 30 s");
+        assert_eq!(
+            s.nginx_rate(100, 60 * SECOND),
+            Ok(Rate {
+                count: 100,
+                per: 60 * SECOND
+            })
+        );
+        let e = s
+            .nginx_rate(100, 30 * SECOND)
+            .expect_err("no nginx unit for 30 s");
         assert!(e.to_string().contains("rate=Nr/s or rate=Nr/m"), "{e}");
         let s = LimiterSpec::parse("haproxy:period=10s,limit=20").expect("valid");
-        assert_eq!((s.period, s.limit, s.record_rejects), (Some(10 * SECOND), Some(20), true));
+        assert_eq!(
+            (s.period, s.limit, s.record_rejects),
+            (Some(10 * SECOND), Some(20), true)
+        );
         let s = LimiterSpec::parse("haproxy:record-rejects=false").expect("valid");
         assert_eq!(s.haproxy_period(60 * SECOND), Ok(60 * SECOND));
         assert!(!s.record_rejects);
         assert!(s.haproxy_period(1_500).is_err());
         assert_eq!(LimiterKind::from_name("haproxy"), Ok(LimiterKind::Haproxy));
-        assert!(!LimiterKind::ALL.contains(&LimiterKind::Nginx), "the essays' six only");
+        assert!(
+            !LimiterKind::ALL.contains(&LimiterKind::Nginx),
+            "the essays' six only"
+        );
     }
 
     #[test]

@@ -342,7 +342,10 @@ fn nginx_and_haproxy_reach_their_bounds() {
     // nginx, 10r/s, burst 2, nodelay, W = 1 s: three at 0.999 ms, then one each 100 ms up
     // to 1 s: 13 in (0, 1 s], where nginx's clock counts 1,000 ms. The exact bucket's bound
     // is 12.
-    let rate = Rate { count: 10, per: SECOND };
+    let rate = Rate {
+        count: 10,
+        per: SECOND,
+    };
     let mut l = Nginx::new(rate, 2, None);
     let mut times = vec![999, 999, 999];
     times.extend((1..=10).map(|k| k * 100 * MS));
@@ -375,7 +378,11 @@ fn nginx_and_haproxy_reach_their_bounds() {
                 admitted.push(ms * MS);
             }
         }
-        assert_eq!(busiest(&admitted, 10 * SECOND), 40, "record-rejects={record}");
+        assert_eq!(
+            busiest(&admitted, 10 * SECOND),
+            40,
+            "record-rejects={record}"
+        );
         assert_eq!(theory::haproxy_worst(20, 10 * SECOND, 10 * SECOND), 40);
     }
 }

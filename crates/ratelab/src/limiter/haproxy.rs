@@ -225,11 +225,21 @@ mod tests {
                 limit: 1
             }
         );
-        let State::Estimate { previous, current, .. } = h.state(1_002_001) else {
+        let State::Estimate {
+            previous, current, ..
+        } = h.state(1_002_001)
+        else {
             unreachable!("haproxy's state is an estimate")
         };
-        assert_eq!((previous, current), (0, 1), "ms 1002 ends the period: remain 0");
-        let State::Estimate { previous, current, .. } = h.state(1_003_000) else {
+        assert_eq!(
+            (previous, current),
+            (0, 1),
+            "ms 1002 ends the period: remain 0"
+        );
+        let State::Estimate {
+            previous, current, ..
+        } = h.state(1_003_000)
+        else {
             unreachable!("haproxy's state is an estimate")
         };
         assert_eq!((previous, current), (1, 0));

@@ -180,7 +180,10 @@ mod tests {
         let times = admitted(&mut l, 1000, 60 * SECOND);
         assert!(gaps(&times).iter().all(|&g| g == 8_621_000), "{times:?}");
         let mut exact = LeakyBucket::new(0, per(7, 60 * SECOND), LeakyMode::Meter);
-        let ideal: Vec<Micros> = (0..60_000).map(|i| i * 1000).filter(|&t| exact.admit(t)).collect();
+        let ideal: Vec<Micros> = (0..60_000)
+            .map(|i| i * 1000)
+            .filter(|&t| exact.admit(t))
+            .collect();
         assert!(gaps(&ideal).iter().all(|&g| g == 8_572_000), "{ideal:?}");
     }
 
@@ -192,7 +195,10 @@ mod tests {
         let mut l = Nginx::new(per(10, SECOND), 10, Some(3));
         let t = 5_000_123;
         let d: Vec<Decision> = (0..20).map(|_| l.decide(t)).collect();
-        let at_once = d.iter().filter(|x| **x == Decision::Admit { at: t }).count();
+        let at_once = d
+            .iter()
+            .filter(|x| **x == Decision::Admit { at: t })
+            .count();
         let waits: Vec<Micros> = d
             .iter()
             .filter_map(|x| match x {
@@ -208,8 +214,18 @@ mod tests {
         let mut meter = Nginx::new(per(10, SECOND), 10, None);
         let q: Vec<Decision> = (0..12).map(|_| queue.decide(0)).collect();
         let m: Vec<Decision> = (0..12).map(|_| meter.decide(0)).collect();
-        assert_eq!(q.iter().filter(|x| **x == Decision::Admit { at: 0 }).count(), 1);
-        assert_eq!(m.iter().filter(|x| **x == Decision::Admit { at: 0 }).count(), 11);
+        assert_eq!(
+            q.iter()
+                .filter(|x| **x == Decision::Admit { at: 0 })
+                .count(),
+            1
+        );
+        assert_eq!(
+            m.iter()
+                .filter(|x| **x == Decision::Admit { at: 0 })
+                .count(),
+            11
+        );
         assert_eq!(q.iter().filter(|x| x.admitted()).count(), 11);
         assert!(queue.delays() && !meter.delays());
         assert!(!Nginx::new(per(10, SECOND), 3, Some(3)).delays());

@@ -4,8 +4,8 @@
 use crate::error::Error;
 use crate::import::MAX_REPLAY;
 use crate::limiter::{
-    FixedWindow, Gcra, Haproxy, LeakyBucket, LeakyMode, Limiter, Nginx, Rate, SlidingLog, SlidingWindowCounter,
-    Split, TokenBucket,
+    FixedWindow, Gcra, Haproxy, LeakyBucket, LeakyMode, Limiter, Nginx, Rate, SlidingLog,
+    SlidingWindowCounter, Split, TokenBucket,
 };
 use crate::rng::{Rng, Stream};
 use crate::spec::{LimiterKind, LimiterSpec, TrafficSpec};
