@@ -89,6 +89,10 @@ pub struct TraceData {
     pub outcome: String,
     /// The model's decision on each request it was compared on (`A` or `R`), `-` elsewhere.
     pub model: Option<String>,
+    /// How long each answer took, µs (empty in a report written before it was recorded):
+    /// what shows a limiter that delays rather than rejects, request by request.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_us: Vec<Micros>,
 }
 
 /// What a probe found: counts, timing, the audit, the model's verdict and the trace.
@@ -215,6 +219,7 @@ impl ProbeReport {
             due_us: records.iter().map(|r| r.due).collect(),
             outcome: records.iter().map(|r| r.outcome.letter()).collect(),
             model: model_letters,
+            latency_us: records.iter().map(|r| r.latency).collect(),
         };
         ProbeReport {
             target: meta.target,

@@ -359,6 +359,11 @@ fn a_checked_report_can_be_compared_again_and_a_tampered_one_is_refused() {
     );
     let r = report(&s, &answered_by_model(&s), true);
     assert_eq!(r.check(), Ok(()));
+    assert_eq!(r.trace.latency_us.len() as u64, r.sent);
+    // A report recorded before answer times were kept has none, and is still whole.
+    let mut old = r.clone();
+    old.trace.latency_us.clear();
+    assert_eq!(old.check(), Ok(()));
     // Compared again with the same model, from the trace alone: the same verdict.
     let again = r.with_model(&s.limiters[0]).expect("model");
     assert_eq!(again.comparison, r.comparison);
@@ -389,6 +394,9 @@ fn a_checked_report_can_be_compared_again_and_a_tampered_one_is_refused() {
     let mut t = r.clone();
     t.offered = t.sent + 1;
     bad.push((t, "first tries"));
+    let mut t = r.clone();
+    t.trace.latency_us.pop();
+    bad.push((t, "answer times"));
     for (t, wanted) in bad {
         let e = t.check().expect_err(wanted).to_string();
         assert!(e.contains(wanted), "{wanted}: {e}");
