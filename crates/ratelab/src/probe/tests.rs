@@ -555,3 +555,20 @@ fn the_worst_case_peaks_equal_a_recount_of_every_try() {
     }
     assert_eq!(Peaks::of(&[], 3, 10).per_s, 0);
 }
+
+#[test]
+fn a_model_that_delays_says_how_many_and_by_how_much() {
+    // nginx's /delay4 (20r/s, burst=10, delay=4) against two bursts of 20, 1 s apart: in
+    // each, 5 at once, 6 delayed by 50 to 300 ms, 9 rejected.
+    let s = scenario("boundary-burst", "nginx:rate=20r/s,burst=10,delay=4");
+    let r = report(&s, &answered_by_model(&s), true);
+    let c = r.comparison.expect("compared");
+    assert_eq!((c.audit.admitted, c.delayed), (22, 12));
+    assert_eq!(c.longest_wait_us, 300 * MS);
+    // A model that only admits or rejects delays nothing.
+    let s = scenario("boundary-burst", "nginx:rate=20r/s,burst=10,nodelay");
+    let c = report(&s, &answered_by_model(&s), true)
+        .comparison
+        .expect("compared");
+    assert_eq!((c.delayed, c.longest_wait_us), (0, 0));
+}
