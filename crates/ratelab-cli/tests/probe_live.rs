@@ -499,23 +499,18 @@ type Leaves = (Vec<(Micros, Micros)>, Vec<Micros>);
 /// to one from the stamp's millisecond, so each side may round a millisecond away.
 const EARLY_US: i64 = 3_000;
 
-/// How much later than the exact model a real answer may leave: a latency margin, measured
-/// (`cargo xtask probe-soak`: up to 28 ms with a core kept busy, 99 ms on a machine also
-/// running two other builds and a browser), not derived. Nothing in a probe's report bounds
-/// it: nginx anchors each wait on its clock at the burst's first request, which it reads at
-/// most as late as the slowest answer it gave at once, but then a timer has to fire in a
-/// process the machine may not run for a while, and seen at 98 ms late, the answers it gave
-/// at once had taken 2 ms and the sender had woken at most 21 ms late. The margin is the
-/// old test's: the slowest queued answer (250 ms) at most 400 ms.
-const LATE_US: i64 = 150_000;
-
 /// nginx's answers, at once and late, against the exact model `spec`'s: in each burst of which
 /// the real limiter admitted as many as the model, the k-th admitted answer leaves no earlier
 /// than the model's k-th, [`EARLY_US`] of rounding aside (nginx anchors every wait on its
 /// clock at the burst's first request, which it reads at or after that request's stamp: no
-/// answer leaves before its documented delay), and at most [`LATE_US`] after it. Prints how
-/// many the model answers at once and late, how many of the real answers came before any
-/// delayed one could, the model's longest wait, and the measured differences. Returns how
+/// answer leaves before its documented delay). How much later is not asserted, only printed
+/// (`answer-late-max-us`): nothing in a report bounds how late a timer fires in a process the
+/// machine is not running. Seen: an answer 184 ms after the model's time in a soak on a
+/// machine running other builds, when the burst's rejections had been answered within 12 ms
+/// (the old bound, the queued burst's slowest answer within 400 ms, failed there too); 98 ms
+/// late when the answers given at once had taken 2 ms and the sender had woken at most 21 ms
+/// late. Prints how many the model answers at once and late, how many of the real answers
+/// came before any delayed one could, the model's longest wait, and the measured differences. Returns how
 /// many bursts were compared, and how many of their admitted requests the model answers at
 /// once and late.
 fn delays_match(label: &str, r: &Value, spec: &str) -> (usize, usize, usize) {
@@ -573,8 +568,8 @@ fn delays_match(label: &str, r: &Value, spec: &str) -> (usize, usize, usize) {
             highest = highest.max(diff);
             compared += 1;
             assert!(
-                (-EARLY_US..=LATE_US).contains(&diff),
-                "burst {g}: an answer left at {a} µs where {spec} lets it leave at {m} µs ({diff} µs; from {} to {LATE_US} allowed): real {real_at:?}, model {model_at:?}",
+                diff >= -EARLY_US,
+                "burst {g}: an answer left at {a} µs, before {spec} lets it leave at {m} µs ({diff} µs; {} allowed): real {real_at:?}, model {model_at:?}",
                 -EARLY_US
             );
         }
@@ -717,21 +712,51 @@ fn nginx_without_nodelay_admits_the_same_but_late() {
         12 + allowance
     );
     // The fifth queued request waits 5 emission intervals of 50 ms before nginx answers:
-    // 250 ms by nginx's clock. Margins: 20 ms below (nginx's clock is read once per event-loop
-    // turn and its timer may fire up to a tick early), 150 ms above (a loaded machine answers
-    // late, never early). Measured over the soak: 251-254 ms.
-    let slowest = u(&queued, "/latency/max_us");
-    margin("nginx-delay", "slowest-us", slowest as f64);
-    assert!(
-        (230_000..=400_000).contains(&slowest),
-        "the slowest answer took {slowest} µs"
+    // 250 ms by nginx's clock, asserted answer by answer above (never earlier). The old upper
+    // bound, 400 ms, is gone: a soak on a loaded machine saw 434 ms.
+    margin(
+        "nginx-delay",
+        "slowest-us",
+        u(&queued, "/latency/max_us") as f64,
     );
-    // With nodelay nothing waits: every answer within 100 ms (one answer on loopback takes
-    // well under a millisecond; measured over the soak: at most 6 ms for the slowest of 40).
+    // With nodelay nothing waits for a timer: nginx decides a burst's requests in the order it
+    // reads them, admitting the first ones, and answers each in the turn that decides it, so
+    // every admitted answer is written before the burst's last rejection is. Allowed: one
+    // emission interval more (the shortest wait nginx would impose on a queued request), for
+    // the probe's own threads, which may hear an answer late. The old bound, every answer
+    // within 100 ms, was luck on a loaded machine (seen 95 ms).
     let at_once = nginx("/nodelay", "queue-nodelay", &args);
-    let fastest_slowest = u(&at_once, "/latency/max_us");
-    margin("nginx-delay", "nodelay-slowest-us", fastest_slowest as f64);
-    assert!(fastest_slowest < 100_000, "{at_once}");
+    all_answered(&at_once);
+    margin(
+        "nginx-delay",
+        "nodelay-slowest-us",
+        u(&at_once, "/latency/max_us") as f64,
+    );
+    let d = decided(&at_once);
+    let trace = &at_once["trace"];
+    let sent: Vec<u64> = serde_json::from_value(trace["sent_us"].clone()).expect("stamps");
+    let latency: Vec<u64> =
+        serde_json::from_value(trace["latency_us"].clone()).expect("answer times");
+    let letters = trace["outcome"].as_str().expect("outcomes").as_bytes();
+    let mut worst = i64::MIN;
+    for g in 0..d.groups {
+        let last = |letter: u8| {
+            d.seq
+                .iter()
+                .filter(|&&(_, h, k)| h == g && letters[k] == letter)
+                .map(|&(.., k)| sent[k] + latency[k])
+                .max()
+        };
+        if let (Some(admitted), Some(rejected)) = (last(b'A'), last(b'R')) {
+            let after = admitted as i64 - rejected as i64;
+            worst = worst.max(after);
+            assert!(
+                after <= INTERVAL_US as i64,
+                "burst {g}: an admitted answer left {after} µs after the last rejection: {at_once}"
+            );
+        }
+    }
+    margin("nginx-delay", "nodelay-admit-after-reject-us", worst as f64);
 }
 
 #[test]
@@ -1054,11 +1079,32 @@ fn redis_gcra_and_fixed_window_are_their_models() {
             "{script}: {r}"
         );
         let busiest = u(&r, "/audit/busiest");
+        let times =
+            |k: &str| -> Vec<u64> { serde_json::from_value(r["trace"][k].clone()).expect("times") };
+        let (sent, due) = (times("sent_us"), times("due_us"));
         match script {
-            // The boundary burst doubles a fixed window: 2L in a trailing window.
-            "fixed-window" => assert_eq!(busiest, 40, "{r}"),
-            // GCRA with burst 5: 5 at once, and 20 ms later not one more interval (50 ms).
-            _ => assert_eq!(busiest, 5, "{r}"),
+            // The boundary burst doubles a fixed window: 2L in a trailing window, when the
+            // first burst is stamped before the boundary at 1 s (it is due 10 ms before it; a
+            // soak once saw it sent 16 ms late, in the same window as the second, and then
+            // only 20 got through, decision for decision as the model on the stamps).
+            "fixed-window" => {
+                let first_in_time = sent
+                    .iter()
+                    .zip(&due)
+                    .all(|(&t, &d)| d >= 1_000_000 || t < 1_000_000);
+                margin("redis-fixed-window", "busiest", busiest as f64);
+                if first_in_time {
+                    assert_eq!(busiest, 40, "{r}");
+                }
+            }
+            // GCRA with burst 5: 5 at once, and 20 ms later not one more interval (50 ms), when
+            // the sends span less than an interval.
+            _ => {
+                let span = sent.last().unwrap_or(&0) - sent.first().unwrap_or(&0);
+                if span < 50_000 {
+                    assert_eq!(busiest, 5, "{r}");
+                }
+            }
         }
     }
 }
