@@ -864,7 +864,7 @@ const PROBES: [(&str, Probed, &str); 9] = [
     (
         "nginx-delay-boundary-burst",
         Probed::Nginx("/delay"),
-        "--traffic boundary-burst --limit 20 --window 1s --model leaky-bucket:burst=5,mode=queue",
+        "--traffic boundary-burst --limit 20 --window 1s --model nginx:rate=20r/s,burst=5",
     ),
     (
         "nginx-nodelay-retry-storm",
