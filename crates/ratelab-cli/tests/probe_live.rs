@@ -510,10 +510,10 @@ const EARLY_US: i64 = 3_000;
 /// (the old bound, the queued burst's slowest answer within 400 ms, failed there too); 98 ms
 /// late when the answers given at once had taken 2 ms and the sender had woken at most 21 ms
 /// late. Prints how many the model answers at once and late, how many of the real answers
-/// came before any delayed one could, the model's longest wait, and the measured differences. Returns how
-/// many bursts were compared, and how many of their admitted requests the model answers at
-/// once and late.
-fn delays_match(label: &str, r: &Value, spec: &str) -> (usize, usize, usize) {
+/// came before any delayed one could, the model's longest wait, and the measured differences.
+/// Returns, for each burst compared, how long its sends took (first stamp to last) and how
+/// many of its admitted requests the model answers at once and late.
+fn delays_match(label: &str, r: &Value, spec: &str) -> Vec<(Micros, usize, usize)> {
     let d = decided(r);
     let mut limiter = model(r, spec);
     let trace = &r["trace"];
@@ -538,7 +538,8 @@ fn delays_match(label: &str, r: &Value, spec: &str) -> (usize, usize, usize) {
             leaves[g].1.push(sent[k] + latency[k]);
         }
     }
-    let (mut at_once, mut late, mut longest, mut before_any_wait, mut bursts) = (0, 0, 0, 0, 0);
+    let (mut at_once, mut late, mut longest, mut before_any_wait) = (0, 0, 0, 0);
+    let mut bursts = Vec::new();
     let (mut lowest, mut highest, mut compared) = (i64::MAX, i64::MIN, 0);
     for (g, (mut model_at, mut real_at)) in leaves.into_iter().enumerate() {
         if model_at.len() != real_at.len() {
@@ -547,7 +548,14 @@ fn delays_match(label: &str, r: &Value, spec: &str) -> (usize, usize, usize) {
         }
         model_at.sort_unstable();
         real_at.sort_unstable();
-        bursts += 1;
+        let stamps = d
+            .seq
+            .iter()
+            .filter(|&&(_, h, _)| h == g)
+            .map(|&(.., k)| sent[k]);
+        let spread = stamps.clone().max().unwrap_or(0) - stamps.min().unwrap_or(0);
+        let once = model_at.iter().filter(|&&(_, w)| w == 0).count();
+        bursts.push((spread, once, model_at.len() - once));
         // The real answers that left before the model lets its first delayed one leave:
         // answered at once (at most the model's at-once count, by the bound below).
         if let Some(&(first_wait, _)) = model_at.iter().find(|&&(_, w)| w > 0) {
@@ -588,7 +596,7 @@ fn delays_match(label: &str, r: &Value, spec: &str) -> (usize, usize, usize) {
         "paired-share",
         compared as f64 / letters.iter().filter(|&&c| c == b'A').count().max(1) as f64,
     );
-    (bursts, at_once, late)
+    bursts
 }
 
 /// How far [`margins`] looks: a decision further than this from flipping is counted as this far.
@@ -700,11 +708,13 @@ fn nginx_without_nodelay_admits_the_same_but_late() {
     let allowance = bursts_match("nginx-delay", &queued);
     // Each admitted answer leaves when nginx's arithmetic says: the first of each burst at
     // once, the next five 50 to 250 ms later.
-    let (bursts, at_once, late) = delays_match("nginx-delay", &queued, QUEUED);
-    assert!(
-        at_once >= bursts && late >= 5 * bursts,
-        "{at_once} at once, {late} late in {bursts} bursts: {queued}"
-    );
+    // A burst sent within an emission interval leaks less than a request meanwhile: its
+    // first request at once and five late, exactly.
+    for (spread, at_once, late) in delays_match("nginx-delay", &queued, QUEUED) {
+        if spread < INTERVAL_US {
+            assert_eq!((at_once, late), (1, 5), "sent over {spread} µs: {queued}");
+        }
+    }
     let admitted = u(&queued, "/audit/admitted");
     assert!(
         (12..=12 + allowance).contains(&admitted),
@@ -869,14 +879,14 @@ fn nginx_delay_lets_five_through_at_once_and_delays_six() {
         "{admitted} admitted, 22 to {} expected: {r}",
         22 + allowance
     );
-    let (bursts, at_once, late) = delays_match("nginx-delay4", &r, DELAY4);
-    // Of each burst compared, at least 5 at once and 6 late (a burst spread over some
-    // milliseconds leaks a little, which can only let more through at once, and, spread over
-    // an emission interval, admit one more, late).
-    assert!(
-        at_once >= 5 * bursts && late >= 6 * bursts,
-        "{at_once} at once, {late} late in {bursts} bursts: {r}"
-    );
+    // A burst sent within an emission interval leaks less than a request meanwhile: 5 at
+    // once and 6 late, exactly (the first request finds a new key, the next four an excess
+    // of at most 4).
+    for (spread, at_once, late) in delays_match("nginx-delay4", &r, DELAY4) {
+        if spread < INTERVAL_US {
+            assert_eq!((at_once, late), (5, 6), "sent over {spread} µs: {r}");
+        }
+    }
 }
 
 /// HAProxy's common recipe on tests/probe/haproxy.cfg's /rate: `gt 20` per 1 s, denied
@@ -956,9 +966,11 @@ fn haproxy_reading_before_tracking_is_its_exact_model() {
     let _ = std::fs::remove_file(&path);
     let (checked, groups) = exact_while_far("haproxy-kept", &r, HAPROXY_KEPT);
     margin("haproxy-kept", "admitted", u(&r, "/audit/admitted") as f64);
-    // Wherever every decision was checked, all but the 21st request of the first period got
-    // through: 60 of 61.
-    if checked == groups {
+    // Sent less than 24 ms late, every request stays on its side of every flip (each is 25 ms
+    // from one), and the model on the stamps admits all but the 21st request of the first
+    // period: where every decision was also checked, so did HAProxy, 60 of 61. (A soak saw the
+    // first request sent 102 ms late, and 58 admitted, by HAProxy and the model alike.)
+    if checked == groups && u(&r, "/lateness/max_us") < 24_000 {
         assert_eq!(u(&r, "/audit/admitted"), u(&r, "/sent") - 1, "{r}");
     }
 }
