@@ -60,6 +60,24 @@ test('the recorded runs show the real limiter beside its model, with the command
   assert.ok(lockout.served_share < 0.5, `the recorded lockout served ${lockout.served_share}`);
   assert.deepEqual(r[0].slice(1, 4), [String(lockout.admitted), `${(100 * lockout.served_share).toFixed(1)}%`, String(lockout.busiest)], JSON.stringify(r));
   assert.equal(await page.inputValue('[data-testid=real-model]'), 'sliding-log:record-rejects=true');
+  // HAProxy's common recipe counts the requests it denies: the same storm, locked out, beside
+  // its own arithmetic as the model.
+  const shipped2 = (name) => JSON.parse(readFileSync(join(root, 'www', 'probes', `${name}.json`), 'utf8'));
+  before = await text(page, 'real-summary');
+  await page.selectOption('[data-testid=real-run]', 'haproxy-retry-storm');
+  await changed(page, before);
+  const haproxy = shipped2('haproxy-retry-storm');
+  assert.ok(haproxy.audit.served_share < 0.5, `HAProxy served ${haproxy.audit.served_share}`);
+  r = await rows(page);
+  assert.deepEqual(r[0].slice(1, 3), [String(haproxy.audit.admitted), `${(100 * haproxy.audit.served_share).toFixed(1)}%`], JSON.stringify(r));
+  assert.equal(await page.inputValue('[data-testid=real-model]'), 'haproxy:period=1s,limit=20');
+  // nginx with delay=4: the summary says how many the model delays and how long the real
+  // limiter's answers took.
+  before = await text(page, 'real-summary');
+  await page.selectOption('[data-testid=real-run]', 'nginx-delay4-boundary-burst');
+  await changed(page, before);
+  const delayed = shipped2('nginx-delay4-boundary-burst').comparison.delayed;
+  assert.match(await text(page, 'real-summary'), new RegExp(`through at once and delays ${delayed}, by up to \\d+ ms; the real limiter's ${delayed} slowest admitted answers took \\d+ to \\d+ ms`));
   // Every recorded run loads.
   for (const option of await page.$$eval('#real-run option', (os) => os.map((o) => o.value))) {
     before = await text(page, 'real-summary');

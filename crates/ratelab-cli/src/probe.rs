@@ -977,6 +977,13 @@ fn table(r: &ProbeReport) -> String {
             pct(c.audit.served_share),
             c.audit.busiest
         );
+        if c.delayed > 0 {
+            out += &format!(
+                "the model delays {} of its admissions, the longest by {}\n",
+                c.delayed,
+                ms(c.longest_wait_us)
+            );
+        }
     }
     out
 }

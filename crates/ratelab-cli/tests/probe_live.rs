@@ -1,28 +1,39 @@
-//! `ratelab probe` against real limiters: Debian's nginx (`limit_req`) and redis-server, on
-//! loopback. `cargo xtask test` starts both (config in tests/probe/nginx.conf) and runs these
-//! with `--ignored`, passing their addresses in `RATELAB_NGINX` and `RATELAB_REDIS`.
+//! `ratelab probe` against real limiters: Debian's nginx (`limit_req`), HAProxy (a stick
+//! table's `http_req_rate`) and redis-server, on loopback. `cargo xtask test` starts all three
+//! (configs in tests/probe/nginx.conf and tests/probe/haproxy.cfg) and runs these with
+//! `--ignored`, passing their addresses in `RATELAB_NGINX`, `RATELAB_HAPROXY` and
+//! `RATELAB_REDIS`.
 //!
-//! Windows are one second with `L = 20`, so each probe lasts seconds.
+//! Windows are one second with `L = 20`, so each probe lasts seconds; nginx's `rate=7r/m`, where
+//! its integer arithmetic shows, takes 17 s.
 //!
-//! **Tolerance for timing jitter.** A real limiter decides at its own clock (nginx's has
-//! millisecond resolution and is read once per event-loop turn) on a request that reaches it a
-//! little after the probe stamped it; the model decides on the stamps. Every assertion here
-//! is one of three kinds, each with its margin stated where it is made and measured by
-//! `cargo xtask probe-soak 30` (the README has the table):
+//! **Tolerance for timing jitter.** A real limiter decides at its own clock (nginx's and
+//! HAProxy's have millisecond resolution and are read once per event-loop turn) on a request
+//! that reaches it a little after the probe stamped it; the model decides on the stamps.
+//! Every assertion here is one of three kinds, each with its margin stated where it is made
+//! and measured by `cargo xtask probe-soak 20` (the README has the table):
 //! - exact, where send timing cannot change the answer: counts of a burst (requests due at
 //!   one instant are compared by how many got through, whatever order they reached the
-//!   limiter in, and both audits use the same assignment), and Redis, which decides on the
-//!   probe's own stamps;
+//!   limiter in, and both audits use the same assignment); Redis, which decides on the
+//!   probe's own stamps; and every decision of nginx's and HAProxy's exact models (`nginx:`,
+//!   `haproxy:`) up to the first one whose margin, how far its stamp is from where the
+//!   model's decisions would flip, is within the probe's measured timing uncertainty (the
+//!   slowest answer, and a millisecond for each clock: [`exact_while_far`]). The schedules are
+//!   designed so that, sent on time, every such margin is tens of milliseconds;
 //! - up to the timing of single admissions, where admissions come one emission interval
-//!   apart and a request near the interval's end can go either way ([`matches_model`]);
-//! - latency, against nginx's documented delays, with the margin measured.
+//!   apart and a request near the interval's end can go either way ([`matches_model`]), and
+//!   facts a shift of timing cannot change (a lockout stays a lockout);
+//! - latency, against nginx's documented delays: never earlier, and late by a margin
+//!   measured ([`delays_match`]).
 
+use ratelab::probe::ProbeReport;
+use ratelab::{Decide, Decision, Limiter, LimiterSpec, Micros};
 use serde_json::Value;
 use std::process::Command;
 
 fn server(var: &str) -> String {
     std::env::var(var).unwrap_or_else(|_| {
-        panic!("{var} is not set: run these through `cargo xtask test`, which starts nginx and redis-server on loopback")
+        panic!("{var} is not set: run these through `cargo xtask test`, which starts nginx, HAProxy and redis-server on loopback")
     })
 }
 
@@ -46,6 +57,15 @@ fn probe(args: &[&str]) -> Value {
 /// A probe at nginx location `path`, keyed apart from every other probe.
 fn nginx(path: &str, key: &str, args: &[&str]) -> Value {
     let target = format!("{}{path}", server("RATELAB_NGINX"));
+    let header = format!("X-Probe-Key:{key}-{}", std::process::id());
+    let mut all = vec!["--target", &target, "--header", &header];
+    all.extend_from_slice(args);
+    probe(&all)
+}
+
+/// A probe at HAProxy path `path` (tests/probe/haproxy.cfg), keyed apart from every other.
+fn haproxy(path: &str, key: &str, args: &[&str]) -> Value {
+    let target = format!("{}{path}", server("RATELAB_HAPROXY"));
     let header = format!("X-Probe-Key:{key}-{}", std::process::id());
     let mut all = vec!["--target", &target, "--header", &header];
     all.extend_from_slice(args);
@@ -126,6 +146,11 @@ const INTERVAL_US: u64 = 50_000;
 /// rate breaks these: burst 5 puts 5 more in the first bin, 21 a second gains one in every
 /// bin and 3 over a 3 s flood.
 fn matches_model(label: &str, r: &Value) {
+    within_jitter(label, r, INTERVAL_US);
+}
+
+/// [`matches_model`] for a limiter whose admissions come at least `interval` µs apart.
+fn within_jitter(label: &str, r: &Value, interval: Micros) {
     all_answered(r);
     margin(label, "agreement", f(r, "/comparison/agreement"));
     margin(label, "lateness-max-us", u(r, "/lateness/max_us") as f64);
@@ -134,7 +159,7 @@ fn matches_model(label: &str, r: &Value) {
     // admissions that can cross one edge (of a bin, of the busiest window, of the run) are as
     // many emission intervals as that covers, rounded up: 1 on an idle machine, more on a
     // loaded one (the soak saw answers up to 370 ms late).
-    let per_edge = (u(r, "/latency/max_us") + 1_000).div_ceil(INTERVAL_US);
+    let per_edge = (u(r, "/latency/max_us") + 1_000).div_ceil(interval);
     let allowed = 2 * per_edge;
     margin(label, "edge-allowance", allowed as f64);
     let bins = admitted_per_window(r);
@@ -231,7 +256,357 @@ fn bursts_match(label: &str, r: &Value) -> u64 {
     allowance
 }
 
+/// The decided requests of a report as it compares them with a model: in groups whose order
+/// of arrival is not known (requests due at one instant, and any later-due request stamped
+/// before one of them: the core's rule), each decided in due order at its stamp, never
+/// earlier than the decision before it.
+struct Decided {
+    /// (when the model decides it, its group, its index in the trace), in decision order.
+    seq: Vec<(Micros, usize, usize)>,
+    groups: usize,
+}
+
+fn decided(r: &Value) -> Decided {
+    let trace = &r["trace"];
+    let times = |k: &str| -> Vec<u64> {
+        trace[k]
+            .as_array()
+            .expect("times")
+            .iter()
+            .map(|t| t.as_u64().expect("a time"))
+            .collect()
+    };
+    let (sent, due) = (times("sent_us"), times("due_us"));
+    let letters = trace["outcome"].as_str().expect("outcomes").as_bytes();
+    let mut order: Vec<usize> = (0..sent.len())
+        .filter(|&k| matches!(letters[k], b'A' | b'R'))
+        .collect();
+    order.sort_by_key(|&k| (due[k], sent[k]));
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut latest = 0;
+    for k in order {
+        let joins = groups
+            .last()
+            .is_some_and(|g| due[g[0]] == due[k] || sent[k] < latest);
+        match groups.last_mut() {
+            Some(g) if joins => g.push(k),
+            _ => groups.push(vec![k]),
+        }
+        latest = latest.max(sent[k]);
+    }
+    let mut seq = Vec::new();
+    let mut last = 0;
+    for (g, members) in groups.iter().enumerate() {
+        let mut members = members.clone();
+        members.sort_by_key(|&k| (due[k], sent[k]));
+        for k in members {
+            last = sent[k].max(last);
+            seq.push((last, g, k));
+        }
+    }
+    Decided {
+        seq,
+        groups: groups.len(),
+    }
+}
+
+/// The model `spec` as the report's scenario builds it.
+fn model(r: &Value, spec: &str) -> Limiter {
+    let report: ProbeReport = serde_json::from_value(r.clone()).expect("a probe report");
+    let spec = LimiterSpec::parse(spec).expect("a model spec");
+    report
+        .scenario(&spec)
+        .build_limiter(&spec, 0)
+        .expect("the model builds")
+}
+
+/// How many of each group `limiter` admits, deciding `seq` (sorted by time) in order.
+fn admits(limiter: &Limiter, seq: &[(Micros, usize)], groups: usize) -> Vec<u64> {
+    let mut l = limiter.clone();
+    let mut out = vec![0; groups];
+    for &(t, g) in seq {
+        out[g] += u64::from(l.decide(t).admitted());
+    }
+    out
+}
+
+/// How far the model's decisions are from flipping, as the shortest distance (µs) each
+/// request's stamp could move, every other stamp left where it is, before the model admits a
+/// different number of some group: of its own, or of any later one (a move can put it in
+/// another of HAProxy's periods, or move nginx's `last`, and change what follows; the first
+/// request's margin is that of every other moved against it, since HAProxy's periods start
+/// there). The exact models decide on whole milliseconds, so a request is moved a millisecond
+/// at a time, up to `reach_ms`, and its margin is the distance to the first millisecond at
+/// which something flips (`reach_ms` if none does); past a neighbour it is decided after it.
+/// A burst is also moved as a whole, 100 µs at a time (its requests cross millisecond
+/// boundaries at different moves): its requests reach the limiter together, a little late
+/// together, and a burst decided a millisecond later than its stamps can fare otherwise than
+/// any one of its requests moved alone (seen: HAProxy admitted one more of a spike its
+/// period had begun a millisecond before). Each request's margin is the smaller of the two.
+fn margins(limiter: &Limiter, d: &Decided, reach_ms: u64) -> Vec<Micros> {
+    let base_seq: Vec<(Micros, usize)> = d.seq.iter().map(|&(t, g, _)| (t, g)).collect();
+    let base = admits(limiter, &base_seq, d.groups);
+    let flips = |seq: &[(Micros, usize)]| admits(limiter, seq, d.groups) != base;
+    let mut out: Vec<Micros> = (0..base_seq.len())
+        .map(|k| {
+            let (t, g) = base_seq[k];
+            let mut margin = reach_ms * 1000;
+            for later in [true, false] {
+                for m in 1..=reach_ms {
+                    let moved = if later {
+                        (t / 1000 + m) * 1000
+                    } else if t / 1000 >= m {
+                        (t / 1000 - m) * 1000 + 999
+                    } else {
+                        break;
+                    };
+                    let distance = moved.abs_diff(t);
+                    if distance >= margin {
+                        break;
+                    }
+                    let mut seq = base_seq.clone();
+                    seq.remove(k);
+                    let at = if later {
+                        seq.partition_point(|&(u, _)| u <= moved)
+                    } else {
+                        seq.partition_point(|&(u, _)| u < moved)
+                    };
+                    seq.insert(at, (moved, g));
+                    if flips(&seq) {
+                        margin = distance;
+                        break;
+                    }
+                }
+            }
+            margin
+        })
+        .collect();
+    for g in 0..d.groups {
+        let members: Vec<usize> = (0..base_seq.len())
+            .filter(|&k| base_seq[k].1 == g)
+            .collect();
+        if members.len() < 2 {
+            continue;
+        }
+        let mut margin = reach_ms * 1000;
+        for later in [true, false] {
+            for step in 1..=reach_ms * 10 {
+                let by = step * 100;
+                if by >= margin {
+                    break;
+                }
+                let mut seq = base_seq.clone();
+                for &k in &members {
+                    seq[k].0 = if later {
+                        seq[k].0 + by
+                    } else {
+                        seq[k].0.saturating_sub(by)
+                    };
+                }
+                seq.sort_by_key(|&(t, _)| t);
+                if flips(&seq) {
+                    margin = by;
+                    break;
+                }
+            }
+        }
+        for k in members {
+            out[k] = out[k].min(margin);
+        }
+    }
+    out
+}
+
+/// How far the real limiter's decisions could be from where the model puts them: a request
+/// is decided between its stamp and its answer (nginx and HAProxy read their clock when the
+/// request's data is ready, after the stamp), and each server counts whole milliseconds on a
+/// clock whose millisecond boundaries fall anywhere against the probe's: the slowest answer,
+/// and a millisecond for each end of a difference of two times.
+fn uncertainty(r: &Value) -> Micros {
+    u(r, "/latency/max_us") + 2_000
+}
+
+/// The real limiter decides as the exact model `spec`, group for group, on every decision up
+/// to the first one whose margin ([`margins`]) is within the probe's timing [`uncertainty`]:
+/// those, timing cannot have changed. From that one on, a decision may have gone either way,
+/// and what follows may differ; the caller asserts what timing cannot change there. Prints the
+/// uncertainty, the smallest margin checked and the share of decisions checked. Returns how
+/// many groups of decisions (single requests, but for bursts) were checked, of how many.
+fn exact_while_far(label: &str, r: &Value, spec: &str) -> (usize, usize) {
+    all_answered(r);
+    let d = decided(r);
+    let limiter = model(r, spec);
+    let margin_of = margins(&limiter, &d, REACH_MS);
+    let seq: Vec<(Micros, usize)> = d.seq.iter().map(|&(t, g, _)| (t, g)).collect();
+    let model_admits = admits(&limiter, &seq, d.groups);
+    let letters = r["trace"]["outcome"].as_str().expect("outcomes").as_bytes();
+    let mut real_admits = vec![0u64; d.groups];
+    for &(_, g, k) in &d.seq {
+        real_admits[g] += u64::from(letters[k] == b'A');
+    }
+    // The report's own comparison used the same model on the same stamps.
+    assert_eq!(
+        r.pointer("/comparison/model").and_then(Value::as_str),
+        Some(spec),
+        "{r}"
+    );
+    assert_eq!(
+        model_admits.iter().sum::<u64>(),
+        u(r, "/comparison/audit/admitted"),
+        "{r}"
+    );
+    let within = uncertainty(r);
+    // The groups before the first one holding a decision within the uncertainty.
+    let first_close = d
+        .seq
+        .iter()
+        .zip(&margin_of)
+        .find(|(_, &m)| m <= within)
+        .map_or(d.groups, |(&(_, g, _), _)| g);
+    let checked = d.seq.iter().filter(|&&(_, g, _)| g < first_close).count();
+    let closest = d
+        .seq
+        .iter()
+        .zip(&margin_of)
+        .filter(|(&(_, g, _), _)| g < first_close)
+        .map(|(_, &m)| m)
+        .min()
+        .unwrap_or(0);
+    margin(label, "uncertainty-us", within as f64);
+    margin(label, "closest-checked-us", closest as f64);
+    margin(
+        label,
+        "exact-share",
+        checked as f64 / d.seq.len().max(1) as f64,
+    );
+    margin(label, "agreement", f(r, "/comparison/agreement"));
+    for g in 0..first_close {
+        assert_eq!(
+            real_admits[g], model_admits[g],
+            "decision group {g} of {}: {} admitted, {} by {spec}, though every decision up to it was more than {within} µs from flipping (margins {:?}): {r}",
+            d.groups, real_admits[g], model_admits[g],
+            d.seq.iter().zip(&margin_of).filter(|(&(_, h, _), _)| h == g).map(|(_, m)| m).collect::<Vec<_>>()
+        );
+    }
+    (first_close, d.groups)
+}
+
+/// A burst's admitted requests: the model's (leaving time, wait) and the real leaving times.
+type Leaves = (Vec<(Micros, Micros)>, Vec<Micros>);
+
+/// How much earlier than the exact model a real answer may leave: nginx's timer counts whole
+/// milliseconds from a clock read in whole milliseconds, and the model's wait is rounded down
+/// to one from the stamp's millisecond, so each side may round a millisecond away.
+const EARLY_US: i64 = 3_000;
+
+/// nginx's answers, at once and late, against the exact model `spec`'s: in each burst of which
+/// the real limiter admitted as many as the model, the k-th admitted answer leaves no earlier
+/// than the model's k-th, [`EARLY_US`] of rounding aside (nginx anchors every wait on its
+/// clock at the burst's first request, which it reads at or after that request's stamp: no
+/// answer leaves before its documented delay). How much later is not asserted, only printed
+/// (`answer-late-max-us`): nothing in a report bounds how late a timer fires in a process the
+/// machine is not running. Seen: an answer 184 ms after the model's time in a soak on a
+/// machine running other builds, when the burst's rejections had been answered within 12 ms
+/// (the old bound, the queued burst's slowest answer within 400 ms, failed there too); 98 ms
+/// late when the answers given at once had taken 2 ms and the sender had woken at most 21 ms
+/// late. Prints how many the model answers at once and late, how many of the real answers
+/// came before any delayed one could, the model's longest wait, and the measured differences.
+/// Returns, for each burst compared, how long its sends took (first stamp to last) and how
+/// many of its admitted requests the model answers at once and late.
+fn delays_match(label: &str, r: &Value, spec: &str) -> Vec<(Micros, usize, usize)> {
+    let d = decided(r);
+    let mut limiter = model(r, spec);
+    let trace = &r["trace"];
+    let sent: Vec<u64> = serde_json::from_value(trace["sent_us"].clone()).expect("stamps");
+    let latency: Vec<u64> =
+        serde_json::from_value(trace["latency_us"].clone()).expect("answer times");
+    let letters = trace["outcome"].as_str().expect("outcomes").as_bytes();
+    // How long nginx took to answer at once (a rejection), printed beside the delays.
+    let slowest_reject = (0..letters.len())
+        .filter(|&k| letters[k] == b'R')
+        .map(|k| latency[k])
+        .max()
+        .unwrap_or(0);
+    // Per group: the model's admitted requests' leaving times and waits, and the real
+    // admitted answers' leaving times.
+    let mut leaves: Vec<Leaves> = vec![(Vec::new(), Vec::new()); d.groups];
+    for &(t, g, k) in &d.seq {
+        if let Decision::Admit { at } = limiter.decide(t) {
+            leaves[g].0.push((at, at - t));
+        }
+        if letters[k] == b'A' {
+            leaves[g].1.push(sent[k] + latency[k]);
+        }
+    }
+    let (mut at_once, mut late, mut longest, mut before_any_wait) = (0, 0, 0, 0);
+    let mut bursts = Vec::new();
+    let (mut lowest, mut highest, mut compared) = (i64::MAX, i64::MIN, 0);
+    for (g, (mut model_at, mut real_at)) in leaves.into_iter().enumerate() {
+        if model_at.len() != real_at.len() {
+            // A burst spread over a leak (allowed by `bursts_match`): not paired.
+            continue;
+        }
+        model_at.sort_unstable();
+        real_at.sort_unstable();
+        let stamps = d
+            .seq
+            .iter()
+            .filter(|&&(_, h, _)| h == g)
+            .map(|&(.., k)| sent[k]);
+        let spread = stamps.clone().max().unwrap_or(0) - stamps.min().unwrap_or(0);
+        let once = model_at.iter().filter(|&&(_, w)| w == 0).count();
+        bursts.push((spread, once, model_at.len() - once));
+        // The real answers that left before the model lets its first delayed one leave:
+        // answered at once (at most the model's at-once count, by the bound below).
+        if let Some(&(first_wait, _)) = model_at.iter().find(|&&(_, w)| w > 0) {
+            before_any_wait += real_at
+                .iter()
+                .filter(|&&a| (a as i64) < first_wait as i64 - EARLY_US)
+                .count();
+        }
+        for (&(m, wait), a) in model_at.iter().zip(&real_at) {
+            if wait == 0 {
+                at_once += 1;
+            } else {
+                late += 1;
+            }
+            longest = longest.max(wait);
+            let diff = *a as i64 - m as i64;
+            lowest = lowest.min(diff);
+            highest = highest.max(diff);
+            compared += 1;
+            assert!(
+                diff >= -EARLY_US,
+                "burst {g}: an answer left at {a} µs, before {spec} lets it leave at {m} µs ({diff} µs; {} allowed): real {real_at:?}, model {model_at:?}",
+                -EARLY_US
+            );
+        }
+    }
+    margin(label, "model-at-once", at_once as f64);
+    margin(label, "model-late", late as f64);
+    margin(label, "real-before-any-wait", before_any_wait as f64);
+    margin(label, "model-longest-wait-us", longest as f64);
+    margin(label, "answer-late-min-us", lowest as f64);
+    margin(label, "answer-late-max-us", highest as f64);
+    margin(label, "slowest-reject-us", slowest_reject as f64);
+    margin(label, "lateness-max-us", u(r, "/lateness/max_us") as f64);
+    margin(label, "lateness-p99-us", u(r, "/lateness/p99_us") as f64);
+    margin(
+        label,
+        "paired-share",
+        compared as f64 / letters.iter().filter(|&&c| c == b'A').count().max(1) as f64,
+    );
+    bursts
+}
+
+/// How far [`margins`] looks: a decision further than this from flipping is counted as this far.
+const REACH_MS: u64 = 200;
+
 const L20: [&str; 4] = ["--limit", "20", "--window", "1s"];
+
+/// The exact models of tests/probe/nginx.conf's /nodelay and /delay.
+const NODELAY: &str = "nginx:rate=20r/s,burst=5,nodelay";
+const QUEUED: &str = "nginx:rate=20r/s,burst=5";
 
 fn with(extra: &[&'static str]) -> Vec<&'static str> {
     let mut v = L20.to_vec();
@@ -241,18 +616,17 @@ fn with(extra: &[&'static str]) -> Vec<&'static str> {
 
 #[test]
 #[ignore = "needs nginx on loopback: cargo xtask test starts it"]
-fn nginx_nodelay_boundary_burst_is_the_leaky_bucket_meter() {
+fn nginx_nodelay_boundary_burst_is_its_exact_model() {
     let r = nginx(
         "/nodelay",
         "bb",
-        &with(&[
-            "--traffic",
-            "boundary-burst",
-            "--model",
-            "leaky-bucket:burst=5,mode=meter",
-        ]),
+        &with(&["--traffic", "boundary-burst", "--model", NODELAY]),
     );
     all_answered(&r);
+    // Each burst's count is nginx's arithmetic exactly while the burst was decided well
+    // within an emission interval (its first rejected request would have needed about 50 ms
+    // more to find a request leaked).
+    exact_while_far("nginx-boundary", &r, NODELAY);
     // Burst 5 with nodelay: the first request and 5 more at each instant (20 a second over
     // 1 s before the second burst: the bucket is empty again), 12 in all when each burst is
     // decided at one instant; a burst spread over more time may also get what leaked meanwhile.
@@ -286,16 +660,17 @@ fn nginx_nodelay_boundary_burst_is_the_leaky_bucket_meter() {
 
 #[test]
 #[ignore = "needs nginx on loopback: cargo xtask test starts it"]
-fn nginx_flood_matches_the_leaky_bucket_within_jitter() {
-    for (path, model, burst) in [
-        ("/nodelay", "leaky-bucket:burst=5,mode=meter", 5),
-        ("/strict", "leaky-bucket:burst=0,mode=meter", 0),
-    ] {
+fn nginx_flood_matches_its_exact_model_within_jitter() {
+    for (path, model, burst) in [("/nodelay", NODELAY, 5), ("/strict", "nginx:rate=20r/s", 0)] {
         let r = nginx(
             path,
             "flood",
             &with(&["--traffic", "flood:every=9ms,for=3s", "--model", model]),
         );
+        // Exact while no decision came within the timing of a flip (a flood 9 ms apart
+        // against 50 ms intervals puts some within a millisecond or two); then as the model
+        // up to when single admissions fell.
+        exact_while_far(&format!("flood{path}"), &r, model);
         matches_model(&format!("flood{path}"), &r);
         // What nginx promises whatever the timing: the first request and `burst` more, then
         // one per emission interval over the span its decisions took (from the first stamp
@@ -327,15 +702,19 @@ fn nginx_flood_matches_the_leaky_bucket_within_jitter() {
 #[test]
 #[ignore = "needs nginx on loopback: cargo xtask test starts it"]
 fn nginx_without_nodelay_admits_the_same_but_late() {
-    let args = with(&[
-        "--traffic",
-        "boundary-burst",
-        "--model",
-        "leaky-bucket:burst=5,mode=queue",
-    ]);
+    let args = with(&["--traffic", "boundary-burst", "--model", QUEUED]);
     let queued = nginx("/delay", "queue", &args);
     all_answered(&queued);
     let allowance = bursts_match("nginx-delay", &queued);
+    // Each admitted answer leaves when nginx's arithmetic says: the first of each burst at
+    // once, the next five 50 to 250 ms later.
+    // A burst sent within an emission interval leaks less than a request meanwhile: its
+    // first request at once and five late, exactly.
+    for (spread, at_once, late) in delays_match("nginx-delay", &queued, QUEUED) {
+        if spread < INTERVAL_US {
+            assert_eq!((at_once, late), (1, 5), "sent over {spread} µs: {queued}");
+        }
+    }
     let admitted = u(&queued, "/audit/admitted");
     assert!(
         (12..=12 + allowance).contains(&admitted),
@@ -343,21 +722,51 @@ fn nginx_without_nodelay_admits_the_same_but_late() {
         12 + allowance
     );
     // The fifth queued request waits 5 emission intervals of 50 ms before nginx answers:
-    // 250 ms by nginx's clock. Margins: 20 ms below (nginx's clock is read once per event-loop
-    // turn and its timer may fire up to a tick early), 150 ms above (a loaded machine answers
-    // late, never early). Measured over the soak: 251-254 ms.
-    let slowest = u(&queued, "/latency/max_us");
-    margin("nginx-delay", "slowest-us", slowest as f64);
-    assert!(
-        (230_000..=400_000).contains(&slowest),
-        "the slowest answer took {slowest} µs"
+    // 250 ms by nginx's clock, asserted answer by answer above (never earlier). The old upper
+    // bound, 400 ms, is gone: a soak on a loaded machine saw 434 ms.
+    margin(
+        "nginx-delay",
+        "slowest-us",
+        u(&queued, "/latency/max_us") as f64,
     );
-    // With nodelay nothing waits: every answer within 100 ms (one answer on loopback takes
-    // well under a millisecond; measured over the soak: at most 6 ms for the slowest of 40).
+    // With nodelay nothing waits for a timer: nginx decides a burst's requests in the order it
+    // reads them, admitting the first ones, and answers each in the turn that decides it, so
+    // every admitted answer is written before the burst's last rejection is. Allowed: one
+    // emission interval more (the shortest wait nginx would impose on a queued request), for
+    // the probe's own threads, which may hear an answer late. The old bound, every answer
+    // within 100 ms, was luck on a loaded machine (seen 95 ms).
     let at_once = nginx("/nodelay", "queue-nodelay", &args);
-    let fastest_slowest = u(&at_once, "/latency/max_us");
-    margin("nginx-delay", "nodelay-slowest-us", fastest_slowest as f64);
-    assert!(fastest_slowest < 100_000, "{at_once}");
+    all_answered(&at_once);
+    margin(
+        "nginx-delay",
+        "nodelay-slowest-us",
+        u(&at_once, "/latency/max_us") as f64,
+    );
+    let d = decided(&at_once);
+    let trace = &at_once["trace"];
+    let sent: Vec<u64> = serde_json::from_value(trace["sent_us"].clone()).expect("stamps");
+    let latency: Vec<u64> =
+        serde_json::from_value(trace["latency_us"].clone()).expect("answer times");
+    let letters = trace["outcome"].as_str().expect("outcomes").as_bytes();
+    let mut worst = i64::MIN;
+    for g in 0..d.groups {
+        let last = |letter: u8| {
+            d.seq
+                .iter()
+                .filter(|&&(_, h, k)| h == g && letters[k] == letter)
+                .map(|&(.., k)| sent[k] + latency[k])
+                .max()
+        };
+        if let (Some(admitted), Some(rejected)) = (last(b'A'), last(b'R')) {
+            let after = admitted as i64 - rejected as i64;
+            worst = worst.max(after);
+            assert!(
+                after <= INTERVAL_US as i64,
+                "burst {g}: an admitted answer left {after} µs after the last rejection: {at_once}"
+            );
+        }
+    }
+    margin("nginx-delay", "nodelay-admit-after-reject-us", worst as f64);
 }
 
 #[test]
@@ -372,12 +781,237 @@ fn nginx_retry_storm_matches_the_model_within_jitter() {
             "--duration",
             "5s",
             "--model",
-            "leaky-bucket:burst=5,mode=meter",
+            NODELAY,
         ]),
     );
+    exact_while_far("nginx-retry", &r, NODELAY);
     matches_model("nginx-retry", &r);
     // The retries were sent in reaction to real rejections: more requests than first tries.
     assert!(u(&r, "/sent") > u(&r, "/offered"), "{r}");
+}
+
+/// nginx's `rate=7r/m`, as nginx stores it: 116 thousandths of a request a second.
+const SEVEN: &str = "nginx:rate=7r/m";
+
+#[test]
+#[ignore = "needs nginx on loopback: cargo xtask test starts it"]
+fn nginx_seven_a_minute_is_one_per_8_621_s_not_8_571() {
+    // One request every 100 ms for 17.4 s (a replay, so that the first is sent at once and
+    // the audit's window is the rate's minute). nginx admits the first, rejects everything
+    // until 8,621 ms after it (its 116 thousandths a second leak a whole request then), and
+    // admits the request at 8.7 s; the exact rate, 8,571.4 ms a request, would admit the one
+    // at 8.6 s. Sent on time, every decision of nginx's model is 20 ms or more from flipping:
+    // the request at 8.6 s is 21 ms before nginx's flip and 28.6 ms after the exact rate's.
+    let path = std::env::temp_dir().join(format!("ratelab-7rm-{}.ms", std::process::id()));
+    let times: String = (0..175).map(|k| format!("{}\n", k * 100)).collect();
+    std::fs::write(&path, times).expect("write the schedule");
+    let traffic = format!("replay:file={},format=ms", path.display());
+    let r = nginx(
+        "/per-minute",
+        "7rm",
+        &[
+            "--limit",
+            "7",
+            "--window",
+            "1min",
+            "--traffic",
+            &traffic,
+            "--model",
+            SEVEN,
+        ],
+    );
+    let _ = std::fs::remove_file(&path);
+    let label = "nginx-7r/m";
+    let (checked, groups) = exact_while_far(label, &r, SEVEN);
+    // Past a decision timing could have flipped: as the model up to where its admissions
+    // fell, one at most every 8,621 ms.
+    within_jitter(label, &r, 8_621_000);
+    // The exact rate on the same stamps.
+    let d = decided(&r);
+    let seq: Vec<(Micros, usize)> = d.seq.iter().map(|&(t, g, _)| (t, g)).collect();
+    let ideal = admits(&model(&r, "leaky-bucket:rate=7/1min"), &seq, d.groups);
+    let nginx_says = admits(&model(&r, SEVEN), &seq, d.groups);
+    let letters = r["trace"]["outcome"].as_str().expect("outcomes").as_bytes();
+    let real: Vec<u64> = d
+        .seq
+        .iter()
+        .map(|&(.., k)| u64::from(letters[k] == b'A'))
+        .collect();
+    let split = (0..groups).find(|&g| ideal[g] != nginx_says[g]);
+    let differs = (0..checked).filter(|&g| real[g] != ideal[g]).count();
+    margin(label, "ideal-differs", differs as f64);
+    let lateness = u(&r, "/lateness/max_us");
+    // Sent less than 20 ms late, the request due at 8.6 s is stamped in nginx's gap: after
+    // 8,571.4 ms and before 8,621 ms from the first request's stamp.
+    if lateness < 20_000 {
+        assert!(
+            split.is_some(),
+            "sent at most {lateness} µs late, yet the exact rate decides every request as nginx: {r}"
+        );
+    }
+    // Where that decision was checked, nginx decided it as its own arithmetic and not as the
+    // exact rate.
+    if let Some(g) = split.filter(|&g| g < checked) {
+        assert_ne!(real[g], ideal[g], "decision {g}: {r}");
+    }
+    assert_eq!(u(&r, "/audit/wrong_admits"), 0, "{r}");
+}
+
+/// nginx's /delay4: `rate=20r/s burst=10 delay=4`.
+const DELAY4: &str = "nginx:rate=20r/s,burst=10,delay=4";
+
+#[test]
+#[ignore = "needs nginx on loopback: cargo xtask test starts it"]
+fn nginx_delay_lets_five_through_at_once_and_delays_six() {
+    // Two bursts of 20, 1 s apart (the bucket is empty again): in each, the first request
+    // and 4 more (an excess up to delay=4) are answered at once, 6 more wait (excess − 4) /
+    // 20 s, 50 to 300 ms, and 9 are rejected. A burst spread over a leak may get more.
+    let r = nginx(
+        "/delay4",
+        "delay4",
+        &with(&["--traffic", "boundary-burst", "--model", DELAY4]),
+    );
+    all_answered(&r);
+    let allowance = bursts_match("nginx-delay4", &r);
+    let admitted = u(&r, "/audit/admitted");
+    assert!(
+        (22..=22 + allowance).contains(&admitted),
+        "{admitted} admitted, 22 to {} expected: {r}",
+        22 + allowance
+    );
+    // A burst sent within an emission interval leaks less than a request meanwhile: 5 at
+    // once and 6 late, exactly (the first request finds a new key, the next four an excess
+    // of at most 4).
+    for (spread, at_once, late) in delays_match("nginx-delay4", &r, DELAY4) {
+        if spread < INTERVAL_US {
+            assert_eq!((at_once, late), (5, 6), "sent over {spread} µs: {r}");
+        }
+    }
+}
+
+/// HAProxy's common recipe on tests/probe/haproxy.cfg's /rate: `gt 20` per 1 s, denied
+/// requests counted.
+const HAPROXY: &str = "haproxy:period=1s,limit=20";
+/// Its /kept: `table_http_req_rate ge 20` read before tracking, only admissions counted.
+const HAPROXY_KEPT: &str = "haproxy:period=1s,limit=20,record-rejects=false";
+
+/// The admissions of `spec` on a report's stamps.
+fn admitted_by(r: &Value, spec: &str) -> u64 {
+    let d = decided(r);
+    let seq: Vec<(Micros, usize)> = d.seq.iter().map(|&(t, g, _)| (t, g)).collect();
+    admits(&model(r, spec), &seq, d.groups).iter().sum()
+}
+
+#[test]
+#[ignore = "needs HAProxy on loopback: cargo xtask test starts it"]
+fn haproxy_counts_what_it_denies_and_locks_a_flood_out() {
+    // 25 a second for 3 s. HAProxy's period starts at the first request: it admits 20 of its
+    // first 25, then counts every denied request too, so the estimate never falls to 20
+    // again. Sent on time, no decision is within 40 ms of flipping (the 21st request would
+    // have to move into the next period, and after it the estimate stays near 25).
+    let r = haproxy(
+        "/rate",
+        "flood",
+        &with(&["--traffic", "flood:every=40ms,for=3s", "--model", HAPROXY]),
+    );
+    let label = "haproxy-flood";
+    exact_while_far(label, &r, HAPROXY);
+    // The lockout, which no counter of admissions alone predicts: on the same stamps, the
+    // recipe that does not count denied requests and the sliding-window counter admit about
+    // 20 a second.
+    let real = u(&r, "/audit/admitted");
+    let (kept, counter) = (
+        admitted_by(&r, HAPROXY_KEPT),
+        admitted_by(&r, "sliding-window-counter"),
+    );
+    margin(label, "admitted", real as f64);
+    margin(label, "kept-admitted", kept as f64);
+    margin(label, "counter-admitted", counter as f64);
+    assert!(f(&r, "/audit/served_share") < 0.5, "{r}");
+    assert!(
+        kept >= 2 * real && counter >= 2 * real,
+        "{real}, {kept}, {counter}: {r}"
+    );
+}
+
+#[test]
+#[ignore = "needs HAProxy on loopback: cargo xtask test starts it"]
+fn haproxy_reading_before_tracking_is_its_exact_model() {
+    // A request at 0, then one every 50 ms from 25 ms, for 3 s, at /kept (only admissions
+    // counted). From the second period on, HAProxy admits a request at x ms into the period
+    // with c admitted there so far when 20 · (1000 − x) / 1000 + c < 20, that is when
+    // x > 50c: every request lands 25 ms from that line and from the period's edges, so the
+    // weighting by the part of the last period still inside is tested to the millisecond.
+    let path = std::env::temp_dir().join(format!("ratelab-kept-{}.ms", std::process::id()));
+    let times: String = std::iter::once(0)
+        .chain((0..60).map(|k| 25 + 50 * k))
+        .map(|t| format!("{t}\n"))
+        .collect();
+    std::fs::write(&path, times).expect("write the schedule");
+    let traffic = format!("replay:file={},format=ms", path.display());
+    let r = haproxy(
+        "/kept",
+        "kept",
+        &[
+            "--limit",
+            "20",
+            "--window",
+            "1s",
+            "--traffic",
+            &traffic,
+            "--model",
+            HAPROXY_KEPT,
+        ],
+    );
+    let _ = std::fs::remove_file(&path);
+    let (checked, groups) = exact_while_far("haproxy-kept", &r, HAPROXY_KEPT);
+    margin("haproxy-kept", "admitted", u(&r, "/audit/admitted") as f64);
+    // Sent less than 24 ms late, every request stays on its side of every flip (each is 25 ms
+    // from one), and the model on the stamps admits all but the 21st request of the first
+    // period: where every decision was also checked, so did HAProxy, 60 of 61. (A soak saw the
+    // first request sent 102 ms late, and 58 admitted, by HAProxy and the model alike.)
+    if checked == groups && u(&r, "/lateness/max_us") < 24_000 {
+        assert_eq!(u(&r, "/audit/admitted"), u(&r, "/sent") - 1, "{r}");
+    }
+}
+
+#[test]
+#[ignore = "needs HAProxy on loopback: cargo xtask test starts it"]
+fn haproxy_retry_storm_locks_out_only_where_denials_are_counted() {
+    // The storm of the other tests with seed 27, whose first request comes 84 ms in: sent on
+    // time, every decision of the common recipe's model is then 85 ms or more from flipping.
+    // (With seed 1 the first request comes at 1 ms, HAProxy's second period begins as the
+    // spike is sent, and the spike's count depends on the millisecond it is read in.) The
+    // recipe that reads before it tracks has decisions near flipping from the start, whatever
+    // the seed: its estimate moves with every admission.
+    let storm = with(&[
+        "--traffic",
+        "retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms",
+        "--duration",
+        "6s",
+        "--seed",
+        "27",
+        "--model",
+    ]);
+    let mut args = storm.clone();
+    args.push(HAPROXY);
+    let counted = haproxy("/rate", "storm", &args);
+    let mut args = storm;
+    args.push(HAPROXY_KEPT);
+    let kept = haproxy("/kept", "storm", &args);
+    exact_while_far("haproxy-storm", &counted, HAPROXY);
+    exact_while_far("haproxy-storm-kept", &kept, HAPROXY_KEPT);
+    // Past a decision that timing could have flipped, the lockout holds whatever the timing:
+    // the spike and its retries, all counted, keep the estimate above 20 while the storm
+    // lasts, where only admissions counted serve most first tries.
+    let (locked, free) = (
+        f(&counted, "/audit/served_share"),
+        f(&kept, "/audit/served_share"),
+    );
+    margin("haproxy-storm", "served", locked);
+    margin("haproxy-storm-kept", "served", free);
+    assert!(locked < 0.5, "the common recipe served {locked}: {counted}");
+    assert!(free >= 0.5, "reading before tracking served {free}: {kept}");
 }
 
 const STORM: [&str; 6] = [
@@ -457,11 +1091,32 @@ fn redis_gcra_and_fixed_window_are_their_models() {
             "{script}: {r}"
         );
         let busiest = u(&r, "/audit/busiest");
+        let times =
+            |k: &str| -> Vec<u64> { serde_json::from_value(r["trace"][k].clone()).expect("times") };
+        let (sent, due) = (times("sent_us"), times("due_us"));
         match script {
-            // The boundary burst doubles a fixed window: 2L in a trailing window.
-            "fixed-window" => assert_eq!(busiest, 40, "{r}"),
-            // GCRA with burst 5: 5 at once, and 20 ms later not one more interval (50 ms).
-            _ => assert_eq!(busiest, 5, "{r}"),
+            // The boundary burst doubles a fixed window: 2L in a trailing window, when the
+            // first burst is stamped before the boundary at 1 s (it is due 10 ms before it; a
+            // soak once saw it sent 16 ms late, in the same window as the second, and then
+            // only 20 got through, decision for decision as the model on the stamps).
+            "fixed-window" => {
+                let first_in_time = sent
+                    .iter()
+                    .zip(&due)
+                    .all(|(&t, &d)| d >= 1_000_000 || t < 1_000_000);
+                margin("redis-fixed-window", "busiest", busiest as f64);
+                if first_in_time {
+                    assert_eq!(busiest, 40, "{r}");
+                }
+            }
+            // GCRA with burst 5: 5 at once, and 20 ms later not one more interval (50 ms), when
+            // the sends span less than an interval.
+            _ => {
+                let span = sent.last().unwrap_or(&0) - sent.first().unwrap_or(&0);
+                if span < 50_000 {
+                    assert_eq!(busiest, 5, "{r}");
+                }
+            }
         }
     }
 }

@@ -87,6 +87,9 @@ pub struct ProbeSummary {
     pub compared: Option<u64>,
     pub real_only: Option<u64>,
     pub model_only: Option<u64>,
+    /// How late the admitted answers were, where the model delays some and the report has
+    /// each answer's time.
+    pub delays: Option<Delays>,
     /// The table's rows: the real limiter, then the model if any (name, admitted, served,
     /// busiest window, wrong admits, wrong rejects).
     pub rows: Vec<[String; 6]>,
@@ -127,6 +130,7 @@ impl ProbeSummary {
             compared: c.map(|c| c.compared),
             real_only: c.map(|c| c.real_only),
             model_only: c.map(|c| c.model_only),
+            delays: Delays::of(r),
             rows: Vec::new(),
             text: String::new(),
         }
@@ -178,6 +182,9 @@ impl ProbeSummary {
                 self.model_only.unwrap_or(0)
             ));
         }
+        if let Some(d) = &self.delays {
+            text.push_str(&d.sentence());
+        }
         let others = self.other + self.errors + self.timeouts;
         if others > 0 {
             text.push_str(&format!(
@@ -201,6 +208,71 @@ impl ProbeSummary {
             command: self.command,
             model: self.model,
         }
+    }
+}
+
+/// A limiter that delays rather than rejects (nginx without `nodelay`, or with `delay=`): how
+/// many admissions the model lets through at once and how many it delays, and how long the
+/// real limiter's admitted answers took, its slowest as many as the model delays apart from
+/// the rest, so that no threshold decides which answer was late.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Delays {
+    /// The model's admissions that leave at once.
+    pub model_at_once: u64,
+    /// The model's admissions that wait.
+    pub model_delayed: u64,
+    /// The model's longest wait, ms.
+    pub model_longest_ms: f64,
+    /// The real limiter's admitted answers, slowest first, in ms: the `model_delayed`
+    /// slowest, from the fastest of them to the slowest.
+    pub slowest_ms: (f64, f64),
+    /// The slowest of the real limiter's other admitted answers, ms.
+    pub others_ms: f64,
+}
+
+impl Delays {
+    /// The delays of `r`, if its model delays any admission and it has each answer's time.
+    pub fn of(r: &ProbeReport) -> Option<Delays> {
+        let c = r.comparison.as_ref()?;
+        let t = &r.trace;
+        if c.delayed == 0 || t.latency_us.len() != t.sent_us.len() {
+            return None;
+        }
+        let mut admitted: Vec<u64> = t
+            .outcome
+            .chars()
+            .zip(&t.latency_us)
+            .filter(|&(o, _)| o == 'A')
+            .map(|(_, &l)| l)
+            .collect();
+        admitted.sort_unstable_by(|a, b| b.cmp(a));
+        let n = usize::try_from(c.delayed).ok()?;
+        if admitted.len() <= n {
+            return None;
+        }
+        let ms = |us: u64| us as f64 / 1000.0;
+        Some(Delays {
+            model_at_once: c.audit.admitted.saturating_sub(c.delayed),
+            model_delayed: c.delayed,
+            model_longest_ms: ms(c.longest_wait_us),
+            slowest_ms: (ms(admitted[n - 1]), ms(admitted[0])),
+            others_ms: ms(admitted[n]),
+        })
+    }
+
+    /// What the panel says of them.
+    fn sentence(&self) -> String {
+        format!(
+            "The model lets {} of its admissions through at once and delays {}, by up to {:.0} ms; the real limiter's {} slowest admitted answers took {:.0} to {:.0} ms, its others at most {:.1} ms. ",
+            self.model_at_once,
+            self.model_delayed,
+            self.model_longest_ms,
+            self.model_delayed,
+            self.slowest_ms.0,
+            self.slowest_ms.1,
+            self.others_ms
+        )
     }
 }
 
@@ -374,5 +446,34 @@ mod tests {
         assert!(check_report(&r, "c.json")
             .expect_err("inconsistent")
             .starts_with("The file 'c.json': "));
+    }
+
+    #[test]
+    fn a_limiter_that_delays_is_shown_with_its_delays() {
+        // nginx at 20r/s, burst=10, delay=4, two bursts of 20: the model lets 5 of each
+        // through at once and delays 6, by 50 to 300 ms.
+        let json = include_str!("../../../www/probes/nginx-delay4-boundary-burst.json");
+        let r: ProbeReport = serde_json::from_str(json).expect("a recorded report");
+        let d = Delays::of(&r).expect("delays");
+        let c = r.comparison.as_ref().expect("a model");
+        assert_eq!(d.model_delayed, c.delayed);
+        assert_eq!(d.model_at_once + d.model_delayed, c.audit.admitted);
+        assert!(d.slowest_ms.0 <= d.slowest_ms.1 && d.others_ms <= d.slowest_ms.0);
+        let text = ProbeSummary::of(&r).describe("d.json").text;
+        assert!(
+            text.contains(&format!(
+                "The model lets {} of its admissions through at once and delays {}, by up to",
+                d.model_at_once, d.model_delayed
+            )),
+            "{text}"
+        );
+        // A report without answer times, or a model that delays nothing, says nothing of it.
+        let mut old = r.clone();
+        old.trace.latency_us.clear();
+        assert_eq!(Delays::of(&old), None);
+        assert!(!ProbeSummary::of(&recorded())
+            .describe("x.json")
+            .text
+            .contains("delays"));
     }
 }

@@ -34,13 +34,14 @@ cargo xtask <command>
   probe-bench
            start nginx on loopback and measure how late `ratelab probe` sends at 2,000
            requests a second (the README's performance figure)
-  probe-record
-           start nginx and redis-server on loopback and record the page's Real limiters
-           probe reports into www/probes/, then write the view the page shows of each
+  probe-record [NAME ...]
+           start nginx, redis-server and HAProxy on loopback and record the page's Real
+           limiters probe reports (those named, or all) into www/probes/, then write the
+           view the page shows of each
   probe-soak N
-           start nginx and redis-server on loopback and run the live probe tests N times in
-           a row with one core kept busy by a spin loop; prints `N passed, M failed` and the
-           range of every timing margin the tests print
+           start nginx, redis-server and HAProxy on loopback and run the live probe tests N
+           times in a row with one core kept busy by a spin loop; prints `N passed, M failed`
+           and the range of every timing margin the tests print
   mem-bench
            build the CLI in release and run `ratelab simulate` on the largest accepted
            scenario of each kind (a flood at a 24 h window, a limit of a million with many
@@ -62,7 +63,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz(args.get(1).map(String::as_str)),
         Some("probe-bench") => setup().and_then(|()| probe_bench()),
         Some("mem-bench") => mem_bench(),
-        Some("probe-record") => setup().and_then(|()| probe_record()),
+        Some("probe-record") => setup().and_then(|()| probe_record(&args[1..])),
         Some("probe-soak") => match args.get(1).and_then(|n| n.parse::<u32>().ok()) {
             Some(n) if n > 0 => setup().and_then(|()| probe_soak(n)),
             _ => Err(format!(
@@ -181,8 +182,11 @@ fn setup() -> Result {
     }
     // The real limiters `ratelab probe` is tested against; started by the tests' harness
     // below, never as system services.
-    if !Path::new(NGINX).exists() || !Path::new(REDIS).exists() {
-        apt_install(&["nginx", "redis-server"])?;
+    if ![NGINX, REDIS, HAPROXY]
+        .iter()
+        .all(|p| Path::new(p).exists())
+    {
+        apt_install(&["nginx", "redis-server", "haproxy"])?;
     }
     let node_modules = root().join("node_modules");
     let installed = ["playwright-core", "binaryen", "axe-core", "terser"]
@@ -259,7 +263,7 @@ fn test() -> Result {
     step("native tests (optimised: the statistical tests simulate millions of decisions)");
     let native = run_capturing("cargo", &["test", "--workspace", "--profile", "ci"], &[])?;
     no_ignored_tests_but_probe_live(&native)?;
-    step("ratelab probe against real nginx and redis-server on loopback");
+    step("ratelab probe against real nginx, redis-server and HAProxy on loopback");
     {
         let servers = Servers::start()?;
         run(
@@ -368,8 +372,8 @@ fn ignored_in(output: &str) -> u64 {
 }
 
 /// A green run means every test ran: the only ignored tests allowed in the workspace run are
-/// the `probe_live` ones, which need nginx and redis-server and which this task runs itself,
-/// with `--ignored`, right after.
+/// the `probe_live` ones, which need nginx, redis-server and HAProxy and which this task runs
+/// itself, with `--ignored`, right after.
 fn no_ignored_tests_but_probe_live(native: &str) -> Result {
     let ignored = ignored_in(native);
     let listed = output_in_root(
@@ -550,15 +554,18 @@ fn fuzz(seconds: Option<&str>) -> Result {
     Ok(())
 }
 
-/// Debian's nginx and Redis server, which the probe tests run on loopback.
+/// Debian's nginx, Redis server and HAProxy, which the probe tests run on loopback.
 const NGINX: &str = "/usr/sbin/nginx";
 const REDIS: &str = "/usr/bin/redis-server";
+const HAPROXY: &str = "/usr/sbin/haproxy";
 
-/// nginx and redis-server on free loopback ports, in a scratch directory, stopped on drop.
+/// nginx, redis-server and HAProxy on free loopback ports, in a scratch directory, each in
+/// the foreground as a child of this process (never a system service), stopped on drop.
 struct Servers {
-    children: Vec<std::process::Child>,
+    children: Vec<(&'static str, std::process::Child)>,
     nginx: String,
     redis: String,
+    haproxy: String,
     dir: PathBuf,
 }
 
@@ -570,41 +577,57 @@ impl Servers {
                 .map(|a| a.port())
                 .map_err(|e| format!("no free loopback port: {e}"))
         };
-        let (nginx_port, redis_port) = (free_port()?, free_port()?);
+        let (nginx_port, redis_port, haproxy_port) = (free_port()?, free_port()?, free_port()?);
         let dir = root()
             .join("target")
             .join(format!("probe-servers-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("tmp"))
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let template = std::fs::read_to_string(root().join("tests/probe/nginx.conf"))
-            .map_err(|e| format!("cannot read tests/probe/nginx.conf: {e}"))?;
-        let conf = template
-            .replace("PREFIX", &dir.display().to_string())
-            .replace("PORT", &nginx_port.to_string());
-        let conf_path = dir.join("nginx.conf");
-        std::fs::write(&conf_path, conf)
-            .map_err(|e| format!("cannot write {}: {e}", conf_path.display()))?;
+        // A template from tests/probe/ with PREFIX and PORT filled in, written to the scratch
+        // directory.
+        let config = |name: &str, port: u16| -> Result<String> {
+            let template = std::fs::read_to_string(root().join("tests/probe").join(name))
+                .map_err(|e| format!("cannot read tests/probe/{name}: {e}"))?;
+            let text = template
+                .replace("PREFIX", &dir.display().to_string())
+                .replace("PORT", &port.to_string());
+            let path = dir.join(name);
+            std::fs::write(&path, text)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            Ok(path.display().to_string())
+        };
+        let nginx_conf = config("nginx.conf", nginx_port)?;
+        let haproxy_cfg = config("haproxy.cfg", haproxy_port)?;
         let mut servers = Servers {
             children: Vec::new(),
             nginx: format!("http://127.0.0.1:{nginx_port}"),
             redis: format!("redis://127.0.0.1:{redis_port}"),
+            haproxy: format!("http://127.0.0.1:{haproxy_port}"),
             dir: dir.clone(),
         };
-        let spawn = |program: &str, args: &[&str]| {
+        // Each server's output goes to NAME.out in the scratch directory, shown if it fails.
+        let spawn = |name: &'static str, program: &str, args: &[&str]| {
             eprintln!("\n$ {program} {} &", args.join(" "));
+            let out = std::fs::File::create(dir.join(format!("{name}.out")))
+                .map_err(|e| format!("cannot create {name}.out: {e}"))?;
+            let err = out
+                .try_clone()
+                .map_err(|e| format!("cannot create {name}.out: {e}"))?;
             Command::new(program)
                 .args(args)
-                .stdout(std::process::Stdio::null())
+                .stdout(out)
+                .stderr(err)
                 .spawn()
+                .map(|child| (name, child))
                 .map_err(|e| format!("cannot start {program}: {e}"))
         };
         let dir_s = dir.display().to_string();
-        let conf_s = conf_path.display().to_string();
         servers
             .children
-            .push(spawn(NGINX, &["-p", &dir_s, "-c", &conf_s])?);
+            .push(spawn("nginx", NGINX, &["-p", &dir_s, "-c", &nginx_conf])?);
         let port_s = redis_port.to_string();
         servers.children.push(spawn(
+            "redis-server",
             REDIS,
             &[
                 "--port",
@@ -619,36 +642,61 @@ impl Servers {
                 &dir_s,
             ],
         )?);
-        for port in [nginx_port, redis_port] {
+        // -db: in the foreground, not as a daemon.
+        servers
+            .children
+            .push(spawn("haproxy", HAPROXY, &["-db", "-f", &haproxy_cfg])?);
+        for (port, k) in [(nginx_port, 0), (redis_port, 1), (haproxy_port, 2)] {
             let deadline = Instant::now() + std::time::Duration::from_secs(10);
             while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-                if Instant::now() > deadline {
+                let (name, child) = &mut servers.children[k];
+                let name = *name;
+                let exited = child.try_wait().ok().flatten();
+                if exited.is_some() || Instant::now() > deadline {
+                    let why = exited.map_or_else(
+                        || "nothing listens on it 10 s after starting".to_owned(),
+                        |status| format!("it exited ({status})"),
+                    );
                     return Err(format!(
-                        "nothing listens on 127.0.0.1:{port} 10 s after starting nginx and redis-server (see {}/error.log)",
-                        dir.display()
+                        "{name} on 127.0.0.1:{port}: {why}; what it said:\n{}",
+                        servers.said(name)
                     ));
                 }
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
         }
         eprintln!(
-            "nginx on {}, redis-server on {}",
-            servers.nginx, servers.redis
+            "nginx on {}, redis-server on {}, haproxy on {}",
+            servers.nginx, servers.redis, servers.haproxy
         );
         Ok(servers)
     }
 
-    fn env(&self) -> [(&str, &str); 2] {
+    /// What server `name` wrote (its output, and nginx's error log), for a message.
+    fn said(&self, name: &str) -> String {
+        let mut files = vec![format!("{name}.out")];
+        if name == "nginx" {
+            files.push("error.log".to_owned());
+        }
+        files
+            .iter()
+            .filter_map(|f| std::fs::read_to_string(self.dir.join(f)).ok())
+            .collect::<Vec<_>>()
+            .join("")
+    }
+
+    fn env(&self) -> [(&str, &str); 3] {
         [
             ("RATELAB_NGINX", self.nginx.as_str()),
             ("RATELAB_REDIS", self.redis.as_str()),
+            ("RATELAB_HAPROXY", self.haproxy.as_str()),
         ]
     }
 }
 
 impl Drop for Servers {
     fn drop(&mut self) {
-        for child in &mut self.children {
+        for (_, child) in &mut self.children {
             let _ = child.kill();
             let _ = child.wait();
         }
@@ -671,7 +719,7 @@ const PROBE_LIVE: [&str; 11] = [
     "--nocapture",
 ];
 
-/// Runs the live probe tests `rounds` times against one nginx and one redis-server, with a
+/// Runs the live probe tests `rounds` times against one nginx, redis-server and HAProxy, with a
 /// spin loop keeping one of the machine's cores busy (as a CI machine doing other work
 /// would), and reports how many rounds passed and the range of every margin the tests print
 /// (`margin LABEL WHAT VALUE` lines), so that each tolerance can be checked against what was
@@ -786,66 +834,121 @@ fn probe_bench() -> Result {
     Ok(())
 }
 
-/// The probes behind the page's "Real limiters" section: (file, target path or Redis script,
-/// arguments). Each file is `ratelab probe --format json`'s output, command included.
-const PROBES: [(&str, &str, &str); 6] = [
+/// What a recorded probe is sent to: a location of the nginx of tests/probe/nginx.conf, a
+/// path of the HAProxy of tests/probe/haproxy.cfg, or a Redis recipe.
+#[derive(Clone, Copy)]
+enum Probed {
+    Nginx(&'static str),
+    Haproxy(&'static str),
+    Redis(&'static str),
+}
+
+/// The usual addresses the recorded commands name (the probes run on free ports).
+const NGINX_AT: &str = "http://127.0.0.1:8080";
+const HAPROXY_AT: &str = "http://127.0.0.1:8081";
+const REDIS_AT: &str = "redis://127.0.0.1:6379";
+
+/// The probes behind the page's "Real limiters" section: (file, what is probed, arguments).
+/// Each file is `ratelab probe --format json`'s output, command included.
+const PROBES: [(&str, Probed, &str); 9] = [
     (
         "nginx-nodelay-boundary-burst",
-        "/nodelay",
+        Probed::Nginx("/nodelay"),
         "--traffic boundary-burst --limit 20 --window 1s --model leaky-bucket:burst=5,mode=meter",
     ),
     (
         "nginx-nodelay-flood",
-        "/nodelay",
+        Probed::Nginx("/nodelay"),
         "--traffic flood:every=9ms --limit 20 --window 1s --model leaky-bucket:burst=5,mode=meter",
     ),
     (
         "nginx-delay-boundary-burst",
-        "/delay",
-        "--traffic boundary-burst --limit 20 --window 1s --model leaky-bucket:burst=5,mode=queue",
+        Probed::Nginx("/delay"),
+        "--traffic boundary-burst --limit 20 --window 1s --model nginx:rate=20r/s,burst=5",
     ),
     (
         "nginx-nodelay-retry-storm",
-        "/nodelay",
+        Probed::Nginx("/nodelay"),
         "--traffic retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms --limit 20 --window 1s --duration 6s --model leaky-bucket:burst=5,mode=meter",
     ),
     (
+        "nginx-delay4-boundary-burst",
+        Probed::Nginx("/delay4"),
+        "--traffic boundary-burst --limit 20 --window 1s --model nginx:rate=20r/s,burst=10,delay=4",
+    ),
+    (
+        "haproxy-retry-storm",
+        Probed::Haproxy("/rate"),
+        "--traffic retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms --limit 20 --window 1s --duration 6s --seed 27 --model haproxy:period=1s,limit=20",
+    ),
+    (
+        "haproxy-kept-retry-storm",
+        Probed::Haproxy("/kept"),
+        "--traffic retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms --limit 20 --window 1s --duration 6s --seed 27 --model haproxy:period=1s,limit=20,record-rejects=false",
+    ),
+    (
         "redis-sorted-set-retry-storm",
-        "sorted-set",
+        Probed::Redis("sorted-set"),
         "--traffic retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms --limit 20 --window 1s --duration 6s",
     ),
     (
         "redis-sorted-set-record-rejects-retry-storm",
-        "sorted-set-record-rejects",
+        Probed::Redis("sorted-set-record-rejects"),
         "--traffic retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms --limit 20 --window 1s --duration 6s",
     ),
 ];
 
-/// Records [`PROBES`] into www/probes/, for the page, and writes the view the page shows of each.
-fn probe_record() -> Result {
-    run("cargo", &["build", "--release", "-p", "ratelab-cli"], &[])?;
+/// Records [`PROBES`] (those named in `only`, or all) into www/probes/, for the page, and
+/// writes the view the page shows of each. The CLI is the test suite's build (`--profile
+/// ci`: optimised, with overflow checks).
+fn probe_record(only: &[String]) -> Result {
+    if let Some(unknown) = only
+        .iter()
+        .find(|n| !PROBES.iter().any(|(name, ..)| name == n))
+    {
+        let known: Vec<&str> = PROBES.iter().map(|p| p.0).collect();
+        return Err(format!(
+            "no recorded probe is named {unknown:?}; they are: {}",
+            known.join(", ")
+        ));
+    }
+    run(
+        "cargo",
+        &["build", "--profile", "ci", "-p", "ratelab-cli"],
+        &[],
+    )?;
+    let bin = target_dir()?.join("ci").join("ratelab");
     let servers = Servers::start()?;
     let out_dir = root().join("www").join("probes");
     std::fs::create_dir_all(&out_dir)
         .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
     for (name, what, args) in PROBES {
+        if !only.is_empty() && !only.iter().any(|n| n == name) {
+            continue;
+        }
         step(&format!("recording {name}"));
         let key = format!("X-Probe-Key:{name}");
         let mut argv: Vec<String> = vec!["probe".into()];
-        if what.starts_with('/') {
-            argv.extend([
-                "--target".into(),
-                format!("http://127.0.0.1:8080{what}"),
-                "--header".into(),
-                key,
-            ]);
-        } else {
-            argv.extend([
+        match what {
+            Probed::Nginx(path) | Probed::Haproxy(path) => {
+                let at = if matches!(what, Probed::Nginx(_)) {
+                    NGINX_AT
+                } else {
+                    HAPROXY_AT
+                };
+                argv.extend([
+                    "--target".into(),
+                    format!("{at}{path}"),
+                    "--header".into(),
+                    key,
+                ]);
+            }
+            Probed::Redis(script) => argv.extend([
                 "--redis".into(),
-                "redis://127.0.0.1:6379".into(),
+                REDIS_AT.into(),
                 "--script".into(),
-                what.into(),
-            ]);
+                script.into(),
+            ]),
         }
         argv.extend(args.split(' ').map(String::from));
         argv.extend(["--format".into(), "json".into()]);
@@ -853,11 +956,12 @@ fn probe_record() -> Result {
         let actual: Vec<String> = argv
             .iter()
             .map(|a| {
-                a.replace("http://127.0.0.1:8080", &servers.nginx)
-                    .replace("redis://127.0.0.1:6379", &servers.redis)
+                a.replace(NGINX_AT, &servers.nginx)
+                    .replace(HAPROXY_AT, &servers.haproxy)
+                    .replace(REDIS_AT, &servers.redis)
             })
             .collect();
-        let out = Command::new(root().join("target/release/ratelab"))
+        let out = Command::new(&bin)
             .args(&actual)
             .output()
             .map_err(|e| format!("cannot run ratelab probe: {e}"))?;
@@ -868,8 +972,9 @@ fn probe_record() -> Result {
             ));
         }
         let json = String::from_utf8_lossy(&out.stdout)
-            .replace(&servers.nginx, "http://127.0.0.1:8080")
-            .replace(&servers.redis, "redis://127.0.0.1:6379");
+            .replace(&servers.nginx, NGINX_AT)
+            .replace(&servers.haproxy, HAPROXY_AT)
+            .replace(&servers.redis, REDIS_AT);
         let path = out_dir.join(format!("{name}.json"));
         std::fs::write(&path, json).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         eprintln!("wrote {}", path.display());
@@ -877,7 +982,15 @@ fn probe_record() -> Result {
     step("writing the views the page shows of them (www/probes/*.view.json)");
     run(
         "cargo",
-        &["test", "-p", "ratelab-page", "--test", "probe_views"],
+        &[
+            "test",
+            "-p",
+            "ratelab-page",
+            "--profile",
+            "ci",
+            "--test",
+            "probe_views",
+        ],
         &[("RATELAB_BLESS", "1")],
     )
 }

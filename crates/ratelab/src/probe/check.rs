@@ -133,6 +133,12 @@ impl ProbeReport {
                 self.trace.due_us.len()
             )));
         }
+        if !self.trace.latency_us.is_empty() && self.trace.latency_us.len() as u64 != n {
+            return Err(bad(format!(
+                "has {} answer times for {n} requests in its trace",
+                self.trace.latency_us.len()
+            )));
+        }
         if let Some(m) = &self.trace.model {
             if m.chars().count() as u64 != n || m.chars().any(|c| !"AR-".contains(c)) {
                 return Err(bad(

@@ -3,7 +3,7 @@
 
 use super::record::{Outcome, Record};
 use crate::audit::Auditor;
-use crate::limiter::{Decide, Limiter};
+use crate::limiter::{Decide, Decision, Limiter};
 use crate::sim::Scenario;
 use crate::time::Micros;
 use serde::{Deserialize, Serialize};
@@ -74,6 +74,14 @@ pub struct ModelComparison {
     pub real_only: u64,
     /// Rejected by the real limiter, admitted by the model.
     pub model_only: u64,
+    /// The model's admissions that leave later than they arrive (nginx without `nodelay`, or
+    /// with `delay=`; a queueing leaky bucket): 0 for a model that only admits or rejects, and
+    /// in reports written before it was recorded.
+    #[serde(default)]
+    pub delayed: u64,
+    /// The longest of those delays, µs.
+    #[serde(default)]
+    pub longest_wait_us: Micros,
 }
 
 /// The compact per-request trace in a report: times and one letter a request.
@@ -89,6 +97,10 @@ pub struct TraceData {
     pub outcome: String,
     /// The model's decision on each request it was compared on (`A` or `R`), `-` elsewhere.
     pub model: Option<String>,
+    /// How long each answer took, µs (empty in a report written before it was recorded):
+    /// what shows a limiter that delays rather than rejects, request by request.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_us: Vec<Micros>,
 }
 
 /// What a probe found: counts, timing, the audit, the model's verdict and the trace.
@@ -215,6 +227,7 @@ impl ProbeReport {
             due_us: records.iter().map(|r| r.due).collect(),
             outcome: records.iter().map(|r| r.outcome.letter()).collect(),
             model: model_letters,
+            latency_us: records.iter().map(|r| r.latency).collect(),
         };
         ProbeReport {
             target: meta.target,
@@ -315,6 +328,7 @@ pub(super) fn compare(
 ) -> (ModelComparison, String) {
     let mut letters = vec!['-'; records.len()];
     let (mut agree, mut real_only, mut model_only, mut compared) = (0, 0, 0, 0u64);
+    let (mut delayed, mut longest_wait_us) = (0, 0);
     let mut model_admits_per_group = Vec::with_capacity(groups.len());
     // The model decides each request at its send time, never earlier than the one before.
     let mut last = 0;
@@ -325,7 +339,13 @@ pub(super) fn compare(
         for &k in &decide_order {
             let t = records[k].sent.max(last);
             last = t;
-            model_admits += u64::from(limiter.decide(t).admitted());
+            if let Decision::Admit { at } = limiter.decide(t) {
+                model_admits += 1;
+                if at > t {
+                    delayed += 1;
+                    longest_wait_us = longest_wait_us.max(at - t);
+                }
+            }
             compared += 1;
         }
         model_admits_per_group.push(model_admits);
@@ -361,6 +381,8 @@ pub(super) fn compare(
         agreement: (compared > 0).then(|| agree as f64 / compared as f64),
         real_only,
         model_only,
+        delayed,
+        longest_wait_us,
     };
     (comparison, letters.into_iter().collect())
 }

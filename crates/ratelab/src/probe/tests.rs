@@ -359,6 +359,11 @@ fn a_checked_report_can_be_compared_again_and_a_tampered_one_is_refused() {
     );
     let r = report(&s, &answered_by_model(&s), true);
     assert_eq!(r.check(), Ok(()));
+    assert_eq!(r.trace.latency_us.len() as u64, r.sent);
+    // A report recorded before answer times were kept has none, and is still whole.
+    let mut old = r.clone();
+    old.trace.latency_us.clear();
+    assert_eq!(old.check(), Ok(()));
     // Compared again with the same model, from the trace alone: the same verdict.
     let again = r.with_model(&s.limiters[0]).expect("model");
     assert_eq!(again.comparison, r.comparison);
@@ -389,6 +394,9 @@ fn a_checked_report_can_be_compared_again_and_a_tampered_one_is_refused() {
     let mut t = r.clone();
     t.offered = t.sent + 1;
     bad.push((t, "first tries"));
+    let mut t = r.clone();
+    t.trace.latency_us.pop();
+    bad.push((t, "answer times"));
     for (t, wanted) in bad {
         let e = t.check().expect_err(wanted).to_string();
         assert!(e.contains(wanted), "{wanted}: {e}");
@@ -546,4 +554,21 @@ fn the_worst_case_peaks_equal_a_recount_of_every_try() {
         );
     }
     assert_eq!(Peaks::of(&[], 3, 10).per_s, 0);
+}
+
+#[test]
+fn a_model_that_delays_says_how_many_and_by_how_much() {
+    // nginx's /delay4 (20r/s, burst=10, delay=4) against two bursts of 20, 1 s apart: in
+    // each, 5 at once, 6 delayed by 50 to 300 ms, 9 rejected.
+    let s = scenario("boundary-burst", "nginx:rate=20r/s,burst=10,delay=4");
+    let r = report(&s, &answered_by_model(&s), true);
+    let c = r.comparison.expect("compared");
+    assert_eq!((c.audit.admitted, c.delayed), (22, 12));
+    assert_eq!(c.longest_wait_us, 300 * MS);
+    // A model that only admits or rejects delays nothing.
+    let s = scenario("boundary-burst", "nginx:rate=20r/s,burst=10,nodelay");
+    let c = report(&s, &answered_by_model(&s), true)
+        .comparison
+        .expect("compared");
+    assert_eq!((c.delayed, c.longest_wait_us), (0, 0));
 }
