@@ -91,6 +91,16 @@ fn f(v: &Value, path: &str) -> f64 {
         .unwrap_or_else(|| panic!("no {path} in {v}"))
 }
 
+/// A column of the report's trace (`sent_us`, `due_us`, ...), as times.
+fn column(r: &Value, key: &str) -> Vec<u64> {
+    r["trace"][key]
+        .as_array()
+        .unwrap_or_else(|| panic!("no trace.{key} in {r}"))
+        .iter()
+        .map(|t| t.as_u64().expect("a time"))
+        .collect()
+}
+
 /// Every request answered, and nothing but admits and rejects.
 fn all_answered(r: &Value) {
     assert_eq!(
@@ -209,14 +219,7 @@ fn decides_as_model(label: &str, r: &Value) {
 /// interval, as on an idle machine.
 fn bursts(r: &Value) -> Vec<(u64, u64, u64)> {
     let trace = &r["trace"];
-    let times = |k: &str| -> Vec<u64> {
-        trace[k]
-            .as_array()
-            .expect("times")
-            .iter()
-            .map(|t| t.as_u64().expect("a time"))
-            .collect()
-    };
+    let times = |k: &str| column(r, k);
     let (sent, due) = (times("sent_us"), times("due_us"));
     let real = trace["outcome"].as_str().expect("outcomes").as_bytes();
     let model = trace["model"].as_str().expect("model letters").as_bytes();
@@ -268,14 +271,7 @@ struct Decided {
 
 fn decided(r: &Value) -> Decided {
     let trace = &r["trace"];
-    let times = |k: &str| -> Vec<u64> {
-        trace[k]
-            .as_array()
-            .expect("times")
-            .iter()
-            .map(|t| t.as_u64().expect("a time"))
-            .collect()
-    };
+    let times = |k: &str| column(r, k);
     let (sent, due) = (times("sent_us"), times("due_us"));
     let letters = trace["outcome"].as_str().expect("outcomes").as_bytes();
     let mut order: Vec<usize> = (0..sent.len())
@@ -692,13 +688,7 @@ fn nginx_flood_matches_its_exact_model_within_jitter() {
         // one per emission interval over the span its decisions took (from the first stamp
         // to the last answer). The model, deciding on the same stamps, is compared above;
         // that the model itself admits about 20 a second of this flood is a core test.
-        let trace = &r["trace"]["sent_us"];
-        let stamps: Vec<u64> = trace
-            .as_array()
-            .expect("stamps")
-            .iter()
-            .map(|t| t.as_u64().expect("a time"))
-            .collect();
+        let stamps = column(&r, "sent_us");
         let span = stamps.last().copied().unwrap_or(0) - stamps.first().copied().unwrap_or(0)
             + u(&r, "/latency/max_us");
         let most = 1 + burst + span.div_ceil(INTERVAL_US);

@@ -68,6 +68,13 @@ pub const OFFERED: [LimiterKind; 7] = [
     LimiterKind::Nginx,
 ];
 
+#[cfg(test)]
+#[test]
+fn the_menu_is_the_essays_six_then_nginx() {
+    assert_eq!(OFFERED[..6], LimiterKind::ALL);
+    assert_eq!(OFFERED[6..], [LimiterKind::Nginx]);
+}
+
 impl Named for LimiterKind {
     const ALL: &'static [Self] = &OFFERED;
     fn name(self) -> &'static str {
