@@ -166,6 +166,22 @@ pub(crate) struct SimulateArgs {
     /// Output: a table, or JSON with one object per limiter. E.g. --format json
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Table)]
     pub format: Format,
+    /// Gateways enforcing each limiter together: 1 to 64. The report then describes the whole
+    /// fleet against the global rule, with its room instants and each gateway's counts.
+    /// E.g. --gateways 4
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub gateways: Option<String>,
+    /// How requests reach the gateways (with --gateways): round-robin (the default), random,
+    /// or skewed:hot=X (gateway 0 takes share X). E.g. --route random
+    #[arg(long, value_name = "ROUTE", allow_hyphen_values = true)]
+    pub route: Option<String>,
+    /// How the gateways coordinate (with --gateways): local (the default: each enforces the
+    /// whole limit), split (each 1/N), sync:every=DUR[,delay=DUR] (each decides on the last
+    /// snapshot of every admission plus its own since), central[:rtt=DUR[,outage=AT+DUR,
+    /// fail=open|closed]] (one shared limiter), lease:size=B[,ttl=DUR] (blocks of permits
+    /// from a central limiter). E.g. --coord sync:every=1s,delay=100ms
+    #[arg(long, value_name = "COORD", allow_hyphen_values = true)]
+    pub coord: Option<String>,
 }
 
 #[derive(Debug, Args)]

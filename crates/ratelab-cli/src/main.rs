@@ -16,7 +16,7 @@ use args::{Cli, Cmd, DemoArgs, SimulateArgs};
 use clap::{CommandFactory, Parser};
 use ratelab::import::{ImportOptions, Imported, Importer};
 use ratelab::sim::{fold_delays, simulate_run, Report, RunStats, Scenario};
-use ratelab::spec::{parse_count, LimiterSpec, Replay, TrafficSpec};
+use ratelab::spec::{parse_count, FleetSpec, LimiterSpec, Replay, TrafficSpec};
 use ratelab::time::{format_duration, parse_duration, MINUTE};
 use ratelab::Error;
 use std::ffi::OsString;
@@ -195,6 +195,23 @@ fn parse_simulate(a: &SimulateArgs) -> Result<(Scenario, Format), String> {
             "simulate needs at least one --limiter SPEC, e.g. --limiter sliding-log".into(),
         );
     }
+    match (&a.gateways, &a.route, &a.coord) {
+        (Some(n), route, coord) => {
+            let fleet = FleetSpec::parse(n, route.as_deref(), coord.as_deref()).map_err(e)?;
+            for spec in &mut scenario.limiters {
+                spec.fleet = Some(fleet);
+            }
+        }
+        (None, Some(_), _) => {
+            return Err("--route needs --gateways N, e.g. --gateways 4 --route random".into())
+        }
+        (None, None, Some(_)) => {
+            return Err(
+                "--coord needs --gateways N, e.g. --gateways 4 --coord sync:every=1s".into(),
+            )
+        }
+        (None, None, None) => {}
+    }
     let mut traffic =
         traffic.ok_or("simulate needs --traffic SPEC, e.g. --traffic steady:load=0.8")?;
     if let TrafficSpec::Replay(replay) = &mut traffic {
@@ -309,6 +326,11 @@ fn render(scenario: &Scenario, report: &Report, format: Format) -> String {
                     "minutes": scenario.duration / MINUTE,
                     "runs": scenario.runs,
                     "seed": scenario.seed,
+                    "fleet": scenario.limiters.first().and_then(|l| l.fleet).map(|f| serde_json::json!({
+                        "gateways": f.gateways,
+                        "route": f.route_text(),
+                        "coord": f.coord_text(),
+                    })),
                 },
             });
             let mut s = serde_json::to_string_pretty(&value).unwrap_or_default();
@@ -409,6 +431,33 @@ fn table(scenario: &Scenario, report: &Report) -> String {
     out += &line(header.to_vec());
     for row in &rows {
         out += &line(row.iter().map(String::as_str).collect());
+    }
+    out + &fleet_lines(scenario, report)
+}
+
+/// With `--gateways`: the fleet, each limiter's room instants and each gateway's counts.
+fn fleet_lines(scenario: &Scenario, report: &Report) -> String {
+    let Some(fleet) = scenario.limiters.first().and_then(|l| l.fleet) else {
+        return String::new();
+    };
+    let mut out = format!(
+        "\n{} gateways, --route {}, --coord {}: the rows above are the whole fleet against the global rule.\n",
+        fleet.gateways,
+        fleet.route_text(),
+        fleet.coord_text()
+    );
+    for r in &report.results {
+        out += &format!(
+            "{}: {} room instants (admissions one limiter holding every gateway's admissions would have refused); per gateway offered/admitted/busiest: {}\n",
+            text::escaped(&parsed_spec(&r.limiter)),
+            r.room_instants.unwrap_or(0),
+            r.gateways
+                .iter()
+                .flatten()
+                .map(|g| format!("{}/{}/{}", g.offered, g.admitted, g.busiest_window_max))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
     }
     out
 }

@@ -107,6 +107,58 @@ fn decisions(c: &mut Criterion) {
     group.finish();
 }
 
+/// Issue 19's target: 16 gateways in `sync` mode within 5× the cost per decision of the
+/// limiter alone, at the study's honest-client size (L = 100 a minute, steady traffic).
+fn fleets(c: &mut Criterion) {
+    let mut group = c.benchmark_group("fleet of 16");
+    group.throughput(Throughput::Elements(ARRIVALS as u64));
+    let times: Vec<u64> = scenario("sliding-log", "steady:load=0.9")
+        .arrivals(0)
+        .take(ARRIVALS)
+        .collect();
+    for (name, limiter, fleet) in [
+        ("sliding-log alone", "sliding-log", None),
+        (
+            "sliding-log, 16 gateways, sync 1s + 100ms",
+            "sliding-log",
+            Some("sync:every=1s,delay=100ms"),
+        ),
+        ("gcra alone", "gcra", None),
+        (
+            "gcra, 16 gateways, sync 1s + 100ms",
+            "gcra",
+            Some("sync:every=1s,delay=100ms"),
+        ),
+        (
+            "sliding-log, 16 gateways, local",
+            "sliding-log",
+            Some("local"),
+        ),
+    ] {
+        let mut s = scenario(limiter, "steady:load=0.9");
+        s.limiters[0].fleet = fleet.map(|coord| {
+            ratelab::spec::FleetSpec::parse("16", Some("random"), Some(coord)).expect("valid")
+        });
+        group.bench_function(name, |b| {
+            b.iter_batched_ref(
+                || {
+                    let limiter = s.build_limiter(&s.limiters[0], 0).expect("builds");
+                    (limiter, Auditor::new(s.limit, s.window))
+                },
+                |(limiter, audit)| {
+                    let mut admitted = 0;
+                    for chunk in black_box(&times).chunks(CHUNK) {
+                        admitted += decide_and_audit(limiter, audit, chunk);
+                    }
+                    admitted
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
+}
+
 fn generators(c: &mut Criterion) {
     let mut group = c.benchmark_group("arrival");
     group.throughput(Throughput::Elements(ARRIVALS as u64));
@@ -138,6 +190,6 @@ fn generators(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = decisions, generators
+    targets = decisions, fleets, generators
 }
 criterion_main!(benches);

@@ -101,6 +101,12 @@ impl Haproxy {
         u128::from(past) * u128::from(remain) + u128::from(curr) * u128::from(p)
     }
 
+    /// An admission made elsewhere, counted as a tracked request.
+    pub(super) fn force_at(&mut self, t: Micros) {
+        self.rotate(t / 1000);
+        self.curr += 1;
+    }
+
     /// Both periods' counts at `now` and the estimate, read without counting a request.
     pub fn state(&self, now: Micros) -> State {
         let now = now / 1000;

@@ -6,11 +6,16 @@
 //! rate of `N` requests per `D` µs is kept as the fraction itself: one token is `D` units,
 //! and a microsecond refills `N` units.
 
+mod fleet;
 mod haproxy;
 mod nginx;
+mod retry_after;
+mod shared;
 
+pub use fleet::{Coord, Fleet, FleetStats, GatewayStats, Outage, Route};
 pub use haproxy::Haproxy;
 pub use nginx::{thousandths_per_second, Nginx};
+pub use shared::Shared;
 
 use crate::rng::Rng;
 use crate::time::Micros;
@@ -429,6 +434,9 @@ pub struct SlidingWindowCounter {
     prev: u64,
     cur: u64,
     record_rejects: bool,
+    /// Whether admissions made elsewhere were recorded ([`Shared::force`]), so that the counts
+    /// may pass `L` and need 128-bit arithmetic, as with recorded rejects.
+    wide: bool,
 }
 
 impl SlidingWindowCounter {
@@ -443,6 +451,7 @@ impl SlidingWindowCounter {
             prev: 0,
             cur: 0,
             record_rejects,
+            wide: false,
         }
     }
 
@@ -483,7 +492,7 @@ impl Decide for SlidingWindowCounter {
             self.window_end = self.window_start + self.window;
         }
         let elapsed = t - self.window_start;
-        let ok = if self.record_rejects {
+        let ok = if self.record_rejects | self.wide {
             // Recorded rejects make the counts unbounded: compute in 128 bits.
             let w = u128::from(self.window);
             let estimate = u128::from(self.prev) * u128::from(self.window - elapsed)
@@ -720,6 +729,8 @@ pub enum Limiter {
     Haproxy(Haproxy),
     /// See [`Split`].
     Split(Split),
+    /// See [`Fleet`].
+    Fleet(Box<Fleet>),
 }
 
 impl Decide for Limiter {
@@ -735,6 +746,7 @@ impl Decide for Limiter {
             Limiter::Nginx(l) => l.decide(t),
             Limiter::Haproxy(l) => l.decide(t),
             Limiter::Split(l) => l.decide(t),
+            Limiter::Fleet(l) => l.decide(t),
         }
     }
 
@@ -750,6 +762,7 @@ impl Decide for Limiter {
             Limiter::Nginx(l) => l.admit(t),
             Limiter::Haproxy(l) => l.admit(t),
             Limiter::Split(l) => l.admit(t),
+            Limiter::Fleet(l) => l.admit(t),
         }
     }
 }
@@ -760,6 +773,7 @@ impl Limiter {
         match self {
             Limiter::LeakyBucket(l) => l.mode == LeakyMode::Queue,
             Limiter::Nginx(l) => l.delays(),
+            Limiter::Fleet(l) => l.delays(),
             _ => false,
         }
     }
@@ -776,6 +790,7 @@ impl Limiter {
             Limiter::Nginx(l) => l.state(now),
             Limiter::Haproxy(l) => l.state(now),
             Limiter::Split(l) => l.state(now),
+            Limiter::Fleet(l) => l.state(now),
         }
     }
 }

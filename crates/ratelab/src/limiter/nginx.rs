@@ -66,6 +66,24 @@ impl Nginx {
         }
     }
 
+    /// An admission made elsewhere, recorded as nginx records one it admits (excess above the
+    /// burst included).
+    pub(super) fn force_at(&mut self, t: Micros) {
+        let now = t / 1000;
+        self.excess = match self.last {
+            None => 0,
+            Some(last) => (self.excess + 1000).saturating_sub(self.leaked(now - last)),
+        };
+        self.last = Some(now);
+    }
+
+    /// The excess, `last` (ms), the rate and the burst (both in thousandths), once the key
+    /// has been seen.
+    pub(super) fn parts(&self) -> Option<(u64, u64, u64, u64)> {
+        self.last
+            .map(|last| (self.excess, last, self.rate, self.burst))
+    }
+
     /// `ctx->rate * ms / 1000`: thousandths leaked over `ms` milliseconds, rounded down
     /// (everything, if the product does not fit: the excess is then long gone).
     #[inline]

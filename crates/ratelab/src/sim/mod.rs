@@ -14,7 +14,7 @@ pub use mechanism::{
     mechanism, mechanism_into, playback_memory, Boundaries, Frame, Mechanism,
     MECHANISM_BYTES_PER_DECISION, TRACE_BYTES_PER_DECISION,
 };
-pub use report::{fold_delays, mean_se, LimiterReport, Report};
+pub use report::{fold_delays, mean_se, GatewayReport, LimiterReport, Report};
 pub use run::{decide_and_audit, simulate_run, trace, trace_into, RunStats, Trace};
 pub use scenario::{
     format_bytes, LaneMemory, Memory, Scenario, CHUNK, LIMIT_RANGE, MAX_DECISIONS, MAX_TIME,

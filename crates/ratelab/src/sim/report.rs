@@ -39,6 +39,25 @@ pub struct LimiterReport {
     pub delay_p50_us: Option<Micros>,
     /// 99th percentile queueing delay (queueing limiters), µs, to the same precision.
     pub delay_p99_us: Option<Micros>,
+    /// A fleet's room instants over all runs: admissions that one limiter holding every
+    /// gateway's admissions would have refused (`--gateways` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub room_instants: Option<u64>,
+    /// Each gateway's offered and admitted requests over all runs, and its busiest window of
+    /// its own admissions in any run (`--gateways` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateways: Option<Vec<GatewayReport>>,
+}
+
+/// One gateway of a fleet, over all runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GatewayReport {
+    /// Requests routed to it.
+    pub offered: u64,
+    /// Requests it admitted.
+    pub admitted: u64,
+    /// The most of its own admissions in any window of any run.
+    pub busiest_window_max: u64,
 }
 
 /// What a scenario produced.
@@ -80,6 +99,15 @@ impl Report {
             }
             for v in [r.bound, r.delay_p50_us, r.delay_p99_us] {
                 h.u64(v.unwrap_or(u64::MAX));
+            }
+            // A fleet's numbers, only where there is one: other digests stay as they were.
+            if let Some(room) = r.room_instants {
+                h.u64(room);
+            }
+            for g in r.gateways.iter().flatten() {
+                for v in [g.offered, g.admitted, g.busiest_window_max] {
+                    h.u64(v);
+                }
             }
         }
         h.0
@@ -165,7 +193,27 @@ fn summarize(scenario: &Scenario, spec: &LimiterSpec, stats: &[&RunStats]) -> Li
         bound: theory::worst_case(spec, scenario.limit, scenario.window),
         delay_p50_us: p50,
         delay_p99_us: p99,
+        room_instants: fleet(stats).map(|f| f.iter().map(|s| s.room_instants).sum()),
+        gateways: fleet(stats).map(|f| {
+            let n = f.iter().map(|s| s.gateways.len()).max().unwrap_or(0);
+            (0..n)
+                .map(|g| {
+                    let each = f.iter().filter_map(|s| s.gateways.get(g));
+                    GatewayReport {
+                        offered: each.clone().map(|x| x.offered).sum(),
+                        admitted: each.clone().map(|x| x.admitted).sum(),
+                        busiest_window_max: each.map(|x| x.busiest).max().unwrap_or(0),
+                    }
+                })
+                .collect()
+        }),
     }
+}
+
+/// The runs' fleet statistics, if the limiter was a fleet.
+fn fleet<'a>(stats: &[&'a RunStats]) -> Option<Vec<&'a crate::limiter::FleetStats>> {
+    let f: Vec<_> = stats.iter().filter_map(|s| s.fleet.as_ref()).collect();
+    (!f.is_empty()).then_some(f)
 }
 
 /// Moves the delay histograms of one run's results (`from`) into another's (`into`), limiter

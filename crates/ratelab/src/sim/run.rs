@@ -7,7 +7,7 @@ use super::{Scenario, CHUNK};
 use crate::audit::Auditor;
 use crate::error::Error;
 use crate::histogram::Histogram;
-use crate::limiter::{Decide, Decision, Limiter};
+use crate::limiter::{Decide, Decision, FleetStats, Limiter};
 use crate::ring::TimeRing;
 use crate::time::Micros;
 use serde::{Deserialize, Serialize};
@@ -32,6 +32,9 @@ pub struct RunStats {
     /// Queueing delays of admitted requests (queueing limiters only), to the histogram's
     /// precision (exact below 256 µs, within 0.8% above).
     pub delays: Histogram,
+    /// A fleet's room instants and per-gateway tallies (`--gateways` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<FleetStats>,
 }
 
 impl RunStats {
@@ -178,6 +181,9 @@ impl Lane {
         self.stats.busiest_at = a.busiest_at;
         self.stats.wrong_admits = a.wrong_admits;
         self.stats.wrong_rejects = a.wrong_rejects;
+        if let Limiter::Fleet(f) = &self.limiter {
+            self.stats.fleet = Some(f.stats());
+        }
         (self.stats, self.trace, self.mech)
     }
 }
@@ -197,6 +203,7 @@ pub fn decide_and_audit(limiter: &mut Limiter, audit: &mut Auditor, times: &[Mic
         Limiter::Nginx(l) => audit.decide_chunk(times, |t| l.admit(t)),
         Limiter::Haproxy(l) => audit.decide_chunk(times, |t| l.admit(t)),
         Limiter::Split(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        Limiter::Fleet(l) => audit.decide_chunk(times, |t| l.admit(t)),
     }
 }
 

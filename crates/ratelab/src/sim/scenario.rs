@@ -4,11 +4,11 @@
 use crate::error::Error;
 use crate::import::MAX_REPLAY;
 use crate::limiter::{
-    FixedWindow, Gcra, Haproxy, LeakyBucket, LeakyMode, Limiter, Nginx, Rate, SlidingLog,
-    SlidingWindowCounter, Split, TokenBucket,
+    Coord, FixedWindow, Fleet, Gcra, Haproxy, LeakyBucket, LeakyMode, Limiter, Nginx, Rate,
+    SlidingLog, SlidingWindowCounter, Split, TokenBucket,
 };
 use crate::rng::{Rng, Stream};
-use crate::spec::{LimiterKind, LimiterSpec, TrafficSpec};
+use crate::spec::{FleetSpec, LimiterKind, LimiterSpec, TrafficSpec};
 use crate::theory;
 use crate::time::{format_duration, Micros, MINUTE, MS};
 use crate::traffic::{Arrivals, FloodStart, Groups, OnOff, Poisson, RetryClient};
@@ -218,8 +218,35 @@ impl Scenario {
         LaneMemory {
             kept,
             audit,
-            own: own + queue,
+            own: own + queue + self.fleet_memory(spec),
         }
+    }
+
+    /// What a fleet keeps beside its fleet-wide auditor: every gateway's limiter and an
+    /// auditor of its own windows, the shared limiter (and the store's), and for `sync` the
+    /// snapshots on their way (one per sync instant within a delay, and the delivered one) and
+    /// each gateway's admissions since its snapshot (at most what one gateway can admit in
+    /// `every + delay`, by [`theory::fleet_worst`]'s reasoning).
+    fn fleet_memory(&self, spec: &LimiterSpec) -> u64 {
+        let Some(fleet) = spec.fleet else { return 0 };
+        let mut one = spec.clone();
+        one.fleet = None;
+        let n = u64::from(fleet.gateways);
+        let state = match spec.kind {
+            LimiterKind::SlidingLog => 8 * self.limit,
+            _ => 0,
+        } + 160;
+        let single = theory::worst_case(&one, self.limit, self.window).unwrap_or(self.limit);
+        let gateway_audit = 16 * (single.max(self.limit) + CHUNK as u64) + 64;
+        let mut bytes = n * (state + gateway_audit) + 3 * state;
+        if let Coord::Sync { every, delay } = fleet.coord {
+            let snapshots = delay / every.max(1) + 2;
+            let own = single.saturating_mul((every + delay).div_ceil(self.window));
+            bytes = bytes
+                .saturating_add(snapshots.saturating_mul(state))
+                .saturating_add(n.saturating_mul(16).saturating_mul(own + 1));
+        }
+        bytes
     }
 
     /// The most retries a retrying client can have pending at once: each pending retry is a
@@ -448,6 +475,82 @@ impl Scenario {
 
     /// Builds the limiter `spec` describes, for run `run`, checking it against the scenario.
     pub fn build_limiter(&self, spec: &LimiterSpec, run: u32) -> Result<Limiter, Error> {
+        if let Some(fleet) = &spec.fleet {
+            return self.build_fleet(spec, fleet, run);
+        }
+        let mut parts = self.build_parts(spec)?;
+        if parts.len() == 1 {
+            return Ok(parts.remove(0));
+        }
+        Ok(Limiter::Split(Split::new(
+            parts,
+            Rng::new(self.seed, u64::from(run), Stream::Routing),
+        )))
+    }
+
+    /// A fleet of gateways enforcing `spec` (see [`Fleet`]).
+    fn build_fleet(
+        &self,
+        spec: &LimiterSpec,
+        fleet: &FleetSpec,
+        run: u32,
+    ) -> Result<Limiter, Error> {
+        let name = spec.kind.name();
+        let refuse = |why: &str| {
+            Err(Error::invalid(
+                &format!("{name} with --gateways"),
+                &spec.text,
+                why,
+            ))
+        };
+        if spec.servers > 1 {
+            return refuse("servers=1 (a fleet splits the limit itself: --coord split)");
+        }
+        if spec.record_rejects {
+            return refuse("record-rejects=false (a fleet shares its admissions only)");
+        }
+        if spec.queues() {
+            return refuse("a limiter that answers at once (a meter, or nginx with nodelay)");
+        }
+        let mut one = spec.clone();
+        one.fleet = None;
+        if one.kind == LimiterKind::TokenBucket {
+            // The same decisions; GCRA keeps the debt that others' admissions run up.
+            one.kind = LimiterKind::Gcra;
+        }
+        let shared = self.build_parts(&one)?.remove(0);
+        let n = fleet.gateways as usize;
+        let gateways = if fleet.coord == Coord::Split {
+            let k = u64::from(fleet.gateways);
+            let burst = one.burst_or(self.limit);
+            if self.limit % k != 0 || burst % k != 0 {
+                return Err(Error::invalid(
+                    "--gateways with --coord split",
+                    &k.to_string(),
+                    &format!(
+                        "a number of gateways that divides the limit {} and the burst {burst} (each gateway gets 1/N of both)",
+                        self.limit
+                    ),
+                ));
+            }
+            one.servers = fleet.gateways;
+            self.build_parts(&one)?
+        } else {
+            vec![shared.clone(); n]
+        };
+        Ok(Limiter::Fleet(Box::new(Fleet::new(
+            gateways,
+            shared,
+            fleet.coord,
+            fleet.route,
+            Rng::new(self.seed, u64::from(run), Stream::Routing),
+            self.window,
+        ))))
+    }
+
+    /// The limiters of `spec`: one, or one per server of a split limit (each with `1/K` of
+    /// the limit, the burst and the rate).
+    fn build_parts(&self, spec: &LimiterSpec) -> Result<Vec<Limiter>, Error> {
         let k = u64::from(spec.servers);
         let name = spec.kind.name();
         if self.limit % k != 0 {
@@ -524,19 +627,15 @@ impl Scenario {
             }
         };
         if k == 1 {
-            return Ok(one(self.limit, burst, rate));
+            return Ok(vec![one(self.limit, burst, rate)]);
         }
         let per_server = Rate {
             count: rate.count,
             per: rate.per * k,
         };
-        let servers = (0..k)
+        Ok((0..k)
             .map(|_| one(self.limit / k, burst / k, per_server))
-            .collect();
-        Ok(Limiter::Split(Split::new(
-            servers,
-            Rng::new(self.seed, u64::from(run), Stream::Routing),
-        )))
+            .collect())
     }
 }
 

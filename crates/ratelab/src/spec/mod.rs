@@ -5,6 +5,10 @@
 //! checks the rest when it builds a scenario. Every error names the bad part and what is
 //! accepted.
 
+mod fleet;
+
+pub use fleet::FleetSpec;
+
 use crate::error::Error;
 use crate::import::{Field, Filter, Format, FIELD_NAMES, FORMAT_NAMES};
 use crate::limiter::{LeakyMode, Rate};
@@ -126,6 +130,9 @@ pub struct LimiterSpec {
     /// HAProxy's limit `N`. `None`: `L`.
     #[serde(default)]
     pub limit: Option<u64>,
+    /// Gateways enforcing it together (`--gateways`), if more than the one limiter.
+    #[serde(default)]
+    pub fleet: Option<FleetSpec>,
 }
 
 impl LimiterSpec {
@@ -150,6 +157,7 @@ impl LimiterSpec {
             delay: 0,
             period: None,
             limit: None,
+            fleet: None,
         };
         let mut mode_given = false;
         let (mut delay_given, mut nodelay) = (false, false);

@@ -1,0 +1,395 @@
+//! A fleet of gateways enforcing one limit: a router sends each request to one of `N`
+//! gateways, and each decides by its coordination (`local`, `split`, `sync`, `central` or
+//! `lease`). Beside the decisions the fleet keeps the one limiter that saw every admission of
+//! every gateway (`truth`): a **room instant** is an admission that this shared limiter would
+//! have refused, a gateway's view having shown room that the fleet as a whole no longer had.
+//!
+//! - `local`: each gateway enforces the whole limit on what it sees.
+//! - `split`: each enforces `1/N` of it (the limiters are built so; `servers=K` with random
+//!   routing is this).
+//! - `sync:every=Δ,delay=δ`: at `Δ, 2Δ, …` the store takes every admission so far; what it
+//!   took at `kΔ` reaches the gateways at `kΔ + δ`. A gateway decides on that plus its own
+//!   admissions since `kΔ` (its *view*: the snapshot, with its own admissions replayed).
+//! - `central:rtt=R`: one shared limiter decides every request, when it reaches the store
+//!   (`R/2` after it arrived); the backend gets it `R` after it arrived. During an outage the
+//!   gateways fail open (admit everything) or closed (refuse everything), and the store
+//!   learns nothing.
+//! - `lease:size=B,ttl=T`: a gateway with no permit left asks the central limiter for `B`
+//!   (one decision each, stopping at the first refusal) and spends them locally until they run
+//!   out or `T` has passed.
+
+use super::{Decide, Decision, Limiter, Shared, State};
+use crate::rng::Rng;
+use crate::time::Micros;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// How requests are spread over the gateways.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Route {
+    /// Each gateway in turn.
+    RoundRobin,
+    /// One uniformly at random, per request.
+    Random,
+    /// Gateway 0 takes share `hot`; the rest are uniform over the others.
+    Skewed {
+        /// Gateway 0's share, in millionths, from 1 to 1,000,000.
+        hot: u32,
+    },
+}
+
+/// When the central store cannot be reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outage {
+    /// From.
+    pub at: Micros,
+    /// For how long.
+    pub length: Micros,
+    /// Admit everything (fail open) rather than nothing.
+    pub open: bool,
+}
+
+/// How the gateways coordinate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Coord {
+    /// Each enforces the whole limit alone.
+    Local,
+    /// Each enforces `1/N` of it.
+    Split,
+    /// Each decides on the store's snapshot as of its last sync and its own admissions since.
+    Sync {
+        /// How often the store takes a snapshot.
+        every: Micros,
+        /// How long a snapshot takes to reach the gateways.
+        delay: Micros,
+    },
+    /// One shared limiter decides.
+    Central {
+        /// The round trip to the store.
+        rtt: Micros,
+        /// When the store is unreachable.
+        outage: Option<Outage>,
+    },
+    /// Gateways spend blocks of permits taken from a central limiter.
+    Lease {
+        /// Permits per lease.
+        size: u64,
+        /// How long unspent permits last.
+        ttl: Micros,
+    },
+}
+
+/// One gateway's tallies over a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GatewayStats {
+    /// Requests it decided.
+    pub offered: u64,
+    /// Requests it admitted.
+    pub admitted: u64,
+    /// The most of its own admissions in any window.
+    pub busiest: u64,
+}
+
+/// What a fleet measured beyond the decisions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FleetStats {
+    /// Admissions the shared limiter, holding every gateway's admissions, would have refused.
+    pub room_instants: u64,
+    /// Each gateway's tallies.
+    pub gateways: Vec<GatewayStats>,
+}
+
+/// The gateways, their router and coordination, and the shared limiter that measures them.
+#[derive(Debug, Clone)]
+pub struct Fleet {
+    coord: Coord,
+    route: Route,
+    routing: Rng,
+    turn: usize,
+    /// `local`, `split`: each gateway's limiter; `sync`: each gateway's view.
+    gateways: Vec<Limiter>,
+    /// The limiter that has seen every admission (and, for `central` and `lease`, decides).
+    truth: Limiter,
+    /// `central`, `lease`: the store's limiter.
+    store: Option<Limiter>,
+    /// `sync`: the next snapshot instant, the snapshots not yet delivered, the one delivered,
+    /// the snapshot each gateway's view is built on, and each gateway's admissions since it.
+    next_sync: Micros,
+    pending: VecDeque<Snapshot>,
+    delivered: Snapshot,
+    built_on: Vec<Snapshot>,
+    own: Vec<VecDeque<Micros>>,
+    /// Admissions so far, all gateways'.
+    taken: u64,
+    /// `lease`: each gateway's permits left and when they expire.
+    permits: Vec<(u64, Micros)>,
+    room: u64,
+    tallies: Vec<(u64, u64)>,
+    /// Each gateway's admissions inside the trailing window, and the most there ever were.
+    windows: Vec<(VecDeque<Micros>, u64)>,
+    window: Micros,
+}
+
+/// A view's base instant when the view is out of date.
+const STALE: Micros = Micros::MAX;
+
+/// The store's limiter at a sync instant, shared by every gateway that builds on it.
+#[derive(Debug, Clone)]
+struct Snapshot {
+    /// The instant: it holds every admission before it.
+    at: Micros,
+    /// How many admissions it holds.
+    taken: u64,
+    limiter: Arc<Limiter>,
+}
+
+impl Fleet {
+    /// `gateways` limiters (built as the coordination wants: the whole limit for `local` and
+    /// `sync`, `1/N` for `split`), routed to by `route` (drawing from `routing`), and `shared`,
+    /// one limiter of the whole limit (for the measure, and the store of `central` and
+    /// `lease`). `window` is the window each gateway's busiest is counted in.
+    pub fn new(
+        gateways: Vec<Limiter>,
+        shared: Limiter,
+        coord: Coord,
+        route: Route,
+        routing: Rng,
+        window: Micros,
+    ) -> Self {
+        let n = gateways.len();
+        let store =
+            matches!(coord, Coord::Central { .. } | Coord::Lease { .. }).then(|| shared.clone());
+        let next_sync = match coord {
+            Coord::Sync { every, .. } => every,
+            _ => Micros::MAX,
+        };
+        Fleet {
+            coord,
+            route,
+            routing,
+            turn: 0,
+            built_on: vec![
+                Snapshot {
+                    at: 0,
+                    taken: 0,
+                    limiter: Arc::new(shared.clone()),
+                };
+                n
+            ],
+            own: vec![VecDeque::new(); n],
+            permits: vec![(0, 0); n],
+            tallies: vec![(0, 0); n],
+            windows: vec![(VecDeque::new(), 0); n],
+            window,
+            delivered: Snapshot {
+                at: 0,
+                taken: 0,
+                limiter: Arc::new(shared.clone()),
+            },
+            truth: shared,
+            store,
+            gateways,
+            next_sync,
+            pending: VecDeque::new(),
+            taken: 0,
+            room: 0,
+        }
+    }
+
+    /// How many gateways.
+    pub fn len(&self) -> usize {
+        self.tallies.len()
+    }
+
+    /// Whether there are none (never: a fleet has at least one gateway).
+    pub fn is_empty(&self) -> bool {
+        self.tallies.is_empty()
+    }
+
+    /// Whether admitted requests reach the backend later than they arrive (a round trip to a
+    /// central store).
+    pub fn delays(&self) -> bool {
+        matches!(self.coord, Coord::Central { rtt, .. } if rtt > 0)
+    }
+
+    /// What the shared limiter holds: every gateway's admissions.
+    pub fn state(&self, now: Micros) -> State {
+        self.truth.state(now)
+    }
+
+    /// The room instants and each gateway's tallies so far.
+    pub fn stats(&self) -> FleetStats {
+        FleetStats {
+            room_instants: self.room,
+            gateways: self
+                .tallies
+                .iter()
+                .zip(&self.windows)
+                .map(|(&(offered, admitted), w)| GatewayStats {
+                    offered,
+                    admitted,
+                    busiest: w.1,
+                })
+                .collect(),
+        }
+    }
+
+    fn route(&mut self) -> usize {
+        let n = self.len();
+        match self.route {
+            Route::RoundRobin => {
+                let g = self.turn;
+                self.turn = (self.turn + 1) % n;
+                g
+            }
+            Route::Random => self.routing.below(n as u32) as usize,
+            Route::Skewed { hot } => {
+                if n == 1 || self.routing.below(1_000_000) < hot {
+                    0
+                } else {
+                    1 + self.routing.below(n as u32 - 1) as usize
+                }
+            }
+        }
+    }
+
+    /// Takes the snapshots due by `t` (each of every admission before its instant) and
+    /// delivers those that have arrived.
+    fn sync_to(&mut self, t: Micros, every: Micros, delay: Micros) {
+        if self.next_sync <= t {
+            // Every admission so far came before this instant (decisions come in time order),
+            // and none comes before `t`: the snapshots of every instant up to `t` are the
+            // same, and the first of them arrives first.
+            let unchanged = self.pending.back().unwrap_or(&self.delivered).taken == self.taken;
+            let limiter = match self.pending.back() {
+                Some(last) if unchanged => last.limiter.clone(),
+                None if unchanged => self.delivered.limiter.clone(),
+                _ => Arc::new(self.truth.clone()),
+            };
+            self.pending.push_back(Snapshot {
+                at: self.next_sync,
+                taken: self.taken,
+                limiter,
+            });
+            self.next_sync = (t / every + 1) * every;
+        }
+        while self
+            .pending
+            .front()
+            .is_some_and(|s| s.at.saturating_add(delay) <= t)
+        {
+            if let Some(snapshot) = self.pending.pop_front() {
+                self.delivered = snapshot;
+            }
+        }
+    }
+
+    /// Gateway `g`'s view as of the delivered snapshot, rebuilt from it with `g`'s own
+    /// admissions since (its log, already trimmed to them) replayed, unless already built on it.
+    fn view(&mut self, g: usize) {
+        let new = &self.delivered;
+        if self.built_on[g].at == new.at {
+            return;
+        }
+        let view = &mut self.gateways[g];
+        view.clone_from(&new.limiter);
+        for &t in self.own[g].iter() {
+            view.force(t);
+        }
+        self.built_on[g] = new.clone();
+    }
+
+    fn decide_at(&mut self, g: usize, t: Micros) -> Decision {
+        match self.coord {
+            Coord::Local | Coord::Split => self.gateways[g].decide(t),
+            Coord::Sync { every, delay } => {
+                self.sync_to(t, every, delay);
+                let snapshot = &self.delivered;
+                let own = &mut self.own[g];
+                while own.front().is_some_and(|&a| a < snapshot.at) {
+                    own.pop_front();
+                }
+                // With no other gateway's admission since the snapshot, the view holds every
+                // admission there is: the shared limiter decides, and the view is stale.
+                let others = self.taken - snapshot.taken - own.len() as u64;
+                let ok = if others == 0 {
+                    self.built_on[g].at = STALE;
+                    self.truth.peek(t)
+                } else {
+                    self.view(g);
+                    self.gateways[g].admit(t)
+                };
+                if ok {
+                    self.own[g].push_back(t);
+                }
+                admitted_at(ok, t)
+            }
+            Coord::Central { rtt, outage } => {
+                let reach = t + rtt / 2;
+                let down = outage.filter(|o| reach >= o.at && reach - o.at < o.length);
+                let ok = match (down, self.store.as_mut()) {
+                    (Some(o), _) => o.open,
+                    (None, Some(store)) => store.admit(reach),
+                    (None, None) => false,
+                };
+                admitted_at(ok, t + rtt)
+            }
+            Coord::Lease { size, ttl } => {
+                let (left, until) = &mut self.permits[g];
+                if *left == 0 || t >= *until {
+                    let mut granted = 0;
+                    if let Some(store) = self.store.as_mut() {
+                        while granted < size && store.admit(t) {
+                            granted += 1;
+                        }
+                    }
+                    *left = granted;
+                    *until = t.saturating_add(ttl);
+                }
+                let ok = *left > 0;
+                *left -= u64::from(ok);
+                admitted_at(ok, t)
+            }
+        }
+    }
+}
+
+fn admitted_at(ok: bool, at: Micros) -> Decision {
+    if ok {
+        Decision::Admit { at }
+    } else {
+        Decision::Reject
+    }
+}
+
+impl Decide for Fleet {
+    fn decide(&mut self, t: Micros) -> Decision {
+        let g = self.route();
+        let decision = self.decide_at(g, t);
+        let ok = decision.admitted();
+        // The shared limiter decides at the store's instant (a central store's clock).
+        let at = match self.coord {
+            Coord::Central { rtt, .. } => t + rtt / 2,
+            _ => t,
+        };
+        if ok {
+            if !self.truth.peek(at) {
+                self.room += 1;
+            }
+            self.truth.force(at);
+            self.taken += 1;
+            let (inside, most) = &mut self.windows[g];
+            while inside.front().is_some_and(|&t0| t0 + self.window <= t) {
+                inside.pop_front();
+            }
+            inside.push_back(t);
+            *most = (*most).max(inside.len() as u64);
+        }
+        self.tallies[g].0 += 1;
+        self.tallies[g].1 += u64::from(ok);
+        decision
+    }
+}

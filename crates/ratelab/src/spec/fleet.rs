@@ -1,0 +1,305 @@
+//! The fleet's part of the scenario language: `--gateways N`, `--route` and `--coord`, parsed
+//! into one [`FleetSpec`] that every limiter of the scenario is enforced by.
+
+use super::{parse_count, parse_load, split_spec};
+use crate::error::Error;
+use crate::limiter::{Coord, Outage, Route};
+use crate::time::{format_duration, parse_duration, Micros};
+use serde::{Deserialize, Serialize};
+
+/// The most gateways a fleet may have.
+pub const MAX_GATEWAYS: u64 = 64;
+
+/// Gateways enforcing a limiter together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FleetSpec {
+    /// How many (1 to 64).
+    pub gateways: u32,
+    /// How requests reach them.
+    pub route: Route,
+    /// How they coordinate.
+    pub coord: Coord,
+}
+
+const ROUTES: &str = "round-robin, random, skewed:hot=X";
+const COORDS: &str = "local, split, sync:every=DUR[,delay=DUR], central[:rtt=DUR[,outage=AT+DUR,fail=open|closed]], lease:size=B[,ttl=DUR]";
+
+impl FleetSpec {
+    /// `--gateways`, `--route` (default round-robin) and `--coord` (default local).
+    pub fn parse(gateways: &str, route: Option<&str>, coord: Option<&str>) -> Result<Self, Error> {
+        Ok(FleetSpec {
+            gateways: parse_count("gateways", gateways, 1, MAX_GATEWAYS)? as u32,
+            route: route.map_or(Ok(Route::RoundRobin), parse_route)?,
+            coord: coord.map_or(Ok(Coord::Local), parse_coord)?,
+        })
+    }
+
+    /// `--route`'s text, as [`parse_route`] reads it.
+    pub fn route_text(&self) -> String {
+        match self.route {
+            Route::RoundRobin => "round-robin".into(),
+            Route::Random => "random".into(),
+            Route::Skewed { hot } => format!("skewed:hot={}", f64::from(hot) / 1e6),
+        }
+    }
+
+    /// `--coord`'s text, as [`parse_coord`] reads it.
+    pub fn coord_text(&self) -> String {
+        let d = format_duration;
+        match self.coord {
+            Coord::Local => "local".into(),
+            Coord::Split => "split".into(),
+            Coord::Sync { every, delay } => format!("sync:every={},delay={}", d(every), d(delay)),
+            Coord::Central { rtt, outage } => {
+                let mut text = format!("central:rtt={}", d(rtt));
+                if let Some(o) = outage {
+                    let fail = if o.open { "open" } else { "closed" };
+                    text += &format!(",outage={}+{},fail={fail}", d(o.at), d(o.length));
+                }
+                text
+            }
+            Coord::Lease { size, ttl } => format!("lease:size={size},ttl={}", d(ttl)),
+        }
+    }
+}
+
+/// `round-robin`, `random` or `skewed:hot=X` (gateway 0's share: `0.7` or `70%`).
+pub fn parse_route(text: &str) -> Result<Route, Error> {
+    let (name, pairs) = split_spec(text)?;
+    let route = match (name, pairs.as_slice()) {
+        ("round-robin", []) => Route::RoundRobin,
+        ("random", []) => Route::Random,
+        ("skewed", [("hot", v)]) => {
+            let accepted = "a share above 0 and at most 1, like 0.7 or 70%";
+            let share = parse_load("route skewed: hot", v)
+                .ok()
+                .filter(|&x| x <= 1.0)
+                .ok_or_else(|| Error::invalid("route skewed: hot", v, accepted))?;
+            Route::Skewed {
+                hot: ((share * 1e6).round() as u32).max(1),
+            }
+        }
+        ("skewed", _) => {
+            return Err(Error::Missing {
+                what: "route skewed".into(),
+                key: "hot=X, and no other key".into(),
+                example: "skewed:hot=0.7".into(),
+            })
+        }
+        ("round-robin" | "random", _) => {
+            return Err(Error::invalid(&format!("route {name}"), text, "no keys"))
+        }
+        _ => return Err(Error::unknown("route", name, ROUTES)),
+    };
+    Ok(route)
+}
+
+/// A duration key of `--coord`.
+fn duration(name: &str, key: &str, v: &str, min: Micros) -> Result<Micros, Error> {
+    let what = format!("coord {name}: {key}");
+    let d = parse_duration(&what, v)?;
+    if d < min {
+        return Err(Error::invalid(
+            &what,
+            v,
+            &format!("a duration of at least {}", format_duration(min)),
+        ));
+    }
+    Ok(d)
+}
+
+/// `local`, `split`, `sync:every=DUR[,delay=DUR]`,
+/// `central[:rtt=DUR[,outage=AT+DUR,fail=open|closed]]` or `lease:size=B[,ttl=DUR]`.
+pub fn parse_coord(text: &str) -> Result<Coord, Error> {
+    let (name, pairs) = split_spec(text)?;
+    let get = |key: &str| {
+        pairs
+            .iter()
+            .position(|(k, _)| *k == key)
+            .map(|i| pairs[i].1)
+    };
+    let keys: &[&str] = match name {
+        "local" | "split" => &[],
+        "sync" => &["every", "delay"],
+        "central" => &["rtt", "outage", "fail"],
+        "lease" => &["size", "ttl"],
+        _ => return Err(Error::unknown("coordination", name, COORDS)),
+    };
+    if let Some((k, _)) = pairs.iter().find(|(k, _)| !keys.contains(k)) {
+        let accepted = if keys.is_empty() {
+            "no keys".to_owned()
+        } else {
+            keys.join(", ")
+        };
+        return Err(Error::unknown(
+            &format!("key for coord {name}"),
+            k,
+            &accepted,
+        ));
+    }
+    let coord = match name {
+        "local" => Coord::Local,
+        "split" => Coord::Split,
+        "sync" => Coord::Sync {
+            every: match get("every") {
+                Some(v) => duration(name, "every", v, 1_000)?,
+                None => {
+                    return Err(Error::Missing {
+                        what: "coord sync".into(),
+                        key: "every=DUR (how often the gateways sync)".into(),
+                        example: "sync:every=1s,delay=100ms".into(),
+                    })
+                }
+            },
+            delay: get("delay").map_or(Ok(0), |v| duration(name, "delay", v, 0))?,
+        },
+        "central" => {
+            let rtt = get("rtt").map_or(Ok(0), |v| duration(name, "rtt", v, 0))?;
+            let outage = match (get("outage"), get("fail")) {
+                (None, None) => None,
+                (None, Some(_)) => {
+                    return Err(Error::Missing {
+                        what: "coord central: fail".into(),
+                        key: "outage=AT+DUR (fail says what happens during an outage)".into(),
+                        example: "central:rtt=2ms,outage=5min+30s,fail=open".into(),
+                    })
+                }
+                (Some(v), fail) => {
+                    let accepted = "AT+DUR, when the store becomes unreachable and for how long, like 5min+30s";
+                    let (at, length) = v
+                        .split_once('+')
+                        .ok_or_else(|| Error::invalid("coord central: outage", v, accepted))?;
+                    let at = parse_duration("coord central: outage", at)
+                        .map_err(|_| Error::invalid("coord central: outage", v, accepted))?;
+                    let length = parse_duration("coord central: outage", length)
+                        .ok()
+                        .filter(|&l| l > 0)
+                        .ok_or_else(|| Error::invalid("coord central: outage", v, accepted))?;
+                    let open = match fail.unwrap_or("open") {
+                        "open" => true,
+                        "closed" => false,
+                        f => {
+                            return Err(Error::invalid("coord central: fail", f, "open or closed"))
+                        }
+                    };
+                    Some(Outage { at, length, open })
+                }
+            };
+            Coord::Central { rtt, outage }
+        }
+        _ => Coord::Lease {
+            size: match get("size") {
+                Some(v) => parse_count("coord lease: size", v, 1, super::MAX_BURST)?,
+                None => {
+                    return Err(Error::Missing {
+                        what: "coord lease".into(),
+                        key: "size=B (permits per lease)".into(),
+                        example: "lease:size=10,ttl=1s".into(),
+                    })
+                }
+            },
+            ttl: get("ttl").map_or(Ok(Micros::MAX), |v| duration(name, "ttl", v, 1))?,
+        },
+    };
+    Ok(coord)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::{MS, SECOND};
+
+    #[test]
+    fn parses_and_writes_back_every_coordination() {
+        for (route, coord) in [
+            ("round-robin", "local"),
+            ("random", "split"),
+            ("skewed:hot=0.7", "sync:every=1s,delay=100ms"),
+            ("random", "central:rtt=2ms"),
+            ("random", "central:rtt=2ms,outage=5min+30s,fail=closed"),
+            ("round-robin", "lease:size=10,ttl=1s"),
+        ] {
+            let f = FleetSpec::parse("4", Some(route), Some(coord)).expect(coord);
+            assert_eq!(
+                FleetSpec::parse("4", Some(&f.route_text()), Some(&f.coord_text())),
+                Ok(f)
+            );
+        }
+        let f = FleetSpec::parse("3", None, Some("sync:every=250ms")).expect("valid");
+        assert_eq!(
+            (f.gateways, f.route, f.coord),
+            (
+                3,
+                Route::RoundRobin,
+                Coord::Sync {
+                    every: 250 * MS,
+                    delay: 0
+                }
+            )
+        );
+        assert_eq!(
+            parse_route("skewed:hot=70%"),
+            Ok(Route::Skewed { hot: 700_000 })
+        );
+        assert_eq!(
+            parse_coord("central:outage=1s+2s"),
+            Ok(Coord::Central {
+                rtt: 0,
+                outage: Some(Outage {
+                    at: SECOND,
+                    length: 2 * SECOND,
+                    open: true
+                })
+            })
+        );
+    }
+
+    #[test]
+    fn bad_fleet_values_name_the_part_and_what_is_accepted() {
+        let check = |g: &str, r: Option<&str>, c: Option<&str>, needles: &[&str]| {
+            let msg = FleetSpec::parse(g, r, c).expect_err(g).to_string();
+            for n in needles {
+                assert!(msg.contains(n), "{g} {r:?} {c:?}: {msg} lacks {n}");
+            }
+        };
+        check("0", None, None, &["gateways", "from 1 to 64"]);
+        check("65", None, None, &["gateways", "from 1 to 64"]);
+        check(
+            "2",
+            Some("hash"),
+            None,
+            &["route", "round-robin, random, skewed:hot=X"],
+        );
+        check("2", Some("skewed:hot=1.5"), None, &["hot", "at most 1"]);
+        check("2", Some("skewed"), None, &["hot=X"]);
+        check(
+            "2",
+            None,
+            Some("gossip"),
+            &["coordination", "sync:every=DUR"],
+        );
+        check("2", None, Some("sync"), &["every=DUR"]);
+        check("2", None, Some("sync:every=0s"), &["every", "at least 1ms"]);
+        check(
+            "2",
+            None,
+            Some("sync:every=1s,lag=2s"),
+            &["lag", "every, delay"],
+        );
+        check(
+            "2",
+            None,
+            Some("central:outage=5min"),
+            &["outage", "AT+DUR"],
+        );
+        check("2", None, Some("central:fail=open"), &["outage=AT+DUR"]);
+        check(
+            "2",
+            None,
+            Some("central:outage=1s+1s,fail=maybe"),
+            &["fail", "open or closed"],
+        );
+        check("2", None, Some("lease:ttl=1s"), &["size=B"]);
+        check("2", None, Some("local:every=1s"), &["every", "no keys"]);
+    }
+}

@@ -1,0 +1,338 @@
+//! Fleets of gateways against theory: the cases where a fleet must be a known limiter exactly,
+//! the worst windows it must reach, and the bounds it must never pass.
+
+use proptest::prelude::*;
+use ratelab::sim::{simulate_run, Scenario};
+use ratelab::spec::{FleetSpec, LimiterSpec, TrafficSpec};
+use ratelab::theory;
+use ratelab::time::{MINUTE, MS};
+use ratelab::traffic::FloodStart;
+use ratelab::{Decide, Micros};
+
+const KINDS: [&str; 8] = [
+    "fixed-window",
+    "sliding-log",
+    "sliding-window-counter",
+    "token-bucket:burst=10",
+    "gcra:burst=30",
+    "leaky-bucket:burst=5",
+    "nginx:burst=5,nodelay",
+    "haproxy:record-rejects=false",
+];
+
+fn spec(kind: &str, fleet: Option<(&str, Option<&str>, Option<&str>)>) -> LimiterSpec {
+    let mut s = LimiterSpec::parse(kind).expect("valid spec");
+    s.fleet = fleet.map(|(n, r, c)| FleetSpec::parse(n, r, c).expect("valid fleet"));
+    s
+}
+
+fn scenario(limiters: Vec<LimiterSpec>, traffic: &str, limit: u64) -> Scenario {
+    Scenario {
+        limiters,
+        traffic: TrafficSpec::parse(traffic).expect("valid traffic"),
+        limit,
+        window: MINUTE,
+        duration: 20 * MINUTE,
+        runs: 1,
+        seed: 11,
+    }
+}
+
+/// Each decision of `spec` in run 0 of `traffic`.
+fn decisions(s: &Scenario, spec: &LimiterSpec) -> Vec<bool> {
+    let mut l = s.build_limiter(spec, 0).expect("builds");
+    s.arrivals(0).map(|t| l.admit(t)).collect()
+}
+
+#[test]
+fn one_gateway_is_the_limiter_itself() {
+    for kind in KINDS {
+        let s = scenario(vec![], "page-loads:load=1.3", 60);
+        let plain = decisions(&s, &spec(kind, None));
+        for coord in [
+            "local",
+            "split",
+            "sync:every=1s,delay=300ms",
+            "central",
+            "lease:size=1",
+        ] {
+            let fleet = spec(kind, Some(("1", Some("random"), Some(coord))));
+            assert_eq!(decisions(&s, &fleet), plain, "{kind} --coord {coord}");
+        }
+    }
+}
+
+#[test]
+fn a_central_store_without_a_round_trip_is_one_shared_limiter() {
+    for kind in KINDS {
+        let s = scenario(vec![], "big-bursts:load=1.5", 60);
+        let plain = decisions(&s, &spec(kind, None));
+        for route in ["round-robin", "random", "skewed:hot=0.9"] {
+            let fleet = spec(kind, Some(("16", Some(route), Some("central"))));
+            assert_eq!(decisions(&s, &fleet), plain, "{kind} --route {route}");
+        }
+    }
+}
+
+#[test]
+fn split_with_random_routing_is_servers_k() {
+    for kind in [
+        "sliding-log",
+        "token-bucket:burst=60",
+        "fixed-window",
+        "leaky-bucket:burst=6",
+    ] {
+        let s = scenario(vec![], "steady:load=1.1", 60);
+        let servers = spec(
+            &format!(
+                "{kind}{}servers=3",
+                if kind.contains(':') { "," } else { ":" }
+            ),
+            None,
+        );
+        let fleet = spec(kind, Some(("3", Some("random"), Some("split"))));
+        assert_eq!(decisions(&s, &fleet), decisions(&s, &servers), "{kind}");
+    }
+}
+
+/// The busiest windows of `limiters` under a flood of one request a millisecond, from `start`.
+fn flood(limiters: Vec<LimiterSpec>, limit: u64, start: FloodStart) -> Vec<u64> {
+    let s = Scenario {
+        limiters,
+        traffic: TrafficSpec::Flood {
+            start,
+            every: MS,
+            length: None,
+        },
+        limit,
+        window: MINUTE,
+        duration: 10 * MINUTE,
+        runs: 1,
+        seed: 1,
+    };
+    s.validate().expect("valid");
+    simulate_run(&s, 0)
+        .expect("runs")
+        .iter()
+        .map(|r| r.busiest)
+        .collect()
+}
+
+#[test]
+fn local_gateways_under_a_round_robin_flood_each_take_a_whole_limit() {
+    for kind in [
+        "sliding-log",
+        "fixed-window",
+        "token-bucket:burst=10",
+        "gcra",
+    ] {
+        for n in ["2", "4", "7"] {
+            let single = flood(vec![spec(kind, None)], 60, FloodStart::Worst)[0];
+            let fleet = spec(kind, Some((n, Some("round-robin"), Some("local"))));
+            let n: u64 = n.parse().expect("a number");
+            // The single limiter's worst start, with room for each gateway's share before the
+            // boundary: N · L ms before it.
+            let got = flood(
+                vec![fleet.clone()],
+                60,
+                FloodStart::Offset(MINUTE - n * 60 * MS),
+            )[0];
+            assert_eq!(got, n * single, "{kind} on {n} gateways");
+            assert_eq!(theory::worst_case(&fleet, 60, MINUTE), Some(got), "{kind}");
+        }
+    }
+}
+
+#[test]
+fn room_instants_are_what_one_shared_limiter_would_have_refused() {
+    // A store that decides everything never admits what it would refuse.
+    let s = scenario(
+        vec![
+            spec("sliding-log", Some(("8", Some("random"), Some("central")))),
+            spec("sliding-log", Some(("8", Some("random"), Some("local")))),
+            spec(
+                "sliding-log",
+                Some(("8", Some("random"), Some("sync:every=1s"))),
+            ),
+            spec(
+                "sliding-log",
+                Some(("8", Some("random"), Some("sync:every=10s"))),
+            ),
+        ],
+        "steady:load=1.5",
+        100,
+    );
+    s.validate().expect("valid");
+    let r = ratelab::simulate(&s).expect("runs");
+    let room: Vec<u64> = r
+        .results
+        .iter()
+        .map(|x| x.room_instants.expect("a fleet"))
+        .collect();
+    assert_eq!(room[0], 0);
+    // Each local gateway sees an eighth of the traffic and admits it all.
+    assert!(room[1] > 1000, "{room:?}");
+    // Syncing shrinks them, and syncing more often shrinks them more.
+    assert!(room[2] < room[3] && room[3] < room[1], "{room:?}");
+    // Room instants are admissions the literal rule disagrees with too, for the log.
+    for x in &r.results {
+        let wrong = (x.wrong_admits * x.decisions as f64).round() as u64;
+        assert!(x.room_instants.expect("a fleet") <= wrong.max(x.room_instants.unwrap_or(0)));
+        let gateways = x.gateways.as_ref().expect("per gateway");
+        assert_eq!(gateways.len(), 8);
+        assert_eq!(gateways.iter().map(|g| g.offered).sum::<u64>(), x.offered);
+        assert_eq!(gateways.iter().map(|g| g.admitted).sum::<u64>(), x.admitted);
+    }
+}
+
+/// The trailing-window recount of sorted times: the most in any `(t − W, t]`.
+fn busiest(times: &[Micros], window: Micros) -> u64 {
+    let (mut tail, mut most) = (0, 0);
+    for (i, &t) in times.iter().enumerate() {
+        while times[tail] + window <= t {
+            tail += 1;
+        }
+        most = most.max((i + 1 - tail) as u64);
+    }
+    most
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// A synced or leasing fleet never passes its stated bound, whatever the arrivals: bursts
+    /// at one instant, floods, long gaps, and gateways reached in any order.
+    #[test]
+    fn synced_and_leasing_fleets_stay_within_their_bounds(
+        gaps in proptest::collection::vec(
+            prop_oneof![0u64..3, 0u64..300_000, 0u64..12_000_000, 0u64..120_000_000],
+            1..1_500,
+        ),
+        kind in 0usize..KINDS.len(),
+        n in 2u32..9,
+        every_ms in prop_oneof![1u64..50, 50u64..5_000, 5_000u64..120_000],
+        delay_ms in prop_oneof![Just(0u64), 0u64..3_000, 0u64..90_000],
+        lease in 1u64..12,
+        route in prop_oneof![Just("round-robin"), Just("random"), Just("skewed:hot=0.8")],
+    ) {
+        let window = MINUTE;
+        for coord in [
+            format!("sync:every={every_ms}ms,delay={delay_ms}ms"),
+            format!("lease:size={lease},ttl={every_ms}ms"),
+        ] {
+            let mut s = spec(KINDS[kind], None);
+            s.fleet = Some(FleetSpec::parse(&n.to_string(), Some(route), Some(&coord)).expect("valid"));
+            let sc = Scenario { limiters: vec![], window, limit: 12, ..Scenario::default() };
+            let mut l = sc.build_limiter(&s, 0).expect("builds");
+            let mut t = 0;
+            let mut admitted = Vec::new();
+            for &g in &gaps {
+                t += g;
+                if l.admit(t) {
+                    admitted.push(t);
+                }
+            }
+            let bound = theory::worst_case(&s, 12, window).expect("a bound");
+            let got = busiest(&admitted, window);
+            prop_assert!(got <= bound, "{} --gateways {n} --coord {coord}: {got} > {bound}", KINDS[kind]);
+        }
+    }
+}
+
+#[test]
+fn a_round_trip_moves_every_decision_alike_and_an_outage_fails_as_configured() {
+    // The sliding log does not depend on where time starts: a store reached 5 ms later
+    // decides as the gateway would have, and the backend gets each admission 10 ms late.
+    let s = scenario(vec![], "page-loads:load=1.4", 60);
+    let plain = decisions(&s, &spec("sliding-log", None));
+    let far = spec(
+        "sliding-log",
+        Some(("5", Some("random"), Some("central:rtt=10ms"))),
+    );
+    assert_eq!(decisions(&s, &far), plain);
+    let mut l = s.build_limiter(&far, 0).expect("builds");
+    assert!(l.delays());
+    assert_eq!(l.decide(123_456), ratelab::Decision::Admit { at: 133_456 });
+    // One lease of one permit per request is the store deciding every request.
+    let single = spec(
+        "gcra:burst=7",
+        Some(("4", Some("random"), Some("lease:size=1"))),
+    );
+    assert_eq!(
+        decisions(&s, &single),
+        decisions(&s, &spec("gcra:burst=7", None))
+    );
+    // The store unreachable from the 5th to the 7th minute (requests reaching it then).
+    let (from, to) = (5 * MINUTE, 7 * MINUTE);
+    for (fail, expect_all) in [("open", true), ("closed", false)] {
+        let coord = format!("central:rtt=2ms,outage=5min+2min,fail={fail}");
+        let fleet = spec("sliding-log", Some(("3", Some("random"), Some(&coord))));
+        let mut l = s.build_limiter(&fleet, 0).expect("builds");
+        let times: Vec<Micros> = s.arrivals(0).collect();
+        let mut inside = 0;
+        for t in times {
+            let ok = l.admit(t);
+            let reach = t + MS;
+            if reach >= from && reach < to {
+                inside += 1;
+                assert_eq!(ok, expect_all, "fail={fail} at {t}");
+            }
+        }
+        assert!(inside > 100, "{inside} requests in the outage");
+    }
+    let open = spec(
+        "sliding-log",
+        Some(("3", None, Some("central:outage=5min+2min,fail=open"))),
+    );
+    assert_eq!(
+        theory::worst_case(&open, 60, MINUTE),
+        None,
+        "failing open has no bound"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(120))]
+
+    /// `sync` against its definition, recomputed from scratch at every decision: a gateway
+    /// decides as a fresh limiter that has seen every admission before the last snapshot to
+    /// have reached it (taken at `kΔ`, arrived at `kΔ + δ`) and its own admissions since.
+    #[test]
+    fn sync_is_its_definition(
+        gaps in proptest::collection::vec(prop_oneof![0u64..3, 0u64..400_000, 0u64..4_000_000], 1..250),
+        kind in prop_oneof![Just("sliding-log"), Just("gcra:burst=4"), Just("fixed-window"), Just("nginx:burst=3,nodelay"), Just("sliding-window-counter")],
+        n in 1u32..6,
+        every_ms in 1u64..3_000,
+        delay_ms in 0u64..5_000,
+    ) {
+        use ratelab::limiter::Shared;
+        let sc = Scenario { limiters: vec![], window: MINUTE, limit: 6, ..Scenario::default() };
+        let mut s = spec(kind, None);
+        let plain = sc.build_limiter(&s, 0).expect("builds");
+        let coord = format!("sync:every={every_ms}ms,delay={delay_ms}ms");
+        s.fleet = Some(FleetSpec::parse(&n.to_string(), Some("round-robin"), Some(&coord)).expect("valid"));
+        let mut fleet = sc.build_limiter(&s, 0).expect("builds");
+        let (every, delay) = (every_ms * MS, delay_ms * MS);
+        let mut log: Vec<(Micros, usize)> = Vec::new();
+        let mut t = 0;
+        for (i, &g) in gaps.iter().enumerate() {
+            t += g;
+            let gw = i % n as usize;
+            // The last snapshot to have arrived: instant kΔ with kΔ + δ ≤ t (0: none yet).
+            let k = t.saturating_sub(delay) / every;
+            let instant = if t >= delay { k * every } else { 0 };
+            let mut fresh = plain.clone();
+            for &(a, h) in &log {
+                if a < instant || h == gw {
+                    fresh.force(a);
+                }
+            }
+            let want = fresh.peek(t);
+            let got = fleet.admit(t);
+            prop_assert_eq!(got, want, "request {} at {} on gateway {}", i, t, gw);
+            if got {
+                log.push((t, gw));
+            }
+        }
+    }
+}
