@@ -10,8 +10,12 @@
 //!   sliding-window counter `2L`; token bucket and GCRA `B + ⌊r·(W − 1µs)⌋`, which is
 //!   `B + L − 1` when `r = L/W`; nginx's leaky bucket as a meter `burst + 1 + ⌊r·(W − 1µs)⌋`.
 
-use crate::limiter::{Coord, LeakyMode, Outage, Rate};
-use crate::spec::{FleetSpec, LimiterKind, LimiterSpec};
+#[cfg(feature = "fleet")]
+use crate::limiter::{Coord, Outage};
+use crate::limiter::{LeakyMode, Rate};
+#[cfg(feature = "fleet")]
+use crate::spec::FleetSpec;
+use crate::spec::{LimiterKind, LimiterSpec};
 use crate::time::Micros;
 
 /// Erlang's B formula: the blocking probability of `servers` slots offered `erlangs` of load.
@@ -47,6 +51,7 @@ pub fn fixed_window_served(limit: u64, load: f64) -> f64 {
 /// The largest number a limiter like `spec` can admit in any window `(t − W, t]`, over every
 /// possible arrival pattern, where that is known exactly.
 pub fn worst_case(spec: &LimiterSpec, limit: u64, window: Micros) -> Option<u64> {
+    #[cfg(feature = "fleet")]
     if let Some(fleet) = &spec.fleet {
         return fleet_worst(spec, fleet, limit, window);
     }
@@ -89,6 +94,7 @@ pub fn worst_case(spec: &LimiterSpec, limit: u64, window: Micros) -> Option<u64>
     }
 }
 
+#[cfg(feature = "fleet")]
 /// The most a fleet of gateways enforcing `spec` admits in any window, where known:
 /// - `local`: each gateway's worst window at once, `N` times the single limiter's;
 /// - `split`: the split limit's (each gateway `1/N` of the limit);

@@ -102,6 +102,7 @@ impl Haproxy {
     }
 
     /// An admission made elsewhere, counted as a tracked request.
+    #[cfg(feature = "fleet")]
     pub(super) fn force_at(&mut self, t: Micros) {
         self.rotate(t / 1000);
         self.curr += 1;

@@ -6,15 +6,19 @@
 //! rate of `N` requests per `D` µs is kept as the fraction itself: one token is `D` units,
 //! and a microsecond refills `N` units.
 
+#[cfg(feature = "fleet")]
 mod fleet;
 mod haproxy;
 mod nginx;
 mod retry_after;
+#[cfg(feature = "fleet")]
 mod shared;
 
+#[cfg(feature = "fleet")]
 pub use fleet::{Coord, Fleet, FleetStats, GatewayStats, Outage, Route};
 pub use haproxy::Haproxy;
 pub use nginx::{thousandths_per_second, Nginx};
+#[cfg(feature = "fleet")]
 pub use shared::Shared;
 
 use crate::rng::Rng;
@@ -730,6 +734,7 @@ pub enum Limiter {
     /// See [`Split`].
     Split(Split),
     /// See [`Fleet`].
+    #[cfg(feature = "fleet")]
     Fleet(Box<Fleet>),
 }
 
@@ -746,6 +751,7 @@ impl Decide for Limiter {
             Limiter::Nginx(l) => l.decide(t),
             Limiter::Haproxy(l) => l.decide(t),
             Limiter::Split(l) => l.decide(t),
+            #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.decide(t),
         }
     }
@@ -762,6 +768,7 @@ impl Decide for Limiter {
             Limiter::Nginx(l) => l.admit(t),
             Limiter::Haproxy(l) => l.admit(t),
             Limiter::Split(l) => l.admit(t),
+            #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.admit(t),
         }
     }
@@ -773,6 +780,7 @@ impl Limiter {
         match self {
             Limiter::LeakyBucket(l) => l.mode == LeakyMode::Queue,
             Limiter::Nginx(l) => l.delays(),
+            #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.delays(),
             _ => false,
         }
@@ -790,6 +798,7 @@ impl Limiter {
             Limiter::Nginx(l) => l.state(now),
             Limiter::Haproxy(l) => l.state(now),
             Limiter::Split(l) => l.state(now),
+            #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.state(now),
         }
     }

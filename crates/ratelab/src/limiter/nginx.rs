@@ -68,6 +68,7 @@ impl Nginx {
 
     /// An admission made elsewhere, recorded as nginx records one it admits (excess above the
     /// burst included).
+    #[cfg(feature = "fleet")]
     pub(super) fn force_at(&mut self, t: Micros) {
         let now = t / 1000;
         self.excess = match self.last {

@@ -37,7 +37,9 @@ impl Limiter {
             Limiter::Nginx(l) => l.retry_after(t),
             Limiter::SlidingWindowCounter(l) => search(l, t),
             Limiter::Haproxy(l) => search(l, t),
-            Limiter::Split(_) | Limiter::Fleet(_) => return None,
+            Limiter::Split(_) => return None,
+            #[cfg(feature = "fleet")]
+            Limiter::Fleet(_) => return None,
         };
         (at <= FAR).then_some(at)
     }

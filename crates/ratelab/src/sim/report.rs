@@ -178,6 +178,7 @@ fn summarize(scenario: &Scenario, spec: &LimiterSpec, stats: &[&RunStats]) -> Li
     } else {
         (None, None)
     };
+    let (room_instants, gateways) = fleet(stats);
     LimiterReport {
         limiter: spec.text.clone(),
         offered: total(|s| s.offered),
@@ -193,27 +194,39 @@ fn summarize(scenario: &Scenario, spec: &LimiterSpec, stats: &[&RunStats]) -> Li
         bound: theory::worst_case(spec, scenario.limit, scenario.window),
         delay_p50_us: p50,
         delay_p99_us: p99,
-        room_instants: fleet(stats).map(|f| f.iter().map(|s| s.room_instants).sum()),
-        gateways: fleet(stats).map(|f| {
-            let n = f.iter().map(|s| s.gateways.len()).max().unwrap_or(0);
-            (0..n)
-                .map(|g| {
-                    let each = f.iter().filter_map(|s| s.gateways.get(g));
-                    GatewayReport {
-                        offered: each.clone().map(|x| x.offered).sum(),
-                        admitted: each.clone().map(|x| x.admitted).sum(),
-                        busiest_window_max: each.map(|x| x.busiest).max().unwrap_or(0),
-                    }
-                })
-                .collect()
-        }),
+        room_instants,
+        gateways,
     }
 }
 
-/// The runs' fleet statistics, if the limiter was a fleet.
-fn fleet<'a>(stats: &[&'a RunStats]) -> Option<Vec<&'a crate::limiter::FleetStats>> {
+/// A fleet's room instants and gateways over all runs, if the limiter was a fleet.
+#[cfg(feature = "fleet")]
+fn fleet(stats: &[&RunStats]) -> (Option<u64>, Option<Vec<GatewayReport>>) {
     let f: Vec<_> = stats.iter().filter_map(|s| s.fleet.as_ref()).collect();
-    (!f.is_empty()).then_some(f)
+    if f.is_empty() {
+        return (None, None);
+    }
+    let n = f.iter().map(|s| s.gateways.len()).max().unwrap_or(0);
+    let gateways = (0..n)
+        .map(|g| {
+            let each = f.iter().filter_map(|s| s.gateways.get(g));
+            GatewayReport {
+                offered: each.clone().map(|x| x.offered).sum(),
+                admitted: each.clone().map(|x| x.admitted).sum(),
+                busiest_window_max: each.map(|x| x.busiest).max().unwrap_or(0),
+            }
+        })
+        .collect();
+    (
+        Some(f.iter().map(|s| s.room_instants).sum()),
+        Some(gateways),
+    )
+}
+
+/// Without fleets (the page's modules build the core without them), there are none.
+#[cfg(not(feature = "fleet"))]
+fn fleet(_: &[&RunStats]) -> (Option<u64>, Option<Vec<GatewayReport>>) {
+    (None, None)
 }
 
 /// Moves the delay histograms of one run's results (`from`) into another's (`into`), limiter

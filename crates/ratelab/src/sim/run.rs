@@ -7,7 +7,9 @@ use super::{Scenario, CHUNK};
 use crate::audit::Auditor;
 use crate::error::Error;
 use crate::histogram::Histogram;
-use crate::limiter::{Decide, Decision, FleetStats, Limiter};
+#[cfg(feature = "fleet")]
+use crate::limiter::FleetStats;
+use crate::limiter::{Decide, Decision, Limiter};
 use crate::ring::TimeRing;
 use crate::time::Micros;
 use serde::{Deserialize, Serialize};
@@ -33,6 +35,7 @@ pub struct RunStats {
     /// precision (exact below 256 µs, within 0.8% above).
     pub delays: Histogram,
     /// A fleet's room instants and per-gateway tallies (`--gateways` only).
+    #[cfg(feature = "fleet")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fleet: Option<FleetStats>,
 }
@@ -181,6 +184,7 @@ impl Lane {
         self.stats.busiest_at = a.busiest_at;
         self.stats.wrong_admits = a.wrong_admits;
         self.stats.wrong_rejects = a.wrong_rejects;
+        #[cfg(feature = "fleet")]
         if let Limiter::Fleet(f) = &self.limiter {
             self.stats.fleet = Some(f.stats());
         }
@@ -203,6 +207,7 @@ pub fn decide_and_audit(limiter: &mut Limiter, audit: &mut Auditor, times: &[Mic
         Limiter::Nginx(l) => audit.decide_chunk(times, |t| l.admit(t)),
         Limiter::Haproxy(l) => audit.decide_chunk(times, |t| l.admit(t)),
         Limiter::Split(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        #[cfg(feature = "fleet")]
         Limiter::Fleet(l) => audit.decide_chunk(times, |t| l.admit(t)),
     }
 }

@@ -3,12 +3,16 @@
 
 use crate::error::Error;
 use crate::import::MAX_REPLAY;
+#[cfg(feature = "fleet")]
+use crate::limiter::{Coord, Fleet};
 use crate::limiter::{
-    Coord, FixedWindow, Fleet, Gcra, Haproxy, LeakyBucket, LeakyMode, Limiter, Nginx, Rate,
-    SlidingLog, SlidingWindowCounter, Split, TokenBucket,
+    FixedWindow, Gcra, Haproxy, LeakyBucket, LeakyMode, Limiter, Nginx, Rate, SlidingLog,
+    SlidingWindowCounter, Split, TokenBucket,
 };
 use crate::rng::{Rng, Stream};
-use crate::spec::{FleetSpec, LimiterKind, LimiterSpec, TrafficSpec};
+#[cfg(feature = "fleet")]
+use crate::spec::FleetSpec;
+use crate::spec::{LimiterKind, LimiterSpec, TrafficSpec};
 use crate::theory;
 use crate::time::{format_duration, Micros, MINUTE, MS};
 use crate::traffic::{Arrivals, FloodStart, Groups, OnOff, Poisson, RetryClient};
@@ -227,6 +231,7 @@ impl Scenario {
     /// snapshots on their way (one per sync instant within a delay, and the delivered one) and
     /// each gateway's admissions since its snapshot (at most what one gateway can admit in
     /// `every + delay`, by [`theory::fleet_worst`]'s reasoning).
+    #[cfg(feature = "fleet")]
     fn fleet_memory(&self, spec: &LimiterSpec) -> u64 {
         let Some(fleet) = spec.fleet else { return 0 };
         let mut one = spec.clone();
@@ -247,6 +252,12 @@ impl Scenario {
                 .saturating_add(n.saturating_mul(16).saturating_mul(own + 1));
         }
         bytes
+    }
+
+    /// Without fleets (the page's modules build the core without them), nothing.
+    #[cfg(not(feature = "fleet"))]
+    fn fleet_memory(&self, _: &LimiterSpec) -> u64 {
+        0
     }
 
     /// The most retries a retrying client can have pending at once: each pending retry is a
@@ -475,6 +486,7 @@ impl Scenario {
 
     /// Builds the limiter `spec` describes, for run `run`, checking it against the scenario.
     pub fn build_limiter(&self, spec: &LimiterSpec, run: u32) -> Result<Limiter, Error> {
+        #[cfg(feature = "fleet")]
         if let Some(fleet) = &spec.fleet {
             return self.build_fleet(spec, fleet, run);
         }
@@ -489,6 +501,7 @@ impl Scenario {
     }
 
     /// A fleet of gateways enforcing `spec` (see [`Fleet`]).
+    #[cfg(feature = "fleet")]
     fn build_fleet(
         &self,
         spec: &LimiterSpec,

@@ -5,8 +5,10 @@
 //! checks the rest when it builds a scenario. Every error names the bad part and what is
 //! accepted.
 
+#[cfg(feature = "fleet")]
 mod fleet;
 
+#[cfg(feature = "fleet")]
 pub use fleet::FleetSpec;
 
 use crate::error::Error;
@@ -131,6 +133,7 @@ pub struct LimiterSpec {
     #[serde(default)]
     pub limit: Option<u64>,
     /// Gateways enforcing it together (`--gateways`), if more than the one limiter.
+    #[cfg(feature = "fleet")]
     #[serde(default)]
     pub fleet: Option<FleetSpec>,
 }
@@ -157,6 +160,7 @@ impl LimiterSpec {
             delay: 0,
             period: None,
             limit: None,
+            #[cfg(feature = "fleet")]
             fleet: None,
         };
         let mut mode_given = false;
