@@ -58,9 +58,9 @@ export function gzipSizes(dist) {
   };
 }
 
-/** The distinct files of `fetched` that exist in `dist` (a file fetched twice, as the on-demand
- * module is by the page and by the section worker, is counted once: the test server forbids
- * caching, a real host does not), with their gzipped sizes and the total. */
+/** The distinct files of `fetched` that exist in `dist` (a file fetched twice, as the script
+ * `ratelab-extra.js` is by the page and by the section worker, is counted once: the test server
+ * forbids caching, a real host does not), with their gzipped sizes and the total. */
 export function transfer(dist, fetched) {
   const gz = gzipSizes(dist);
   const files = [...new Set(fetched)].filter((f) => existsSync(join(dist, f))).sort();

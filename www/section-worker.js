@@ -3,15 +3,20 @@
 // a fast laptop core. The page draws the returned data, which takes a few milliseconds.
 /* global wasm_bindgen */
 importScripts('ratelab-extra.js');
+// The page sends the module it compiled (one download for both) before any request.
 let loaded;
 self.ratelabPanicked = (message) => postMessage({ type: 'panic', message });
-// (The module's panic hook is set as it starts.)
-const load = () => (loaded ??= wasm_bindgen({ module_or_path: 'ratelab-extra_bg.wasm' }));
 
 onmessage = async (event) => {
+  if (event.data.module) {
+    // (The module's panic hook is set as it starts.)
+    loaded = wasm_bindgen({ module_or_path: event.data.module });
+    loaded.catch(() => {});
+    return;
+  }
   const { seq, name, dials } = event.data;
   try {
-    await load();
+    await loaded;
     const data = name === 'rules' ? wasm_bindgen.rulesData() : wasm_bindgen.sectionData(name, dials);
     postMessage({ type: 'section', seq, data });
   } catch (e) {

@@ -46,18 +46,23 @@ fn canvas(id: &str) -> Result<DrawingArea<Canvas, Shift>, JsValue> {
 pub fn section_data_js(name: &str, dials: JsValue) -> Result<JsValue, JsValue> {
     let (section, p) = section_of(name, dials)?;
     let figure = section.figure(&p).map_err(js_error)?;
-    #[derive(serde::Serialize)]
-    struct Table<'a> {
-        table: &'a [Vec<String>],
-    }
-    let out = serde_wasm_bindgen::to_value(&Table {
-        table: &figure.table,
-    })
-    .map_err(js_error)?;
+    let out = js_sys::Object::new();
+    js_sys::Reflect::set(&out, &"table".into(), &table_js(&figure.table))?;
     if let Some(plot) = &figure.plot {
         js_sys::Reflect::set(&out, &"plot".into(), &packed(plot))?;
     }
-    Ok(out)
+    Ok(out.into())
+}
+
+/// Strings as a JavaScript array of strings (built directly: no serde serializer for the
+/// worker's tables and captions).
+fn strings_js(strings: &[String]) -> js_sys::Array {
+    strings.iter().map(|s| JsValue::from_str(s)).collect()
+}
+
+/// A table's rows as a JavaScript array of arrays of strings.
+fn table_js(rows: &[Vec<String>]) -> js_sys::Array {
+    rows.iter().map(|row| strings_js(row)).collect()
 }
 
 /// A chart for the trip from the section worker to the page's thread: `{numbers, text}`, a
@@ -146,21 +151,13 @@ pub fn on_start() {
 #[wasm_bindgen(js_name = rulesData)]
 pub fn rules_data() -> Result<JsValue, JsValue> {
     let rules = sections::rules().map_err(js_error)?;
-    #[derive(serde::Serialize)]
-    struct Rules<'a> {
-        captions: &'a [String],
-        labels: &'a [String],
-        table: &'a [Vec<String>],
-    }
-    let out = serde_wasm_bindgen::to_value(&Rules {
-        captions: &rules.captions,
-        labels: &rules.labels,
-        table: &rules.table,
-    })
-    .map_err(js_error)?;
+    let out = js_sys::Object::new();
+    js_sys::Reflect::set(&out, &"captions".into(), &strings_js(&rules.captions))?;
+    js_sys::Reflect::set(&out, &"labels".into(), &strings_js(&rules.labels))?;
+    js_sys::Reflect::set(&out, &"table".into(), &table_js(&rules.table))?;
     let plots: js_sys::Array = rules.plots.iter().map(packed).collect();
     js_sys::Reflect::set(&out, &"plots".into(), &plots)?;
-    Ok(out)
+    Ok(out.into())
 }
 
 /// The main figure's mechanism view: the same run as the figure's (the same controls, and the
@@ -216,8 +213,29 @@ impl MechanismView {
     /// What the playhead shows at decision `index`: `{index, decisions, timeS, band, limit,
     /// over, kind, value, text, stateText}`, or `undefined` past the run.
     pub fn frame(&self, index: usize) -> Result<JsValue, JsValue> {
-        serde_wasm_bindgen::to_value(&self.playback.frame(&self.trace, &self.mech, index))
-            .map_err(js_error)
+        let Some(f) = self.playback.frame(&self.trace, &self.mech, index) else {
+            return Ok(JsValue::UNDEFINED);
+        };
+        // Built directly (no serde serializer in this module): the fields of
+        // `mechanism::Frame` in its order, camelCase, the counts as numbers.
+        let out = js_sys::Object::new();
+        let fields: [(&str, JsValue); 11] = [
+            ("index", (f.index as f64).into()),
+            ("decisions", (f.decisions as f64).into()),
+            ("timeS", f.time_s.into()),
+            ("band", (f.band as f64).into()),
+            ("limit", (f.limit as f64).into()),
+            ("over", f.over.into()),
+            ("kind", f.kind.into()),
+            ("value", f.value.into()),
+            ("bandText", f.band_text.into()),
+            ("text", f.text.into()),
+            ("stateText", f.state_text.into()),
+        ];
+        for (key, value) in fields {
+            js_sys::Reflect::set(&out, &key.into(), &value)?;
+        }
+        Ok(out.into())
     }
 
     /// The last decision arriving at or before `time_s` (0 if none does), for playback at an
