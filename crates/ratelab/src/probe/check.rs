@@ -158,7 +158,12 @@ impl ProbeReport {
                     self.trace.gateway.len()
                 )));
             }
-            if let Some(g) = self.trace.gateway.iter().find(|&&g| u64::from(g) >= gateways) {
+            if let Some(g) = self
+                .trace
+                .gateway
+                .iter()
+                .find(|&&g| u64::from(g) >= gateways)
+            {
                 return Err(bad(format!(
                     "sends a request to gateway {g} of its {gateways}"
                 )));

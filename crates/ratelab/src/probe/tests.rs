@@ -619,9 +619,8 @@ fn answered_by_fleet(s: &Scenario, real: &LimiterSpec) -> Vec<Record> {
 #[cfg(feature = "fleet")]
 fn fleet_spec(kind: &str, coord: &str) -> LimiterSpec {
     let mut spec = LimiterSpec::parse(kind).expect("spec");
-    spec.fleet = Some(
-        crate::spec::FleetSpec::parse("3", Some("round-robin"), Some(coord)).expect("fleet"),
-    );
+    spec.fleet =
+        Some(crate::spec::FleetSpec::parse("3", Some("round-robin"), Some(coord)).expect("fleet"));
     spec
 }
 
@@ -671,7 +670,10 @@ fn a_fleet_report_is_the_fleet_against_the_rule_and_each_gateway_against_its_mod
         assert_eq!(g.admitted, 12, "{g:?}");
         assert_eq!(g.busiest, 12, "{g:?}");
         let m = g.model.as_ref().expect("the model's part");
-        assert_eq!((m.agree, m.compared, m.admitted, m.busiest), (g.sent, g.sent, 12, 12));
+        assert_eq!(
+            (m.agree, m.compared, m.admitted, m.busiest),
+            (g.sent, g.sent, 12, 12)
+        );
     }
     assert_eq!(r.check(), Ok(()));
     // One shared limiter on the same requests: the limit, and no longer the real fleet.
