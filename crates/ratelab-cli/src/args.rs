@@ -78,6 +78,11 @@ Examples:
                 --limit 20 --window 1s --model leaky-bucket:burst=5,mode=meter
   ratelab probe --redis redis://127.0.0.1:6379 --script sorted-set-record-rejects \\
                 --traffic retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms --limit 20 --window 1s --duration 6s
+  ratelab probe --target http://127.0.0.1:8081/api --target http://127.0.0.1:8082/api \
+                --target http://127.0.0.1:8083/api --route round-robin --traffic boundary-burst \
+                --limit 20 --window 1s --model nginx:rate=20r/s,burst=5,nodelay --coord local
+  ratelab probe --redis redis://127.0.0.1:6379 --gateways 3 --script sorted-set \
+                --traffic boundary-burst --limit 20 --window 1s
   ratelab probe --target http://127.0.0.1:8080/ --traffic flood:every=10ms --dry-run")]
     Probe(ProbeArgs),
     /// The boundary burst against every limiter, as a table.
@@ -232,9 +237,10 @@ pub(crate) struct StudyArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ProbeArgs {
-    /// An HTTP limiter to send GET requests to. E.g. --target http://127.0.0.1:8080/api
+    /// An HTTP limiter to send GET requests to; repeat it for a fleet of gateways (up to 64),
+    /// each request going to the one --route picks. E.g. --target http://127.0.0.1:8080/api
     #[arg(long, value_name = "URL", allow_hyphen_values = true)]
-    pub target: Option<String>,
+    pub target: Vec<String>,
     /// A Redis server to run a limiter script on (with --script). E.g. --redis
     /// redis://127.0.0.1:6379
     #[arg(long, value_name = "URL", allow_hyphen_values = true)]
@@ -305,6 +311,20 @@ pub(crate) struct ProbeArgs {
     /// A header for every HTTP request; repeatable; no CR or LF. E.g. --header X-Client:probe-1
     #[arg(long, value_name = "NAME:VALUE", allow_hyphen_values = true)]
     pub header: Vec<String>,
+    /// Gateways: with --redis, how many separate connections (1 to 64) send to the one
+    /// script and key; with --target, the number of --target URLs, if given. The model is
+    /// then a fleet of as many. E.g. --redis redis://127.0.0.1:6379 --gateways 3
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub gateways: Option<String>,
+    /// How requests are spread over several gateways, by the fleet's own router (seed
+    /// --seed): round-robin (the default), random, or skewed:hot=X (gateway 0 takes share X).
+    /// E.g. --route random
+    #[arg(long, value_name = "ROUTE", allow_hyphen_values = true)]
+    pub route: Option<String>,
+    /// How the model's gateways coordinate, as for simulate [default: local with --target,
+    /// each URL its own limiter; central with --redis, one script and key]. E.g. --coord local
+    #[arg(long, value_name = "COORD", allow_hyphen_values = true)]
+    pub coord: Option<String>,
     /// Allow a target that is not a loopback address.
     #[arg(long)]
     pub allow_remote: bool,

@@ -12,9 +12,11 @@ use crate::args::ProbeArgs;
 use crate::text::{self, quote};
 use crate::{Done, Format};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use ratelab::probe::{Outcome, Plan, ProbeMeta, ProbeReport, Record};
+use ratelab::limiter::Router;
+use ratelab::probe::{Outcome, Plan, ProbeMeta, ProbeReport, Record, MAX_TARGETS};
+use ratelab::rng::{Rng, Stream};
 use ratelab::sim::Scenario;
-use ratelab::spec::{parse_count, LimiterSpec, TrafficSpec};
+use ratelab::spec::{parse_count, FleetSpec, LimiterSpec, TrafficSpec};
 use ratelab::time::{format_duration, parse_duration, Micros, MS, SECOND};
 use ratelab::Error;
 use std::collections::BTreeMap;
@@ -111,11 +113,12 @@ fn parse_statuses(flag: &str, text: &str) -> Result<Vec<(u16, u16)>, String> {
     Ok(out)
 }
 
-/// Where the requests go.
+/// Where the requests go: one gateway, or several that the router spreads them over.
 #[derive(Debug)]
 enum Target {
     Http {
-        url: reqwest::Url,
+        /// One URL a gateway.
+        urls: Vec<reqwest::Url>,
         headers: Vec<(String, String)>,
         statuses: Statuses,
     },
@@ -124,14 +127,47 @@ enum Target {
         script: &'static str,
         source: &'static str,
         burst: u64,
+        /// Gateways: separate connections running the one script on the one key.
+        connections: usize,
     },
 }
 
 impl Target {
+    /// The report's `target`: with one gateway, as it always was.
     fn describe(&self) -> String {
         match self {
-            Target::Http { url, .. } => url.to_string(),
-            Target::Redis { url, script, .. } => format!("{url} (script {script})"),
+            Target::Http { urls, .. } => urls
+                .iter()
+                .map(reqwest::Url::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            Target::Redis {
+                url,
+                script,
+                connections: 1,
+                ..
+            } => format!("{url} (script {script})"),
+            Target::Redis {
+                url,
+                script,
+                connections,
+                ..
+            } => format!("{url} (script {script}) over {connections} connections"),
+        }
+    }
+
+    /// Each gateway's target, in the router's numbering.
+    fn gateways(&self) -> Vec<String> {
+        match self {
+            Target::Http { urls, .. } => urls.iter().map(reqwest::Url::to_string).collect(),
+            Target::Redis {
+                url,
+                script,
+                connections,
+                ..
+            } => (1..=*connections)
+                .map(|k| format!("{url} (script {script}), connection {k}"))
+                .collect(),
         }
     }
 }
@@ -142,6 +178,8 @@ struct Probe {
     scenario: Scenario,
     target: Target,
     model: Option<LimiterSpec>,
+    /// With several gateways: how many, the route, and the model fleet's coordination.
+    fleet: Option<FleetSpec>,
     timeout: Duration,
     format: Format,
     dry_run: bool,
@@ -173,6 +211,15 @@ pub(crate) fn main(args: &ProbeArgs, given: &[String]) -> Result<Done, String> {
         ),
         Target::Redis { .. } => "admitted: the script returns 1; rejected: 0".into(),
     };
+    let to = match &probe.fleet {
+        Some(f) => format!(
+            "{} gateways, --route {}: {}",
+            f.gateways,
+            f.route_text(),
+            probe.target.describe()
+        ),
+        None => probe.target.describe(),
+    };
     let line = format!(
         "ratelab probe: {} {} to {}, {} per {}; {what}; timeout {}",
         if probe.dry_run {
@@ -181,7 +228,7 @@ pub(crate) fn main(args: &ProbeArgs, given: &[String]) -> Result<Done, String> {
             "sending"
         },
         plan.summary.describe(),
-        probe.target.describe(),
+        to,
         probe.scenario.limit,
         format_duration(probe.scenario.window),
         format_duration(probe.timeout.as_micros() as u64),
@@ -216,6 +263,12 @@ pub(crate) fn main(args: &ProbeArgs, given: &[String]) -> Result<Done, String> {
             target: probe.target.describe(),
             scenario: &probe.scenario,
             command: Some(command),
+            gateways: if probe.fleet.is_some() {
+                probe.target.gateways()
+            } else {
+                Vec::new()
+            },
+            route: probe.fleet.map(|f| f.route_text()),
         },
         &records,
         model,
@@ -223,6 +276,7 @@ pub(crate) fn main(args: &ProbeArgs, given: &[String]) -> Result<Done, String> {
     report.partial = partial;
     if let Some(c) = &mut report.comparison {
         c.model = crate::parsed_spec(&c.model);
+        c.coord = probe.fleet.map(|f| f.coord_text());
     }
     let out = match probe.format {
         Format::Json => {
@@ -401,37 +455,61 @@ fn parse(args: &ProbeArgs) -> Result<Probe, String> {
         replay.times = crate::read_replay(replay)?;
     }
     scenario.traffic = traffic;
-    let target = match (&args.target, &args.redis) {
-        (Some(_), Some(_)) => return Err("give --target URL or --redis URL, not both".into()),
-        (None, None) => {
+    if args.target.len() as u64 > MAX_TARGETS {
+        return Err(format!(
+            "{} --target URLs: a probe sends to at most {MAX_TARGETS} gateways (one --target each)",
+            args.target.len()
+        ));
+    }
+    let gateways = args
+        .gateways
+        .as_deref()
+        .map(|n| parse_count("--gateways", n, 1, MAX_TARGETS))
+        .transpose()
+        .map_err(e)?;
+    let target = match (args.target.as_slice(), &args.redis) {
+        ([_, ..], Some(_)) => {
+            return Err("give --target URL (repeated for several gateways) or --redis URL (with --gateways N for several connections), not both".into())
+        }
+        ([], None) => {
             return Err(
                 "probe needs --target URL (an HTTP limiter) or --redis URL --script NAME".into(),
             )
         }
-        (Some(url), None) => {
+        (urls, None) => {
             if script.is_some() || burst.is_some() {
                 return Err("--script and --burst go with --redis, not --target".into());
             }
-            let parsed = reqwest::Url::parse(url).map_err(|err| {
-                format!(
-                    "invalid --target {}: {err}; expected a URL like http://127.0.0.1:8080/api",
-                    quote(url)
-                )
-            })?;
-            if parsed.scheme() != "http" {
+            if let Some(n) = gateways.filter(|&n| n != urls.len() as u64) {
                 return Err(format!(
-                    "invalid --target {}: expected an http:// URL (probe speaks plain HTTP)",
-                    quote(url)
+                    "--gateways {n} with {} --target URL(s): with --target each URL is one gateway, so leave --gateways out or give as many URLs",
+                    urls.len()
                 ));
             }
-            check_host(url, &parsed, args.allow_remote)?;
+            let mut parsed_urls = Vec::with_capacity(urls.len());
+            for url in urls {
+                let parsed = reqwest::Url::parse(url).map_err(|err| {
+                    format!(
+                        "invalid --target {}: {err}; expected a URL like http://127.0.0.1:8080/api",
+                        quote(url)
+                    )
+                })?;
+                if parsed.scheme() != "http" {
+                    return Err(format!(
+                        "invalid --target {}: expected an http:// URL (probe speaks plain HTTP)",
+                        quote(url)
+                    ));
+                }
+                check_host(url, &parsed, args.allow_remote)?;
+                parsed_urls.push(parsed);
+            }
             Target::Http {
-                url: parsed,
+                urls: parsed_urls,
                 headers,
                 statuses,
             }
         }
-        (None, Some(url)) => {
+        ([], Some(url)) => {
             if args.admit.is_some() || args.reject.is_some() || !headers.is_empty() {
                 return Err("--admit, --reject and --header go with --target, not --redis".into());
             }
@@ -461,8 +539,41 @@ fn parse(args: &ProbeArgs) -> Result<Probe, String> {
                 script: name,
                 source,
                 burst: burst.unwrap_or(scenario.limit),
+                connections: gateways.unwrap_or(1) as usize,
             }
         }
+    };
+    let (n, default_coord) = match &target {
+        Target::Http { urls, .. } => (urls.len(), "local"),
+        Target::Redis { connections, .. } => (*connections, "central"),
+    };
+    let several =
+        "several gateways: --target repeated (one URL a gateway) or --redis with --gateways N";
+    if n == 1 {
+        if let Some(route) = &args.route {
+            return Err(format!("--route {} needs {several}", quote(route)));
+        }
+        if let Some(coord) = &args.coord {
+            return Err(format!("--coord {} needs {several}", quote(coord)));
+        }
+    }
+    if let (Some(coord), None, Target::Http { .. }) = (&args.coord, &model, &target) {
+        return Err(format!(
+            "--coord {} is the model fleet's coordination: give --model SPEC too, e.g. --model nginx:rate=20r/s,burst=5,nodelay --coord local",
+            quote(coord)
+        ));
+    }
+    let fleet = if n > 1 {
+        Some(
+            FleetSpec::parse(
+                &n.to_string(),
+                args.route.as_deref(),
+                Some(args.coord.as_deref().unwrap_or(default_coord)),
+            )
+            .map_err(e)?,
+        )
+    } else {
+        None
     };
     if model.is_none() {
         if let Target::Redis { script, burst, .. } = &target {
@@ -476,6 +587,9 @@ fn parse(args: &ProbeArgs) -> Result<Probe, String> {
             model = Some(LimiterSpec::parse(&spec).map_err(e)?);
         }
     }
+    if let Some(m) = &mut model {
+        m.fleet = fleet;
+    }
     scenario.limiters = vec![model
         .clone()
         .unwrap_or_else(|| LimiterSpec::of(ratelab::LimiterKind::SlidingLog))];
@@ -485,6 +599,7 @@ fn parse(args: &ProbeArgs) -> Result<Probe, String> {
         scenario,
         target,
         model,
+        fleet,
         timeout: Duration::from_micros(timeout),
         format: args.format,
         dry_run: args.dry_run,
@@ -523,12 +638,14 @@ fn check_host(given: &str, url: &reqwest::Url, allow_remote: bool) -> Result<(),
 enum Client {
     Http {
         client: reqwest::Client,
-        url: reqwest::Url,
+        /// One a gateway.
+        urls: Vec<reqwest::Url>,
         headers: reqwest::header::HeaderMap,
         statuses: Statuses,
     },
     Redis {
-        conn: redis::aio::MultiplexedConnection,
+        /// One connection a gateway.
+        conns: Vec<redis::aio::MultiplexedConnection>,
         script: redis::Script,
         key: String,
         limit: u64,
@@ -538,16 +655,16 @@ enum Client {
 }
 
 impl Client {
-    async fn ask(&self, sent: Micros, seq: u64) -> Result<Outcome, String> {
+    async fn ask(&self, sent: Micros, seq: u64, gateway: usize) -> Result<Outcome, String> {
         match self {
             Client::Http {
                 client,
-                url,
+                urls,
                 headers,
                 statuses,
             } => {
                 let resp = client
-                    .get(url.clone())
+                    .get(urls[gateway].clone())
                     .headers(headers.clone())
                     .send()
                     .await
@@ -558,14 +675,14 @@ impl Client {
                 Ok(statuses.classify(status))
             }
             Client::Redis {
-                conn,
+                conns,
                 script,
                 key,
                 limit,
                 window,
                 burst,
             } => {
-                let mut conn = conn.clone();
+                let mut conn = conns[gateway].clone();
                 let admitted: i64 = script
                     .key(key)
                     .arg(sent)
@@ -589,7 +706,7 @@ impl Client {
 fn build_client(probe: &Probe, rt: &tokio::runtime::Runtime) -> Result<Client, String> {
     match &probe.target {
         Target::Http {
-            url,
+            urls,
             headers,
             statuses,
         } => {
@@ -609,7 +726,7 @@ fn build_client(probe: &Probe, rt: &tokio::runtime::Runtime) -> Result<Client, S
                 .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
             Ok(Client::Http {
                 client,
-                url: url.clone(),
+                urls: urls.clone(),
                 headers: map,
                 statuses: statuses.clone(),
             })
@@ -619,16 +736,23 @@ fn build_client(probe: &Probe, rt: &tokio::runtime::Runtime) -> Result<Client, S
             source,
             burst,
             script,
+            connections,
         } => rt.block_on(async {
             let cannot = |e: redis::RedisError| format!("cannot reach Redis at {url}: {e}");
             let client = redis::Client::open(url.as_str()).map_err(cannot)?;
-            let mut conn = client
-                .get_multiplexed_tokio_connection()
-                .await
-                .map_err(cannot)?;
+            // Each call opens a connection of its own: one a gateway.
+            let mut conns = Vec::with_capacity(*connections);
+            for _ in 0..*connections {
+                conns.push(
+                    client
+                        .get_multiplexed_tokio_connection()
+                        .await
+                        .map_err(cannot)?,
+                );
+            }
             let lua = redis::Script::new(source);
             lua.prepare_invoke()
-                .load_async(&mut conn)
+                .load_async(&mut conns[0])
                 .await
                 .map_err(|e| format!("Redis refused the {script} script: {e}"))?;
             // A fresh key a probe, so no earlier probe's state leaks in.
@@ -641,7 +765,7 @@ fn build_client(probe: &Probe, rt: &tokio::runtime::Runtime) -> Result<Client, S
                     .map_or(0, |d| d.as_nanos())
             );
             Ok(Client::Redis {
-                conn,
+                conns,
                 script: lua,
                 key,
                 limit: probe.scenario.limit,
@@ -674,6 +798,14 @@ fn send(
     };
     let mut seq = 0u64;
     let gap = plan.retry_gap();
+    // The fleet's own router, as the model fleet routes run 0 of the scenario.
+    let mut router = probe.fleet.map(|f| {
+        Router::new(
+            f.route,
+            f.gateways as usize,
+            Rng::new(probe.scenario.seed, 0, Stream::Routing),
+        )
+    });
     loop {
         if stop.load(Ordering::SeqCst) {
             break;
@@ -717,6 +849,7 @@ fn send(
         let Some((due, attempt)) = plan.next() else {
             break;
         };
+        let gateway = router.as_mut().map_or(0, Router::pick);
         heard.outstanding += 1;
         seq += 1;
         if gap.is_some() {
@@ -726,7 +859,8 @@ fn send(
         rt.spawn(async move {
             let began = Instant::now();
             let sent = began.saturating_duration_since(start).as_micros() as Micros;
-            let outcome = match tokio::time::timeout(timeout, client.ask(sent, seq)).await {
+            let outcome = match tokio::time::timeout(timeout, client.ask(sent, seq, gateway)).await
+            {
                 Ok(Ok(outcome)) => outcome,
                 Ok(Err(_)) => Outcome::Error,
                 Err(_) => Outcome::Timeout,
@@ -738,6 +872,7 @@ fn send(
                 attempt,
                 outcome,
                 latency,
+                gateway: gateway as u32,
             });
         });
     }
@@ -984,6 +1119,39 @@ fn table(r: &ProbeReport) -> String {
                 ms(c.longest_wait_us)
             );
         }
+    }
+    out + &gateway_lines(r)
+}
+
+/// With several gateways: what the lines above describe, and each gateway's part.
+fn gateway_lines(r: &ProbeReport) -> String {
+    if r.gateways.is_empty() {
+        return String::new();
+    }
+    let model = match r.comparison.as_ref().and_then(|c| c.coord.as_deref()) {
+        Some(coord) => format!(
+            "; the model is {} such gateways, --coord {coord}, each request decided at the gateway it was sent to",
+            r.gateways.len()
+        ),
+        None => String::new(),
+    };
+    let mut out = format!(
+        "\n{} gateways, --route {}: the lines above are the whole fleet against the global rule{model}\n",
+        r.gateways.len(),
+        r.route.as_deref().unwrap_or("round-robin"),
+    );
+    for (i, g) in r.gateways.iter().enumerate() {
+        out += &format!(
+            "gateway {i} {}: sent {}, admitted {}, rejected {}, busiest window {}",
+            g.target, g.sent, g.admitted, g.rejected, g.busiest
+        );
+        if let Some(m) = &g.model {
+            out += &format!(
+                "; model admits {}, busiest window {}, agrees on {} of {}",
+                m.admitted, m.busiest, m.agree, m.compared
+            );
+        }
+        out.push('\n');
     }
     out
 }

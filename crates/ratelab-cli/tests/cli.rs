@@ -1908,3 +1908,191 @@ fn shipped_reports() -> Vec<std::path::PathBuf> {
     assert!(paths.len() >= 6, "{paths:?}");
     paths
 }
+
+/// A probe of several gateways: what is refused, each in one line saying what was wrong and
+/// what is accepted, and what is accepted (a dry run names the gateways and the route).
+#[test]
+fn probe_fleet_flags_are_checked_with_one_line_each() {
+    let base = [
+        "probe",
+        "--traffic",
+        "boundary-burst",
+        "--limit",
+        "20",
+        "--window",
+        "1s",
+        "--dry-run",
+    ];
+    let urls: Vec<String> = (0..65)
+        .map(|k| format!("http://127.0.0.1:{}/", 9000 + k))
+        .collect();
+    let mut too_many: Vec<&str> = Vec::new();
+    for url in &urls {
+        too_many.extend(["--target", url.as_str()]);
+    }
+    let (a, b) = ("http://127.0.0.1:9001/", "http://127.0.0.1:9002/");
+    let redis = "redis://127.0.0.1:6379";
+    let cases: Vec<(Vec<&str>, &[&str])> = vec![
+        (
+            too_many.clone(),
+            &["65 --target URLs", "at most 64 gateways"],
+        ),
+        (
+            vec!["--target", a, "--route", "random"],
+            &[
+                "--route 'random' needs several gateways",
+                "--target repeated",
+                "--gateways N",
+            ],
+        ),
+        (
+            vec!["--target", a, "--coord", "local"],
+            &["--coord 'local' needs several gateways"],
+        ),
+        (
+            vec!["--redis", redis, "--script", "gcra", "--route", "random"],
+            &["--route 'random' needs several gateways"],
+        ),
+        (
+            vec!["--target", a, "--target", b, "--gateways", "3"],
+            &[
+                "--gateways 3 with 2 --target URL(s)",
+                "leave --gateways out or give as many URLs",
+            ],
+        ),
+        (
+            vec!["--target", a, "--gateways", "2"],
+            &["--gateways 2 with 1 --target URL(s)"],
+        ),
+        (
+            vec!["--target", a, "--redis", redis, "--script", "gcra"],
+            &["--target URL", "--redis URL", "not both"],
+        ),
+        (
+            vec!["--target", a, "--target", b, "--redis", redis],
+            &["not both"],
+        ),
+        (
+            vec![
+                "--redis",
+                redis,
+                "--script",
+                "sorted-set",
+                "--gateways",
+                "65",
+            ],
+            &["--gateways", "65", "1 to 64"],
+        ),
+        (
+            vec![
+                "--redis",
+                redis,
+                "--script",
+                "sorted-set",
+                "--gateways",
+                "0",
+            ],
+            &["--gateways", "1 to 64"],
+        ),
+        (
+            vec!["--target", a, "--target", b, "--route", "hot"],
+            &["route", "'hot'", "round-robin, random, skewed:hot=X"],
+        ),
+        (
+            vec!["--target", a, "--target", b, "--coord", "local"],
+            &[
+                "--coord 'local' is the model fleet's coordination",
+                "--model SPEC",
+            ],
+        ),
+        (
+            vec![
+                "--target",
+                a,
+                "--target",
+                b,
+                "--model",
+                "nginx:rate=20r/s,burst=5,nodelay",
+                "--coord",
+                "everywhere",
+            ],
+            &["coordination", "'everywhere'", "central"],
+        ),
+        // A fleet model is refused where the core refuses it (a queueing nginx).
+        (
+            vec![
+                "--target",
+                a,
+                "--target",
+                b,
+                "--model",
+                "nginx:rate=20r/s,burst=5",
+            ],
+            &["with --gateways", "nodelay"],
+        ),
+        (
+            vec!["--target", a, "--target", "https://127.0.0.1/"],
+            &["https://127.0.0.1/", "http://"],
+        ),
+        (
+            vec!["--target", a, "--target", "http://10.1.2.3/"],
+            &["10.1.2.3", "not a loopback address"],
+        ),
+    ];
+    for (extra, wanted) in cases {
+        let mut args = base.to_vec();
+        args.extend_from_slice(&extra);
+        let r = ratelab(&args);
+        let what = format!("{:?}", &extra[..extra.len().min(8)]);
+        assert_one_safe_line(&what, &r);
+        for w in wanted {
+            assert!(r.2.contains(w), "{what}: '{w}' not in {}", r.2);
+        }
+    }
+    // Accepted: 64 targets, three with a route and a model fleet, Redis over three
+    // connections (central by default), and `--gateways` equal to the targets given.
+    let mut most = base.to_vec();
+    most.extend_from_slice(&too_many[..128]);
+    let accepted: Vec<(Vec<&str>, &str)> = vec![
+        (most, "64 gateways, --route round-robin"),
+        (
+            vec![
+                "--target",
+                a,
+                "--target",
+                b,
+                "--target",
+                "http://127.0.0.1:9003/",
+                "--route",
+                "skewed:hot=0.5",
+                "--model",
+                "nginx:rate=20r/s,burst=5,nodelay",
+                "--coord",
+                "local",
+            ],
+            "3 gateways, --route skewed:hot=0.5: http://127.0.0.1:9001/, http://127.0.0.1:9002/, http://127.0.0.1:9003/",
+        ),
+        (
+            vec!["--redis", redis, "--script", "sorted-set", "--gateways", "3"],
+            "3 gateways, --route round-robin: redis://127.0.0.1:6379 (script sorted-set) over 3 connections",
+        ),
+        (vec!["--target", a, "--target", b, "--gateways", "2"], "2 gateways"),
+        (vec!["--target", a, "--gateways", "1"], "to http://127.0.0.1:9001/,"),
+    ];
+    for (extra, wanted) in accepted {
+        let mut args = if extra.len() > 100 {
+            extra.clone()
+        } else {
+            base.to_vec()
+        };
+        if extra.len() <= 100 {
+            args.extend_from_slice(&extra);
+        }
+        let (code, out, err) = ratelab(&args);
+        let what = format!("{:?}", &extra[..extra.len().min(8)]);
+        assert_eq!(code, 0, "{what}: {err}");
+        assert!(out.is_empty(), "{what}: {out}");
+        assert!(err.contains("would send"), "{what}: {err}");
+        assert!(err.contains(wanted), "{what}: '{wanted}' not in {err}");
+    }
+}

@@ -72,6 +72,24 @@ fn haproxy(path: &str, key: &str, args: &[&str]) -> Value {
     probe(&all)
 }
 
+/// A probe of the three nginx gateways (three nginx processes from tests/probe/nginx.conf,
+/// each with its own zones; `RATELAB_NGINX_FLEET`), at location `path` of each.
+fn nginx_fleet(path: &str, key: &str, args: &[&str]) -> Value {
+    let urls: Vec<String> = server("RATELAB_NGINX_FLEET")
+        .split(',')
+        .map(|u| format!("{u}{path}"))
+        .collect();
+    assert_eq!(urls.len(), 3, "three nginx gateways: {urls:?}");
+    let header = format!("X-Probe-Key:{key}-{}", std::process::id());
+    let mut all = Vec::new();
+    for url in &urls {
+        all.extend(["--target", url.as_str()]);
+    }
+    all.extend(["--header", &header]);
+    all.extend_from_slice(args);
+    probe(&all)
+}
+
 fn redis(script: &str, args: &[&str]) -> Value {
     let url = server("RATELAB_REDIS");
     let mut all = vec!["--redis", url.as_str(), "--script", script];
@@ -1125,4 +1143,181 @@ fn redis_gcra_and_fixed_window_are_their_models() {
             }
         }
     }
+}
+
+/// Both fleet probes' traffic: two bursts of 20, 500 ms apart (250 ms either side of the
+/// boundary at 1 s), both inside one window. nginx's bucket at 20r/s with burst 5 has drained
+/// 300 ms after a burst, so each burst finds every zone empty, 200 ms from where it would not;
+/// a sliding log of 20 still holds the whole first burst when the second comes.
+const FLEET_BURST: &str = "boundary-burst:before=250ms,after=250ms";
+
+/// One gateway's part of a fleet report as a one-target report: its requests' trace, and its
+/// own and the model's counts from the report's `gateways` entry. Under `--coord local` each
+/// gateway is its own limiter and the model fleet decides each request at the gateway it was
+/// sent to, so a gateway's part is a probe of that gateway alone against one model limiter,
+/// and every check of one target applies to it (the test's own model, deciding the part's
+/// stamps, must give the report's per-gateway count: `exact_while_far` asserts that).
+fn gateway_part(r: &Value, g: usize) -> Value {
+    let gateway = column(r, "gateway");
+    let keep: Vec<usize> = (0..gateway.len())
+        .filter(|&k| gateway[k] == g as u64)
+        .collect();
+    let mut part = r.clone();
+    let trace = &r["trace"];
+    for key in ["sent_us", "due_us", "latency_us"] {
+        part["trace"][key] = keep.iter().map(|&k| trace[key][k].clone()).collect();
+    }
+    for key in ["outcome", "model"] {
+        let letters: Vec<char> = trace[key].as_str().expect("letters").chars().collect();
+        part["trace"][key] = Value::from(keep.iter().map(|&k| letters[k]).collect::<String>());
+    }
+    let obj = part.as_object_mut().expect("a report");
+    obj.remove("gateways");
+    obj.remove("route");
+    part["trace"]
+        .as_object_mut()
+        .expect("a trace")
+        .remove("gateway");
+    let mine = &r["gateways"][g];
+    part["sent"] = Value::from(keep.len());
+    part["audit"]["admitted"] = mine["admitted"].clone();
+    part["audit"]["rejected"] = mine["rejected"].clone();
+    part["audit"]["busiest"] = mine["busiest"].clone();
+    part["comparison"]["audit"]["admitted"] = mine["model"]["admitted"].clone();
+    part["comparison"]["audit"]["busiest"] = mine["model"]["busiest"].clone();
+    part
+}
+
+/// `report` compared again, from its trace alone, with `spec` as a fleet of three gateways
+/// round-robin under `coord`, each request decided at the gateway it was sent to.
+fn as_fleet(r: &Value, spec: &str, coord: &str) -> ProbeReport {
+    let report: ProbeReport = serde_json::from_value(r.clone()).expect("a probe report");
+    let mut spec = LimiterSpec::parse(spec).expect("a model spec");
+    spec.fleet = Some(
+        ratelab::spec::FleetSpec::parse("3", Some("round-robin"), Some(coord)).expect("a fleet"),
+    );
+    report.with_model(&spec).expect("the model builds")
+}
+
+#[test]
+#[ignore = "needs three nginx on loopback: cargo xtask test starts them"]
+fn nginx_three_gateways_with_their_own_zones_admit_three_times_one_zone() {
+    let r = nginx_fleet(
+        "/nodelay",
+        "fleet",
+        &with(&[
+            "--traffic",
+            FLEET_BURST,
+            "--model",
+            NODELAY,
+            "--coord",
+            "local",
+        ]),
+    );
+    all_answered(&r);
+    assert_eq!(r["route"], "round-robin", "{r}");
+    assert_eq!(r["comparison"]["coord"], "local", "{r}");
+    let gateways = r["gateways"].as_array().expect("the gateways");
+    assert_eq!(gateways.len(), 3, "{r}");
+    // Round-robin, on from one burst to the next: 7, 7 and 6 of the first burst of 20, then
+    // 6, 7 and 7 of the second (it starts at gateway 2).
+    let sent: Vec<u64> = gateways.iter().map(|g| u(g, "/sent")).collect();
+    assert_eq!(sent, [14, 13, 13], "{r}");
+    // Each gateway is its own nginx, its part exactly the exact model's while far from a
+    // flip (the first request and 5 more of each burst, about 50 ms from the sixth excess
+    // request finding one leaked), and burst by burst within what the sends' spread allows.
+    let mut allowance = 0;
+    for g in 0..3 {
+        let label = format!("nginx-fleet/{g}");
+        let part = gateway_part(&r, g);
+        exact_while_far(&label, &part, NODELAY);
+        allowance += bursts_match(&label, &part);
+    }
+    // The fleet: 6 a burst at each of three gateways, 36, three times what one zone admits
+    // of the same requests (12; the model fleet under `central` is that one zone, shared by
+    // every gateway), and more than the limit in one window: the bursts are 500 ms apart.
+    let admitted = u(&r, "/audit/admitted");
+    let busiest = u(&r, "/audit/busiest");
+    let one_zone = as_fleet(&r, NODELAY, "central")
+        .comparison
+        .expect("compared")
+        .audit;
+    margin("nginx-fleet", "admitted", admitted as f64);
+    margin("nginx-fleet", "busiest", busiest as f64);
+    margin("nginx-fleet", "one-zone-admitted", one_zone.admitted as f64);
+    margin("nginx-fleet", "agreement", f(&r, "/comparison/agreement"));
+    assert!(
+        (36..=36 + allowance).contains(&admitted),
+        "{admitted} admitted by three zones, 36 to {} expected: {r}",
+        36 + allowance
+    );
+    assert!(
+        (36..=36 + allowance).contains(&busiest),
+        "busiest {busiest}, 36 to {} expected: {r}",
+        36 + allowance
+    );
+    // One zone on the same stamps: 6 a burst, or what a burst spread over a leak adds.
+    assert!(
+        (12..=12 + allowance).contains(&one_zone.admitted),
+        "one zone: {one_zone:?}"
+    );
+    assert!(
+        admitted >= 3 * 12 && admitted > 2 * one_zone.admitted,
+        "{r}"
+    );
+    // The report's model fleet is the local one, and the report's numbers are the parts'.
+    let model_admitted: u64 = gateways.iter().map(|g| u(g, "/model/admitted")).sum();
+    assert_eq!(model_admitted, u(&r, "/comparison/audit/admitted"), "{r}");
+    let real: u64 = gateways.iter().map(|g| u(g, "/admitted")).sum();
+    assert_eq!(real, admitted, "{r}");
+    let again = as_fleet(&r, NODELAY, "local");
+    assert_eq!(
+        again.comparison.expect("compared").audit.admitted,
+        u(&r, "/comparison/audit/admitted")
+    );
+}
+
+#[test]
+#[ignore = "needs redis-server on loopback: cargo xtask test starts it"]
+fn redis_reached_from_three_gateways_keeps_the_limit() {
+    let r = redis(
+        "sorted-set",
+        &with(&["--traffic", FLEET_BURST, "--gateways", "3"]),
+    );
+    all_answered(&r);
+    assert_eq!(r["route"], "round-robin", "{r}");
+    assert_eq!(r["comparison"]["coord"], "central:rtt=0us", "{r}");
+    assert_eq!(r["comparison"]["model"], "sliding-log", "{r}");
+    let gateways = r["gateways"].as_array().expect("the gateways");
+    assert_eq!(gateways.len(), 3, "{r}");
+    // Three connections, one key: the sorted set decides on the probe's stamps, a burst by
+    // how many got through (the connections' scripts run in any order inside it), so every
+    // decision is the central model's, and the fleet keeps L: the first burst's 20, none of
+    // the second's, whichever gateway each came through.
+    decides_as_model("redis-fleet", &r);
+    assert_eq!(
+        u(&r, "/comparison/agree"),
+        u(&r, "/comparison/compared"),
+        "{r}"
+    );
+    let (admitted, busiest) = (u(&r, "/audit/admitted"), u(&r, "/audit/busiest"));
+    margin("redis-fleet", "admitted", admitted as f64);
+    margin("redis-fleet", "busiest", busiest as f64);
+    assert_eq!((admitted, busiest), (20, 20), "{r}");
+    assert_eq!(u(&r, "/audit/wrong_admits"), 0, "{r}");
+    let parts: u64 = gateways.iter().map(|g| u(g, "/admitted")).sum();
+    assert_eq!(parts, 20, "{r}");
+    for (g, part) in gateways.iter().enumerate() {
+        margin(
+            "redis-fleet",
+            &format!("agreement/{g}"),
+            f(part, "/model/agreement"),
+        );
+    }
+    // Three gateways each enforcing the whole limit (`local`) on the same requests would
+    // have let the second burst through too: the real fleet is not that.
+    let local = as_fleet(&r, "sliding-log", "local")
+        .comparison
+        .expect("compared");
+    assert_eq!(local.audit.admitted, 40, "{local:?}");
 }

@@ -190,3 +190,120 @@ fn send_lateness_is_reported_from_the_trace() {
     // for answers (timeouts of 200 ms) would be seconds late.
     assert!(late[9] < 50_000, "median send {} µs late", late[9]);
 }
+
+/// A server that answers every request with `status`; returns its URL and how many it read.
+fn fixed_server(status: u16) -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let url = format!(
+        "http://127.0.0.1:{}/api",
+        listener.local_addr().expect("address").port()
+    );
+    let seen = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let counter = Arc::clone(&counter);
+            std::thread::spawn(move || {
+                while read_head(&mut stream) {
+                    counter.fetch_add(1, Ordering::SeqCst);
+                    let answer = format!("HTTP/1.1 {status} X\r\ncontent-length: 0\r\n\r\n");
+                    if stream.write_all(answer.as_bytes()).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (url, seen)
+}
+
+/// Three gateways, the second of which refuses everything: each request goes to the gateway
+/// the fleet's router picks (round-robin in turn; random as `ratelab::limiter::Router` draws
+/// for the seed, run 0), which the trace's `gateway` column and each server's count show, and
+/// each gateway's part of the report is what its server answered. Nothing here depends on
+/// timing: the servers answer by who they are, not when.
+#[test]
+fn several_targets_each_get_the_requests_the_fleets_router_sends_them() {
+    use ratelab::limiter::{Route, Router};
+    use ratelab::rng::{Rng, Stream};
+    for (route, seed) in [("round-robin", "1"), ("random", "5")] {
+        let servers = [fixed_server(200), fixed_server(429), fixed_server(204)];
+        let mut args = vec!["probe"];
+        for (url, _) in &servers {
+            args.extend(["--target", url.as_str()]);
+        }
+        args.extend([
+            "--route",
+            route,
+            "--seed",
+            seed,
+            "--traffic",
+            "flood:every=10ms,for=300ms",
+            "--limit",
+            "20",
+            "--window",
+            "1s",
+            "--model",
+            "fixed-window",
+            "--format",
+            "json",
+        ]);
+        let out = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+            .args(&args)
+            .output()
+            .expect("ratelab runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{route}: {stderr}");
+        assert!(stderr.contains("3 gateways, --route"), "{stderr}");
+        let r: Value = serde_json::from_slice(&out.stdout).expect("the report is JSON");
+        let sent = u(&r, "/sent") as usize;
+        assert_eq!(sent, 30, "{r}");
+        let gateway: Vec<usize> =
+            serde_json::from_value(r["trace"]["gateway"].clone()).expect("the gateway column");
+        let mut router = Router::new(
+            if route == "random" {
+                Route::Random
+            } else {
+                Route::RoundRobin
+            },
+            3,
+            Rng::new(seed.parse().expect("a seed"), 0, Stream::Routing),
+        );
+        // The flood's requests are due 10 ms apart, so the trace (in send order) is the plan's.
+        let picked: Vec<usize> = (0..sent).map(|_| router.pick()).collect();
+        assert_eq!(gateway, picked, "{route}");
+        if route == "random" {
+            assert_ne!(picked, (0..sent).map(|k| k % 3).collect::<Vec<_>>());
+        }
+        let letters = r["trace"]["outcome"].as_str().expect("letters").as_bytes();
+        for (k, &g) in gateway.iter().enumerate() {
+            assert_eq!(
+                letters[k],
+                if g == 1 { b'R' } else { b'A' },
+                "{route}: request {k}"
+            );
+        }
+        let gateways = r["gateways"].as_array().expect("the gateways");
+        assert_eq!(gateways.len(), 3);
+        assert_eq!(r["route"], route);
+        assert_eq!(r["comparison"]["coord"], "local");
+        for (g, ((url, seen), part)) in servers.iter().zip(gateways).enumerate() {
+            let mine = gateway.iter().filter(|&&x| x == g).count() as u64;
+            assert_eq!(part["target"], url.as_str());
+            assert_eq!(
+                seen.load(Ordering::SeqCst) as u64,
+                mine,
+                "{route}: gateway {g}"
+            );
+            assert_eq!(u(part, "/sent"), mine);
+            assert_eq!(u(part, "/admitted"), if g == 1 { 0 } else { mine });
+            // Each fixed window of 1 s admits up to 20 at each gateway: all it was sent.
+            assert_eq!(u(part, "/model/admitted"), mine, "{part}");
+        }
+        assert_eq!(
+            u(&r, "/audit/admitted"),
+            30 - gateway.iter().filter(|&&g| g == 1).count() as u64
+        );
+    }
+}

@@ -336,3 +336,48 @@ proptest! {
         }
     }
 }
+
+/// The router `ratelab probe` sends with is the fleet's: for the scenario's seed and run 0, a
+/// `Router` picks, request by request, the gateway the fleet sends each arrival to, so a
+/// fleet deciding every request at the gateway the router picked (`decide_on`, as a probe's
+/// model does) decides exactly as the fleet routing by itself, under every route.
+#[test]
+fn the_probes_router_is_the_fleets() {
+    use ratelab::limiter::{Limiter, Router};
+    use ratelab::rng::{Rng, Stream};
+    for route in ["round-robin", "random", "skewed:hot=0.6"] {
+        for coord in ["local", "central", "sync:every=1s,delay=300ms"] {
+            let fleet = spec("sliding-log", Some(("3", Some(route), Some(coord))));
+            let s = scenario(vec![fleet.clone()], "page-loads:load=1.3", 60);
+            let f = fleet.fleet.expect("a fleet");
+            let mut router = Router::new(f.route, 3, Rng::new(s.seed, 0, Stream::Routing));
+            let (mut routed, mut forced) = (
+                s.build_limiter(&fleet, 0).expect("builds"),
+                s.build_limiter(&fleet, 0).expect("builds"),
+            );
+            let Limiter::Fleet(forced_fleet) = &mut forced else {
+                panic!("a fleet")
+            };
+            let mut picks = [0u64; 3];
+            for t in s.arrivals(0) {
+                let g = router.pick();
+                picks[g] += 1;
+                assert_eq!(
+                    routed.decide(t),
+                    forced_fleet.decide_on(g, t),
+                    "{route} {coord} at {t}"
+                );
+            }
+            let Limiter::Fleet(routed_fleet) = &routed else {
+                panic!("a fleet")
+            };
+            let stats = routed_fleet.stats();
+            assert_eq!(stats, forced_fleet.stats(), "{route} {coord}");
+            let offered: Vec<u64> = stats.gateways.iter().map(|g| g.offered).collect();
+            assert_eq!(offered, picks, "{route} {coord}");
+            if route != "round-robin" {
+                assert!(picks.iter().all(|&p| p > 0), "{route}: {picks:?}");
+            }
+        }
+    }
+}

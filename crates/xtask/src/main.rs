@@ -559,11 +559,23 @@ const NGINX: &str = "/usr/sbin/nginx";
 const REDIS: &str = "/usr/bin/redis-server";
 const HAPROXY: &str = "/usr/sbin/haproxy";
 
+/// How many nginx gateways the fleet probes send to: the first is `nginx`, the others more
+/// nginx processes from the same template, each with its own zones.
+const NGINX_GATEWAYS: usize = 3;
+const _: () = assert!(
+    NGINX_GATEWAYS == 3,
+    "one name in Servers::start for each extra gateway"
+);
+
 /// nginx, redis-server and HAProxy on free loopback ports, in a scratch directory, each in
-/// the foreground as a child of this process (never a system service), stopped on drop.
+/// the foreground as a child of this process (never a system service), stopped on drop; and
+/// two more nginx from the same config, so that three gateways each have their own
+/// `limit_req` zones.
 struct Servers {
     children: Vec<(&'static str, std::process::Child)>,
     nginx: String,
+    /// The three nginx gateways' addresses, `nginx` first, separated by commas.
+    nginx_fleet: String,
     redis: String,
     haproxy: String,
     dir: PathBuf,
@@ -578,6 +590,10 @@ impl Servers {
                 .map_err(|e| format!("no free loopback port: {e}"))
         };
         let (nginx_port, redis_port, haproxy_port) = (free_port()?, free_port()?, free_port()?);
+        let mut fleet_ports = vec![nginx_port];
+        for _ in 1..NGINX_GATEWAYS {
+            fleet_ports.push(free_port()?);
+        }
         let dir = root()
             .join("target")
             .join(format!("probe-servers-{}", std::process::id()));
@@ -585,22 +601,39 @@ impl Servers {
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         // A template from tests/probe/ with PREFIX and PORT filled in, written to the scratch
         // directory.
-        let config = |name: &str, port: u16| -> Result<String> {
+        // Written as `as_name` in `prefix` (which also fills in PREFIX).
+        let config_in = |name: &str, prefix: &Path, as_name: &str, port: u16| -> Result<String> {
             let template = std::fs::read_to_string(root().join("tests/probe").join(name))
                 .map_err(|e| format!("cannot read tests/probe/{name}: {e}"))?;
             let text = template
-                .replace("PREFIX", &dir.display().to_string())
+                .replace("PREFIX", &prefix.display().to_string())
                 .replace("PORT", &port.to_string());
-            let path = dir.join(name);
+            let path = prefix.join(as_name);
             std::fs::write(&path, text)
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
             Ok(path.display().to_string())
         };
+        let config = |name: &str, port: u16| config_in(name, &dir, name, port);
         let nginx_conf = config("nginx.conf", nginx_port)?;
         let haproxy_cfg = config("haproxy.cfg", haproxy_port)?;
+        // The other gateways: the same template, each in a directory of its own (its pid
+        // file, error log and temporary files).
+        let mut gateway_confs = Vec::new();
+        for (k, &port) in fleet_ports.iter().enumerate().skip(1) {
+            let prefix = dir.join(format!("nginx-{k}"));
+            std::fs::create_dir_all(prefix.join("tmp"))
+                .map_err(|e| format!("cannot create {}: {e}", prefix.display()))?;
+            let conf = config_in("nginx.conf", &prefix, "nginx.conf", port)?;
+            gateway_confs.push((prefix, conf));
+        }
         let mut servers = Servers {
             children: Vec::new(),
             nginx: format!("http://127.0.0.1:{nginx_port}"),
+            nginx_fleet: fleet_ports
+                .iter()
+                .map(|p| format!("http://127.0.0.1:{p}"))
+                .collect::<Vec<_>>()
+                .join(","),
             redis: format!("redis://127.0.0.1:{redis_port}"),
             haproxy: format!("http://127.0.0.1:{haproxy_port}"),
             dir: dir.clone(),
@@ -646,7 +679,18 @@ impl Servers {
         servers
             .children
             .push(spawn("haproxy", HAPROXY, &["-db", "-f", &haproxy_cfg])?);
-        for (port, k) in [(nginx_port, 0), (redis_port, 1), (haproxy_port, 2)] {
+        let mut listening = vec![(nginx_port, 0), (redis_port, 1), (haproxy_port, 2)];
+        let names = ["nginx-1", "nginx-2"];
+        for (((prefix, conf), &port), name) in
+            gateway_confs.iter().zip(&fleet_ports[1..]).zip(names)
+        {
+            let prefix_s = prefix.display().to_string();
+            listening.push((port, servers.children.len()));
+            servers
+                .children
+                .push(spawn(name, NGINX, &["-p", &prefix_s, "-c", conf])?);
+        }
+        for (port, k) in listening {
             let deadline = Instant::now() + std::time::Duration::from_secs(10);
             while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
                 let (name, child) = &mut servers.children[k];
@@ -666,8 +710,8 @@ impl Servers {
             }
         }
         eprintln!(
-            "nginx on {}, redis-server on {}, haproxy on {}",
-            servers.nginx, servers.redis, servers.haproxy
+            "nginx on {}, redis-server on {}, haproxy on {}; nginx gateways {}",
+            servers.nginx, servers.redis, servers.haproxy, servers.nginx_fleet
         );
         Ok(servers)
     }
@@ -677,6 +721,8 @@ impl Servers {
         let mut files = vec![format!("{name}.out")];
         if name == "nginx" {
             files.push("error.log".to_owned());
+        } else if name.starts_with("nginx-") {
+            files.push(format!("{name}/error.log"));
         }
         files
             .iter()
@@ -685,9 +731,10 @@ impl Servers {
             .join("")
     }
 
-    fn env(&self) -> [(&str, &str); 3] {
+    fn env(&self) -> [(&str, &str); 4] {
         [
             ("RATELAB_NGINX", self.nginx.as_str()),
+            ("RATELAB_NGINX_FLEET", self.nginx_fleet.as_str()),
             ("RATELAB_REDIS", self.redis.as_str()),
             ("RATELAB_HAPROXY", self.haproxy.as_str()),
         ]

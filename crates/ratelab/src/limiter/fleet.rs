@@ -102,13 +102,55 @@ pub struct FleetStats {
     pub gateways: Vec<GatewayStats>,
 }
 
+/// Which gateway each request goes to: the fleet's router, and `ratelab probe`'s when it
+/// sends to several real gateways, so that a probe and its model fleet (same route, same
+/// seed, the `Routing` stream of run 0) send the `k`-th request to the same gateway.
+#[derive(Debug, Clone)]
+pub struct Router {
+    route: Route,
+    routing: Rng,
+    turn: usize,
+    gateways: usize,
+}
+
+impl Router {
+    /// A router over `gateways` gateways (at least one), drawing from `routing` for `random`
+    /// and `skewed` routes.
+    pub fn new(route: Route, gateways: usize, routing: Rng) -> Self {
+        Router {
+            route,
+            routing,
+            turn: 0,
+            gateways: gateways.max(1),
+        }
+    }
+
+    /// The gateway of the next request, from 0 to `gateways − 1`.
+    pub fn pick(&mut self) -> usize {
+        let n = self.gateways;
+        match self.route {
+            Route::RoundRobin => {
+                let g = self.turn;
+                self.turn = (self.turn + 1) % n;
+                g
+            }
+            Route::Random => self.routing.below(n as u32) as usize,
+            Route::Skewed { hot } => {
+                if n == 1 || self.routing.below(1_000_000) < hot {
+                    0
+                } else {
+                    1 + self.routing.below(n as u32 - 1) as usize
+                }
+            }
+        }
+    }
+}
+
 /// The gateways, their router and coordination, and the shared limiter that measures them.
 #[derive(Debug, Clone)]
 pub struct Fleet {
     coord: Coord,
-    route: Route,
-    routing: Rng,
-    turn: usize,
+    router: Router,
     /// `local`, `split`: each gateway's limiter; `sync`: each gateway's view.
     gateways: Vec<Limiter>,
     /// The limiter that has seen every admission (and, for `central` and `lease`, decides).
@@ -168,9 +210,7 @@ impl Fleet {
         };
         Fleet {
             coord,
-            route,
-            routing,
-            turn: 0,
+            router: Router::new(route, n, routing),
             built_on: vec![
                 Snapshot {
                     at: 0,
@@ -234,25 +274,6 @@ impl Fleet {
                     busiest: w.1,
                 })
                 .collect(),
-        }
-    }
-
-    fn route(&mut self) -> usize {
-        let n = self.len();
-        match self.route {
-            Route::RoundRobin => {
-                let g = self.turn;
-                self.turn = (self.turn + 1) % n;
-                g
-            }
-            Route::Random => self.routing.below(n as u32) as usize,
-            Route::Skewed { hot } => {
-                if n == 1 || self.routing.below(1_000_000) < hot {
-                    0
-                } else {
-                    1 + self.routing.below(n as u32 - 1) as usize
-                }
-            }
         }
     }
 
@@ -367,7 +388,17 @@ fn admitted_at(ok: bool, at: Micros) -> Decision {
 
 impl Decide for Fleet {
     fn decide(&mut self, t: Micros) -> Decision {
-        let g = self.route();
+        let g = self.router.pick();
+        self.decide_on(g, t)
+    }
+}
+
+impl Fleet {
+    /// Decides a request that reached gateway `g` (from 0 to `len() − 1`) at `t`, without
+    /// asking the router: what a probe's model does with each request at the gateway the probe
+    /// really sent it to. [`Decide::decide`] is the router's pick, then this.
+    pub fn decide_on(&mut self, g: usize, t: Micros) -> Decision {
+        let g = g.min(self.len() - 1);
         let decision = self.decide_at(g, t);
         let ok = decision.admitted();
         // The shared limiter decides at the store's instant (a central store's clock).

@@ -15,7 +15,7 @@ mod retry_after;
 mod shared;
 
 #[cfg(feature = "fleet")]
-pub use fleet::{Coord, Fleet, FleetStats, GatewayStats, Outage, Route};
+pub use fleet::{Coord, Fleet, FleetStats, GatewayStats, Outage, Route, Router};
 pub use haproxy::Haproxy;
 pub use nginx::{thousandths_per_second, Nginx};
 #[cfg(feature = "fleet")]

@@ -1,9 +1,9 @@
 //! A report read back from a file: its scenario, compared again with a model, and checked
 //! against its own trace so a tampered report is refused.
 
-use super::plan::MAX_REQUESTS;
+use super::plan::{MAX_REQUESTS, MAX_TARGETS};
 use super::record::{Outcome, Record};
-use super::report::{compare, groups, ProbeReport};
+use super::report::{compare, gateway_reports, groups, ProbeReport};
 use crate::error::Error;
 use crate::sim::Scenario;
 
@@ -37,6 +37,7 @@ impl ProbeReport {
                 attempt: 1,
                 outcome: Outcome::from_letter(c).unwrap_or(Outcome::Other),
                 latency: 0,
+                gateway: self.trace.gateway.get(i).copied().unwrap_or(0),
             })
             .collect();
         let groups = groups(&records);
@@ -49,6 +50,10 @@ impl ProbeReport {
             limiter,
         );
         let mut out = self.clone();
+        if !self.gateways.is_empty() {
+            let targets: Vec<String> = self.gateways.iter().map(|g| g.target.clone()).collect();
+            out.gateways = gateway_reports(&scenario, &records, &groups, &targets, Some(&letters));
+        }
         out.comparison = Some(comparison);
         out.trace.model = Some(letters);
         Ok(out)
@@ -138,6 +143,31 @@ impl ProbeReport {
                 "has {} answer times for {n} requests in its trace",
                 self.trace.latency_us.len()
             )));
+        }
+        let gateways = self.gateways.len() as u64;
+        if gateways > MAX_TARGETS {
+            return Err(bad(format!(
+                "has {gateways} gateways, more than a probe sends to ({})",
+                MAX_TARGETS
+            )));
+        }
+        if !self.trace.gateway.is_empty() || gateways > 0 {
+            if self.trace.gateway.len() as u64 != n {
+                return Err(bad(format!(
+                    "has {} gateways' numbers for {n} requests in its trace",
+                    self.trace.gateway.len()
+                )));
+            }
+            if let Some(g) = self
+                .trace
+                .gateway
+                .iter()
+                .find(|&&g| u64::from(g) >= gateways)
+            {
+                return Err(bad(format!(
+                    "sends a request to gateway {g} of its {gateways}"
+                )));
+            }
         }
         if let Some(m) = &self.trace.model {
             if m.chars().count() as u64 != n || m.chars().any(|c| !"AR-".contains(c)) {

@@ -14,6 +14,11 @@ mod report;
 #[cfg(test)]
 mod tests;
 
-pub use plan::{check_size, Plan, PlanSummary, MAX_DURATION, MAX_PER_MS, MAX_RATE, MAX_REQUESTS};
+pub use plan::{
+    check_size, Plan, PlanSummary, MAX_DURATION, MAX_PER_MS, MAX_RATE, MAX_REQUESTS, MAX_TARGETS,
+};
 pub use record::{Outcome, Record};
-pub use report::{Audit, ModelComparison, ProbeMeta, ProbeReport, Quantiles, TraceData};
+pub use report::{
+    Audit, GatewayModel, GatewayReport, ModelComparison, ProbeMeta, ProbeReport, Quantiles,
+    TraceData,
+};

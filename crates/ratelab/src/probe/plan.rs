@@ -15,6 +15,8 @@ pub const MAX_RATE: u64 = 5_000;
 /// The most requests a probe may send within any one millisecond (worst-case retries
 /// included).
 pub const MAX_PER_MS: u64 = 5_000;
+/// The most targets (gateways) one probe sends to: the most gateways a model fleet may have.
+pub const MAX_TARGETS: u64 = 64;
 /// The longest probe: no request, retries included, is due later than this after the start.
 pub const MAX_DURATION: Micros = HOUR;
 

@@ -68,4 +68,6 @@ pub struct Record {
     pub outcome: Outcome,
     /// How long the answer took.
     pub latency: Micros,
+    /// Which gateway (target, or Redis connection) it was sent to: 0 with one.
+    pub gateway: u32,
 }

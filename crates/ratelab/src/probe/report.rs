@@ -82,6 +82,48 @@ pub struct ModelComparison {
     /// The longest of those delays, µs.
     #[serde(default)]
     pub longest_wait_us: Micros,
+    /// With several gateways, the model fleet's coordination (`local`, `central`, ...), as
+    /// `--coord` reads it: the model decided each request at the gateway it was sent to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coord: Option<String>,
+}
+
+/// One gateway of a probe sent to several: what was sent to it and what it admitted,
+/// audited alone against the rule, and the model's decisions on the same requests.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GatewayReport {
+    /// Its URL (or Redis connection).
+    pub target: String,
+    /// Requests sent to it, retries included.
+    pub sent: u64,
+    /// First tries sent to it.
+    pub offered: u64,
+    /// Requests it admitted.
+    pub admitted: u64,
+    /// Requests it rejected.
+    pub rejected: u64,
+    /// The most of its own admissions in any trailing window.
+    pub busiest: u64,
+    /// Where its first busiest window ends, in µs from the start.
+    pub busiest_at_us: Micros,
+    /// The model's decisions on the requests sent to it, if a model was given.
+    pub model: Option<GatewayModel>,
+}
+
+/// The model's decisions on one gateway's requests.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GatewayModel {
+    /// Requests the model admitted at this gateway.
+    pub admitted: u64,
+    /// The most of those in any trailing window.
+    pub busiest: u64,
+    /// Decisions on which model and real gateway agree (a burst compared by how many of
+    /// it each admitted at this gateway).
+    pub agree: u64,
+    /// Decisions compared.
+    pub compared: u64,
+    /// `agree / compared`.
+    pub agreement: Option<f64>,
 }
 
 /// The compact per-request trace in a report: times and one letter a request.
@@ -101,6 +143,9 @@ pub struct TraceData {
     /// what shows a limiter that delays rather than rejects, request by request.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub latency_us: Vec<Micros>,
+    /// With several gateways, the one each request was sent to (from 0); empty with one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gateway: Vec<u32>,
 }
 
 /// What a probe found: counts, timing, the audit, the model's verdict and the trace.
@@ -144,6 +189,14 @@ pub struct ProbeReport {
     pub audit: Audit,
     /// The model, if one was given.
     pub comparison: Option<ModelComparison>,
+    /// With several gateways, how requests were routed to them (`round-robin`, `random`,
+    /// `skewed:hot=X`); absent with one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<String>,
+    /// With several gateways, each one's part (the numbers above are the whole fleet's
+    /// against the global rule); empty, and absent, with one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gateways: Vec<GatewayReport>,
     /// Every request.
     pub trace: TraceData,
 }
@@ -182,6 +235,11 @@ pub struct ProbeMeta<'a> {
     pub scenario: &'a Scenario,
     /// See [`ProbeReport::command`].
     pub command: Option<String>,
+    /// With several gateways, each one's target, in the order the router numbers them, and
+    /// the route's text; with one, empty and `None`, and the report is a one-target report.
+    pub gateways: Vec<String>,
+    /// See [`ProbeReport::route`].
+    pub route: Option<String>,
 }
 
 impl ProbeReport {
@@ -222,12 +280,29 @@ impl ProbeReport {
             }
             None => (None, None),
         };
+        let fleet = meta.gateways.len() > 1;
+        let gateways = if fleet {
+            gateway_reports(
+                scenario,
+                &records,
+                &groups,
+                &meta.gateways,
+                model_letters.as_deref(),
+            )
+        } else {
+            Vec::new()
+        };
         let trace = TraceData {
             sent_us: records.iter().map(|r| r.sent).collect(),
             due_us: records.iter().map(|r| r.due).collect(),
             outcome: records.iter().map(|r| r.outcome.letter()).collect(),
             model: model_letters,
             latency_us: records.iter().map(|r| r.latency).collect(),
+            gateway: if fleet {
+                records.iter().map(|r| r.gateway).collect()
+            } else {
+                Vec::new()
+            },
         };
         ProbeReport {
             target: meta.target,
@@ -252,6 +327,8 @@ impl ProbeReport {
             latency: Quantiles::of(records.iter().map(|r| r.latency).collect()),
             audit: real_audit,
             comparison,
+            route: if fleet { meta.route } else { None },
+            gateways,
             trace,
         }
     }
@@ -316,8 +393,10 @@ pub(super) fn canonical(
 
 /// Decides the real limiter's decided requests with `limiter` and compares, group by group
 /// (see [`groups`]): a group is compared by how many each admitted, and the model's admits are
-/// matched with the real ones first in the model's letters. Returns the comparison and the
-/// model's letters (`-` for unanswered requests).
+/// matched with the real ones first in the model's letters. A model fleet decides each request
+/// at the gateway it was sent to, and its letters are matched so within each gateway's part
+/// of a group (with one gateway, the group). Returns the comparison and the model's letters
+/// (`-` for unanswered requests).
 pub(super) fn compare(
     scenario: &Scenario,
     records: &[Record],
@@ -336,10 +415,16 @@ pub(super) fn compare(
         let mut decide_order = group.clone();
         decide_order.sort_by_key(|&k| (records[k].due, records[k].sent));
         let mut model_admits = 0u64;
+        // The model's admissions at each gateway (one entry with one gateway).
+        let mut at_gateway: Vec<(u32, u64)> = Vec::new();
         for &k in &decide_order {
             let t = records[k].sent.max(last);
             last = t;
-            if let Decision::Admit { at } = limiter.decide(t) {
+            if let Decision::Admit { at } = decide_on(&mut limiter, records[k].gateway, t) {
+                match at_gateway.iter_mut().find(|e| e.0 == records[k].gateway) {
+                    Some(e) => e.1 += 1,
+                    None => at_gateway.push((records[k].gateway, 1)),
+                }
                 model_admits += 1;
                 if at > t {
                     delayed += 1;
@@ -356,17 +441,27 @@ pub(super) fn compare(
         agree += group.len() as u64 - model_admits.abs_diff(real_admits);
         real_only += real_admits.saturating_sub(model_admits);
         model_only += model_admits.saturating_sub(real_admits);
-        // Real admits first, then real rejects: the model's admits go to the front.
+        // Real admits first, then real rejects: the model's admits go to the front, within
+        // each gateway's part of the group.
         let (mut ordered, rejects): (Vec<usize>, Vec<usize>) = group
             .iter()
             .partition(|&&k| records[k].outcome == Outcome::Admitted);
         ordered.extend(rejects);
-        for (rank, &k) in ordered.iter().enumerate() {
-            letters[k] = if (rank as u64) < model_admits {
-                'A'
-            } else {
-                'R'
+        let mut given: Vec<(u32, u64)> = Vec::new();
+        for &k in &ordered {
+            let gw = records[k].gateway;
+            let admits = at_gateway.iter().find(|e| e.0 == gw).map_or(0, |e| e.1);
+            let rank = match given.iter_mut().find(|e| e.0 == gw) {
+                Some(e) => {
+                    e.1 += 1;
+                    e.1 - 1
+                }
+                None => {
+                    given.push((gw, 1));
+                    0
+                }
             };
+            letters[k] = if rank < admits { 'A' } else { 'R' };
         }
     }
     let comparison = ModelComparison {
@@ -383,8 +478,85 @@ pub(super) fn compare(
         model_only,
         delayed,
         longest_wait_us,
+        coord: None,
     };
     (comparison, letters.into_iter().collect())
+}
+
+/// The model's decision on a request that reached `gateway`: a model fleet decides it there
+/// (its router is not asked; the probe's router, the same code, already chose), any other
+/// model decides it as one limiter.
+fn decide_on(limiter: &mut Limiter, gateway: u32, t: Micros) -> Decision {
+    #[cfg(feature = "fleet")]
+    if let Limiter::Fleet(fleet) = limiter {
+        return fleet.decide_on(gateway as usize, t);
+    }
+    let _ = gateway;
+    limiter.decide(t)
+}
+
+/// Each gateway's part of a probe sent to several: its requests, audited alone with the same
+/// auditor (a group's admissions at the gateway taken to be its earliest-stamped requests
+/// there, as for the whole fleet), and, given the model's letters, the model's on them.
+pub(super) fn gateway_reports(
+    scenario: &Scenario,
+    records: &[Record],
+    groups: &[Vec<usize>],
+    targets: &[String],
+    model: Option<&str>,
+) -> Vec<GatewayReport> {
+    let model: Option<Vec<char>> = model.map(|m| m.chars().collect());
+    targets
+        .iter()
+        .enumerate()
+        .map(|(gw, target)| {
+            let gw = gw as u32;
+            let mine = |k: &usize| records[*k].gateway == gw;
+            let parts: Vec<Vec<usize>> = groups
+                .iter()
+                .map(|g| g.iter().copied().filter(mine).collect::<Vec<usize>>())
+                .filter(|p| !p.is_empty())
+                .collect();
+            let count = |p: &Vec<usize>, admitted: &dyn Fn(usize) -> bool| {
+                p.iter().filter(|&&k| admitted(k)).count() as u64
+            };
+            let real_admitted = |k: usize| records[k].outcome == Outcome::Admitted;
+            let real: Vec<u64> = parts.iter().map(|p| count(p, &real_admitted)).collect();
+            let offered = records
+                .iter()
+                .filter(|r| r.gateway == gw && r.attempt == 1)
+                .count() as u64;
+            let audited = audit(scenario, &canonical(records, &parts, &real), offered);
+            let model = model.as_ref().map(|letters| {
+                let model_admitted = |k: usize| letters[k] == 'A';
+                let admits: Vec<u64> = parts.iter().map(|p| count(p, &model_admitted)).collect();
+                let compared: u64 = parts.iter().map(|p| p.len() as u64).sum();
+                let agree: u64 = parts
+                    .iter()
+                    .zip(real.iter().zip(&admits))
+                    .map(|(p, (&r, &m))| p.len() as u64 - r.abs_diff(m))
+                    .sum();
+                let a = audit(scenario, &canonical(records, &parts, &admits), offered);
+                GatewayModel {
+                    admitted: a.admitted,
+                    busiest: a.busiest,
+                    agree,
+                    compared,
+                    agreement: (compared > 0).then(|| agree as f64 / compared as f64),
+                }
+            });
+            GatewayReport {
+                target: target.clone(),
+                sent: records.iter().filter(|r| r.gateway == gw).count() as u64,
+                offered,
+                admitted: audited.admitted,
+                rejected: audited.rejected,
+                busiest: audited.busiest,
+                busiest_at_us: audited.busiest_at_us,
+                model,
+            }
+        })
+        .collect()
 }
 
 pub(super) fn audit(scenario: &Scenario, decided: &[(Micros, bool)], offered: u64) -> Audit {

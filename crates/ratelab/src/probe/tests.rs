@@ -41,6 +41,7 @@ fn answered_by_model(s: &Scenario) -> Vec<Record> {
                 Outcome::Rejected
             },
             latency: 0,
+            gateway: 0,
         });
     }
     out
@@ -55,6 +56,8 @@ fn report(s: &Scenario, records: &[Record], model: bool) -> ProbeReport {
         target: "test".into(),
         scenario: s,
         command: None,
+        gateways: Vec::new(),
+        route: None,
     };
     ProbeReport::new(meta, records, model)
 }
@@ -571,4 +574,166 @@ fn a_model_that_delays_says_how_many_and_by_how_much() {
         .comparison
         .expect("compared");
     assert_eq!((c.delayed, c.longest_wait_us), (0, 0));
+}
+
+/// A fleet probe answered by `real`, a simulated fleet of `gateways` routed by the probe's
+/// router (the fleet's own, seed and run 0 of the scenario): each request at the gateway the
+/// router picks, as the CLI sends them.
+#[cfg(feature = "fleet")]
+fn answered_by_fleet(s: &Scenario, real: &LimiterSpec) -> Vec<Record> {
+    use crate::limiter::{Limiter, Router};
+    use crate::rng::{Rng, Stream};
+    let fleet = real.fleet.expect("a fleet");
+    let mut router = Router::new(
+        fleet.route,
+        fleet.gateways as usize,
+        Rng::new(s.seed, 0, Stream::Routing),
+    );
+    let mut plan = Plan::new(s).expect("plan");
+    let Limiter::Fleet(mut limiter) = s.build_limiter(real, 0).expect("limiter") else {
+        panic!("a fleet")
+    };
+    let mut out = Vec::new();
+    while let Some((due, attempt)) = plan.next() {
+        let gateway = router.pick();
+        let admitted = limiter.decide_on(gateway, due).admitted();
+        if !admitted {
+            plan.rejected(due, attempt);
+        }
+        out.push(Record {
+            due,
+            sent: due,
+            attempt,
+            outcome: if admitted {
+                Outcome::Admitted
+            } else {
+                Outcome::Rejected
+            },
+            latency: 0,
+            gateway: gateway as u32,
+        });
+    }
+    out
+}
+
+#[cfg(feature = "fleet")]
+fn fleet_spec(kind: &str, coord: &str) -> LimiterSpec {
+    let mut spec = LimiterSpec::parse(kind).expect("spec");
+    spec.fleet =
+        Some(crate::spec::FleetSpec::parse("3", Some("round-robin"), Some(coord)).expect("fleet"));
+    spec
+}
+
+#[cfg(feature = "fleet")]
+fn fleet_report(s: &Scenario, records: &[Record], model: &LimiterSpec) -> ProbeReport {
+    let meta = ProbeMeta {
+        target: "three".into(),
+        scenario: s,
+        command: None,
+        gateways: vec!["a".into(), "b".into(), "c".into()],
+        route: Some("round-robin".into()),
+    };
+    let limiter = s.build_limiter(model, 0).expect("model");
+    ProbeReport::new(meta, records, Some((model.text.as_str(), limiter)))
+}
+
+/// Three nginx-like gateways, each enforcing the whole limit (`local`), against the boundary
+/// burst: the fleet admits three times what one does, the report's gateways add up to the
+/// fleet, and the model fleet that decides each request at its gateway agrees on every
+/// decision, the fleet's and each gateway's; the `central` model (one shared limiter)
+/// disagrees, and keeps the limit.
+#[cfg(feature = "fleet")]
+#[test]
+fn a_fleet_report_is_the_fleet_against_the_rule_and_each_gateway_against_its_model() {
+    let kind = "nginx:rate=20r/s,burst=5,nodelay";
+    let s = scenario("boundary-burst:before=250ms,after=250ms", kind);
+    let local = fleet_spec(kind, "local");
+    let records = answered_by_fleet(&s, &local);
+    let r = fleet_report(&s, &records, &local);
+    // 20 a burst round-robin over three: 7, 7 and 6, of which each gateway admits 1 + 5.
+    assert_eq!(r.audit.admitted, 36);
+    assert_eq!(r.audit.busiest, 36);
+    let one = report(&s, &answered_by_model(&s), false);
+    assert_eq!(one.audit.admitted, 12);
+    let c = r.comparison.as_ref().expect("compared");
+    assert_eq!((c.agree, c.compared), (40, 40));
+    assert_eq!(c.audit.admitted, 36);
+    assert_eq!(r.gateways.len(), 3);
+    assert_eq!(r.route.as_deref(), Some("round-robin"));
+    assert_eq!(r.trace.gateway.len(), 40);
+    let sum = |f: &dyn Fn(&GatewayReport) -> u64| r.gateways.iter().map(f).sum::<u64>();
+    assert_eq!(sum(&|g| g.sent), r.sent);
+    assert_eq!(sum(&|g| g.offered), r.offered);
+    assert_eq!(sum(&|g| g.admitted), r.audit.admitted);
+    for (g, target) in r.gateways.iter().zip(["a", "b", "c"]) {
+        assert_eq!(g.target, target);
+        assert_eq!(g.admitted, 12, "{g:?}");
+        assert_eq!(g.busiest, 12, "{g:?}");
+        let m = g.model.as_ref().expect("the model's part");
+        assert_eq!(
+            (m.agree, m.compared, m.admitted, m.busiest),
+            (g.sent, g.sent, 12, 12)
+        );
+    }
+    assert_eq!(r.check(), Ok(()));
+    // One shared limiter on the same requests: the limit, and no longer the real fleet.
+    let central = fleet_report(&s, &records, &fleet_spec(kind, "central"));
+    let c = central.comparison.as_ref().expect("compared");
+    assert_eq!(c.audit.admitted, 12);
+    assert_eq!(c.real_only, 24);
+    for g in &central.gateways {
+        let m = g.model.as_ref().expect("the model's part");
+        assert!(m.agree < m.compared, "{g:?}");
+    }
+    // Compared again from the trace alone, the same report.
+    let again = r.with_model(&local).expect("model");
+    assert_eq!(again.gateways, r.gateways);
+    assert_eq!(again.comparison, r.comparison);
+    // A gateway's number out of range, or missing, is refused.
+    let mut t = r.clone();
+    t.trace.gateway[3] = 3;
+    let e = t.check().expect_err("gateway 3 of 3").to_string();
+    assert!(e.contains("gateway 3 of its 3"), "{e}");
+    let mut t = r.clone();
+    t.trace.gateway.pop();
+    let e = t.check().expect_err("short").to_string();
+    assert!(e.contains("gateways' numbers"), "{e}");
+}
+
+/// The central recipe reached from three gateways: the fleet keeps `L`, the `central` model
+/// agrees on every decision, and the `local` model (three whole limits) admits the second
+/// burst that the real fleet refused.
+#[cfg(feature = "fleet")]
+#[test]
+fn a_central_store_reached_from_three_gateways_keeps_the_limit() {
+    let s = scenario("boundary-burst:before=250ms,after=250ms", "sliding-log");
+    let central = fleet_spec("sliding-log", "central");
+    let records = answered_by_fleet(&s, &central);
+    let r = fleet_report(&s, &records, &central);
+    assert_eq!((r.audit.admitted, r.audit.busiest), (20, 20));
+    let c = r.comparison.as_ref().expect("compared");
+    assert_eq!(c.agree, c.compared);
+    let local = fleet_report(&s, &records, &fleet_spec("sliding-log", "local"));
+    let c = local.comparison.as_ref().expect("compared");
+    assert_eq!(c.audit.admitted, 40);
+    assert_eq!(c.model_only, 20);
+}
+
+/// With one target a report has no fleet parts at all, so its JSON is what it was before
+/// fleets existed (the shipped reports recompute byte for byte in the page's tests).
+#[test]
+fn a_one_target_report_has_no_fleet_fields() {
+    let s = scenario("boundary-burst", "sliding-log");
+    let r = report(&s, &answered_by_model(&s), true);
+    assert!(r.gateways.is_empty() && r.route.is_none() && r.trace.gateway.is_empty());
+    let json = serde_json::to_string(&r).expect("json");
+    for key in ["\"gateways\"", "\"route\"", "\"gateway\"", "\"coord\""] {
+        assert!(!json.contains(key), "{key} in {json}");
+    }
+}
+
+#[cfg(feature = "fleet")]
+#[test]
+fn a_probe_sends_to_at_most_as_many_targets_as_a_fleet_has_gateways() {
+    assert_eq!(MAX_TARGETS, crate::spec::MAX_GATEWAYS);
 }

@@ -9,7 +9,7 @@
 mod fleet;
 
 #[cfg(feature = "fleet")]
-pub use fleet::FleetSpec;
+pub use fleet::{FleetSpec, MAX_GATEWAYS};
 
 mod retry;
 
