@@ -317,22 +317,23 @@ fn render(scenario: &Scenario, report: &Report, format: Format) -> String {
             for r in &mut results {
                 r.limiter = parsed_spec(&r.limiter);
             }
-            let value = serde_json::json!({
-                "results": results,
-                "scenario": {
-                    "traffic": scenario.traffic.name(),
-                    "limit": scenario.limit,
-                    "window_us": scenario.window,
-                    "minutes": scenario.duration / MINUTE,
-                    "runs": scenario.runs,
-                    "seed": scenario.seed,
-                    "fleet": scenario.limiters.first().and_then(|l| l.fleet).map(|f| serde_json::json!({
-                        "gateways": f.gateways,
-                        "route": f.route_text(),
-                        "coord": f.coord_text(),
-                    })),
-                },
+            let mut about = serde_json::json!({
+                "traffic": scenario.traffic.name(),
+                "limit": scenario.limit,
+                "window_us": scenario.window,
+                "minutes": scenario.duration / MINUTE,
+                "runs": scenario.runs,
+                "seed": scenario.seed,
             });
+            // With --gateways only: other scenarios' JSON is what it always was.
+            if let Some(f) = scenario.limiters.first().and_then(|l| l.fleet) {
+                about["fleet"] = serde_json::json!({
+                    "gateways": f.gateways,
+                    "route": f.route_text(),
+                    "coord": f.coord_text(),
+                });
+            }
+            let value = serde_json::json!({ "results": results, "scenario": about });
             let mut s = serde_json::to_string_pretty(&value).unwrap_or_default();
             s.push('\n');
             s

@@ -2096,3 +2096,41 @@ fn probe_fleet_flags_are_checked_with_one_line_each() {
         assert!(err.contains(wanted), "{what}: '{wanted}' not in {err}");
     }
 }
+
+#[test]
+fn only_a_fleet_adds_its_keys_to_the_json() {
+    let base = [
+        "--limiter",
+        "gcra",
+        "--traffic",
+        "boundary-burst",
+        "--minutes",
+        "1",
+    ];
+    let plain = json(&base);
+    assert!(plain["scenario"].get("fleet").is_none(), "{plain}");
+    assert!(
+        plain["results"][0].get("room_instants").is_none(),
+        "{plain}"
+    );
+    assert!(plain["results"][0].get("gateways").is_none(), "{plain}");
+    let mut args = base.to_vec();
+    args.extend(["--gateways", "3", "--coord", "local"]);
+    let fleet = json(&args);
+    assert_eq!(
+        fleet["scenario"]["fleet"],
+        serde_json::json!({"gateways": 3, "route": "round-robin", "coord": "local"})
+    );
+    let r = &fleet["results"][0];
+    let gateways = r["gateways"].as_array().expect("a gateways array");
+    assert_eq!(gateways.len(), 3);
+    let sum = |key: &str| {
+        gateways
+            .iter()
+            .map(|g| g[key].as_u64().expect(key))
+            .sum::<u64>()
+    };
+    assert_eq!(sum("offered"), r["offered"].as_u64().expect("offered"));
+    assert_eq!(sum("admitted"), r["admitted"].as_u64().expect("admitted"));
+    assert!(r["room_instants"].as_u64().is_some(), "{r}");
+}

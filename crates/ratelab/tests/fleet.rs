@@ -1,8 +1,11 @@
 //! Fleets of gateways against theory: the cases where a fleet must be a known limiter exactly,
 //! the worst windows it must reach, and the bounds it must never pass.
 
+mod common;
+
+use common::flood_busiest;
 use proptest::prelude::*;
-use ratelab::sim::{simulate_run, Scenario};
+use ratelab::sim::Scenario;
 use ratelab::spec::{FleetSpec, LimiterSpec, TrafficSpec};
 use ratelab::theory;
 use ratelab::time::{MINUTE, MS};
@@ -95,29 +98,6 @@ fn split_with_random_routing_is_servers_k() {
     }
 }
 
-/// The busiest windows of `limiters` under a flood of one request a millisecond, from `start`.
-fn flood(limiters: Vec<LimiterSpec>, limit: u64, start: FloodStart) -> Vec<u64> {
-    let s = Scenario {
-        limiters,
-        traffic: TrafficSpec::Flood {
-            start,
-            every: MS,
-            length: None,
-        },
-        limit,
-        window: MINUTE,
-        duration: 10 * MINUTE,
-        runs: 1,
-        seed: 1,
-    };
-    s.validate().expect("valid");
-    simulate_run(&s, 0)
-        .expect("runs")
-        .iter()
-        .map(|r| r.busiest)
-        .collect()
-}
-
 #[test]
 fn local_gateways_under_a_round_robin_flood_each_take_a_whole_limit() {
     for kind in [
@@ -127,12 +107,12 @@ fn local_gateways_under_a_round_robin_flood_each_take_a_whole_limit() {
         "gcra",
     ] {
         for n in ["2", "4", "7"] {
-            let single = flood(vec![spec(kind, None)], 60, FloodStart::Worst)[0];
+            let single = flood_busiest(vec![spec(kind, None)], 60, FloodStart::Worst)[0];
             let fleet = spec(kind, Some((n, Some("round-robin"), Some("local"))));
             let n: u64 = n.parse().expect("a number");
             // The single limiter's worst start, with room for each gateway's share before the
             // boundary: N · L ms before it.
-            let got = flood(
+            let got = flood_busiest(
                 vec![fleet.clone()],
                 60,
                 FloodStart::Offset(MINUTE - n * 60 * MS),

@@ -3,6 +3,9 @@
 //!
 //! These simulate tens of millions of decisions; the suite runs them optimised (`--profile ci`).
 
+mod common;
+
+use common::flood_busiest;
 use ratelab::sim::{simulate_run, Scenario};
 use ratelab::spec::{LimiterSpec, TrafficSpec};
 use ratelab::theory;
@@ -133,28 +136,11 @@ fn fixed_window_serves_the_poisson_share() {
 
 /// The busiest window each limiter reaches under a flood from `start`.
 fn flood_worst(limiters: &[&str], limit: u64, start: FloodStart) -> Vec<u64> {
-    let s = Scenario {
-        limiters: limiters
-            .iter()
-            .map(|l| LimiterSpec::parse(l).expect("valid spec"))
-            .collect(),
-        traffic: TrafficSpec::Flood {
-            start,
-            every: MS,
-            length: None,
-        },
-        limit,
-        window: MINUTE,
-        duration: 10 * MINUTE,
-        runs: 1,
-        seed: 1,
-    };
-    s.validate().expect("valid scenario");
-    simulate_run(&s, 0)
-        .expect("runs")
+    let specs = limiters
         .iter()
-        .map(|r| r.busiest)
-        .collect()
+        .map(|l| LimiterSpec::parse(l).expect("valid spec"))
+        .collect();
+    flood_busiest(specs, limit, start)
 }
 
 #[test]

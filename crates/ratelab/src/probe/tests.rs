@@ -23,11 +23,16 @@ fn scenario(traffic: &str, limiter: &str) -> Scenario {
 
 /// Sends a plan to a simulated limiter that answers at once, as a perfect network would.
 fn answered_by_model(s: &Scenario) -> Vec<Record> {
-    let mut plan = Plan::new(s).expect("plan");
     let mut limiter = s.build_limiter(&s.limiters[0], 0).expect("limiter");
+    answered(s, |due| (limiter.decide(due).admitted(), 0))
+}
+
+/// Sends a plan's requests to `decide`, which answers at once with (admitted, gateway).
+fn answered(s: &Scenario, mut decide: impl FnMut(Micros) -> (bool, u32)) -> Vec<Record> {
+    let mut plan = Plan::new(s).expect("plan");
     let mut out = Vec::new();
     while let Some((due, attempt)) = plan.next() {
-        let admitted = limiter.decide(due).admitted();
+        let (admitted, gateway) = decide(due);
         if !admitted {
             plan.rejected(due, attempt);
         }
@@ -41,7 +46,7 @@ fn answered_by_model(s: &Scenario) -> Vec<Record> {
                 Outcome::Rejected
             },
             latency: 0,
-            gateway: 0,
+            gateway,
         });
     }
     out
@@ -589,31 +594,13 @@ fn answered_by_fleet(s: &Scenario, real: &LimiterSpec) -> Vec<Record> {
         fleet.gateways as usize,
         Rng::new(s.seed, 0, Stream::Routing),
     );
-    let mut plan = Plan::new(s).expect("plan");
     let Limiter::Fleet(mut limiter) = s.build_limiter(real, 0).expect("limiter") else {
         panic!("a fleet")
     };
-    let mut out = Vec::new();
-    while let Some((due, attempt)) = plan.next() {
+    answered(s, |due| {
         let gateway = router.pick();
-        let admitted = limiter.decide_on(gateway, due).admitted();
-        if !admitted {
-            plan.rejected(due, attempt);
-        }
-        out.push(Record {
-            due,
-            sent: due,
-            attempt,
-            outcome: if admitted {
-                Outcome::Admitted
-            } else {
-                Outcome::Rejected
-            },
-            latency: 0,
-            gateway: gateway as u32,
-        });
-    }
-    out
+        (limiter.decide_on(gateway, due).admitted(), gateway as u32)
+    })
 }
 
 #[cfg(feature = "fleet")]
