@@ -187,6 +187,11 @@ pub(crate) struct SimulateArgs {
     /// from a central limiter). E.g. --coord sync:every=1s,delay=100ms
     #[arg(long, value_name = "COORD", allow_hyphen_values = true)]
     pub coord: Option<String>,
+    /// Retrying clients sharing the key (with --traffic retry:...): 1 to 10,000, each with its
+    /// own seed and the same policy; the same as clients=M in the traffic spec. E.g.
+    /// --clients 200
+    #[arg(long, value_name = "M", allow_hyphen_values = true)]
+    pub clients: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -16,8 +16,8 @@ use args::{Cli, Cmd, DemoArgs, SimulateArgs};
 use clap::{CommandFactory, Parser};
 use ratelab::import::{ImportOptions, Imported, Importer};
 use ratelab::sim::{fold_delays, simulate_run, Report, RunStats, Scenario};
-use ratelab::spec::{parse_count, FleetSpec, LimiterSpec, Replay, TrafficSpec};
-use ratelab::time::{format_duration, parse_duration, MINUTE};
+use ratelab::spec::{parse_count, FleetSpec, LimiterSpec, Replay, TrafficSpec, MAX_CLIENTS};
+use ratelab::time::{format_duration, parse_duration, Micros, MINUTE};
 use ratelab::Error;
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -216,6 +216,21 @@ fn parse_simulate(a: &SimulateArgs) -> Result<(Scenario, Format), String> {
         traffic.ok_or("simulate needs --traffic SPEC, e.g. --traffic steady:load=0.8")?;
     if let TrafficSpec::Replay(replay) = &mut traffic {
         replay.times = read_replay(replay)?;
+    }
+    if let Some(m) = &a.clients {
+        let m = parse_count("--clients", m, 1, MAX_CLIENTS).map_err(e)? as u32;
+        let TrafficSpec::Retry { clients, .. } = &mut traffic else {
+            return Err(format!(
+                "--clients needs retrying traffic, e.g. --traffic retry:rate=1/1min --clients {m} (--traffic is {})",
+                traffic.name()
+            ));
+        };
+        if *clients != 1 && *clients != m {
+            return Err(format!(
+                "--clients {m} and clients={clients} in --traffic disagree: give one of them"
+            ));
+        }
+        *clients = m;
     }
     scenario.traffic = traffic;
     scenario.duration = minutes * MINUTE;
@@ -433,7 +448,52 @@ fn table(scenario: &Scenario, report: &Report) -> String {
     for row in &rows {
         out += &line(row.iter().map(String::as_str).collect());
     }
-    out + &fleet_lines(scenario, report)
+    out + &fleet_lines(scenario, report) + &client_lines(scenario, report)
+}
+
+/// With retrying traffic: what the clients went through against each limiter.
+fn client_lines(scenario: &Scenario, report: &Report) -> String {
+    let TrafficSpec::Retry { every, .. } = &scenario.traffic else {
+        return String::new();
+    };
+    let Some(first) = report.results.iter().find_map(|r| r.client.as_ref()) else {
+        return String::new();
+    };
+    let policy = if first.policy.is_empty() {
+        format!(
+            "the essays' client, retrying every {}",
+            format_duration(*every)
+        )
+    } else {
+        first.policy.clone()
+    };
+    let mut out = format!(
+        "\n{} client(s) per run ({policy}): requests, tries (per request), requests given up, time from first try to success (p50, p99), the most tries in one second, clients locked out (served under half).\n",
+        first.clients
+    );
+    // Three significant figures: the histogram's precision is 0.8%.
+    let time = |v: Option<Micros>| match v {
+        None => "-".to_owned(),
+        Some(us) if us < 1_000 => format!("{us}us"),
+        Some(us) if us < 1_000_000 => format!("{:.3}ms", us as f64 / 1e3),
+        Some(us) => format!("{:.3}s", us as f64 / 1e6),
+    };
+    for r in &report.results {
+        let Some(c) = &r.client else { continue };
+        out += &format!(
+            "{}: {} requests, {} tries ({}), {} gave up, success p50 {} p99 {}, peak {} tries/s, {:.1}% locked out\n",
+            text::escaped(&parsed_spec(&r.limiter)),
+            c.requests,
+            c.attempts,
+            c.amplification.map_or("-".to_owned(), |a| format!("{a:.2}×")),
+            c.gave_up,
+            time(c.success_p50_us),
+            time(c.success_p99_us),
+            c.peak_attempts_per_second,
+            100.0 * c.lockout_share
+        );
+    }
+    out
 }
 
 /// With `--gateways`: the fleet, each limiter's room instants and each gateway's counts.

@@ -156,13 +156,22 @@ fn traffic_text(spec: &TrafficSpec) -> String {
             at,
             tries,
             every,
-        } => vec![
-            format!("rate={}", rate(*r)),
-            format!("spike={spike}"),
-            format!("at={}", us(*at)),
-            format!("tries={tries}"),
-            format!("every={}", us(*every)),
-        ],
+            policy,
+            clients,
+        } => {
+            let mut keys = vec![
+                format!("rate={}", rate(*r)),
+                format!("spike={spike}"),
+                format!("at={}", us(*at)),
+                format!("tries={tries}"),
+            ];
+            // `every=` belongs to the fixed policy; the others' keys as the core writes them.
+            if policy.backoff == ratelab::traffic::Backoff::Fixed {
+                keys.push(format!("every={}", us(*every)));
+            }
+            keys.extend(ratelab::spec::policy_keys(policy, *clients));
+            keys
+        }
         TrafficSpec::Replay(Replay {
             file,
             times,

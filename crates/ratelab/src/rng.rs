@@ -21,6 +21,8 @@ pub enum Stream {
     Routing = 2,
     /// Small random test cases (property tests and the optimality check of the study).
     Cases = 3,
+    /// A retrying client's jitter.
+    Jitter = 4,
 }
 
 /// A seeded PCG32 generator.
@@ -38,6 +40,32 @@ impl Rng {
         let state = splitmix64(seed ^ splitmix64(run.wrapping_add(0x5eed)));
         Rng {
             pcg: Pcg32::new(state, (stream as u64) << 8 | (run & 0xff)),
+        }
+    }
+
+    /// A generator for `stream` of client `client` of a fleet of clients: client 0's is
+    /// [`Rng::new`]'s, so that one client draws what the essays' single client drew, and each
+    /// other client's seed is folded from the scenario's and its number.
+    pub fn for_client(seed: u64, run: u64, stream: Stream, client: u32) -> Self {
+        let seed = match client {
+            0 => seed,
+            c => splitmix64(seed ^ splitmix64(u64::from(c).wrapping_add(0x00c1_1e47))),
+        };
+        Rng::new(seed, run, stream)
+    }
+
+    /// A uniform integer in `lo..=hi` (`lo ≤ hi`), unbiased (Lemire's method on 64 bits).
+    pub fn between(&mut self, lo: u64, hi: u64) -> u64 {
+        debug_assert!(lo <= hi);
+        let Some(n) = (hi - lo).checked_add(1) else {
+            return self.next_u64();
+        };
+        let threshold = n.wrapping_neg() % n;
+        loop {
+            let m = u128::from(self.next_u64()) * u128::from(n);
+            if (m as u64) >= threshold {
+                return lo + (m >> 64) as u64;
+            }
         }
     }
 

@@ -39,6 +39,11 @@ fn scenarios() -> Vec<(String, Scenario)> {
         "flood:start=30s",
         "boundary-burst",
         "retry:rate=30/1min,spike=200,at=5min,tries=8,every=1s",
+        // Every part of a client's policy, and a fleet of them (jitter draws, budgets and
+        // `Retry-After` searches must agree across targets too).
+        "retry:rate=3/1min,spike=20,at=5min,tries=6,policy=exponential,base=1s,factor=1.5,cap=30s,jitter=full,budget=50%,retry-after=honor,clients=10",
+        "retry:rate=3/1min,spike=20,at=5min,tries=6,policy=exponential,base=1s,cap=30s,jitter=decorrelated,clients=10",
+        "retry:rate=3/1min,spike=20,at=5min,tries=6,every=2s,jitter=equal,retry-after=honor,clients=10",
     ];
     traffic
         .iter()

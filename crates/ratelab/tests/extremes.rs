@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use ratelab::sim::{simulate_run, MAX_TIME};
 use ratelab::theory::worst_case;
 use ratelab::time::{Micros, MINUTE, MS, SECOND};
-use ratelab::traffic::FloodStart;
+use ratelab::traffic::{Backoff, FloodStart, Jitter, RetryPolicy};
 use ratelab::{LimiterSpec, Rate, Scenario, TrafficSpec};
 
 /// Durations at the edges: tiny, around the window, and near 64-bit overflow.
@@ -49,15 +49,43 @@ fn traffic() -> impl Strategy<Value = TrafficSpec> {
             extreme_duration(),
             0..50u64,
             1..=1_000u32,
-            extreme_duration()
+            extreme_duration(),
+            (0..2u8, 0..4u8, 0..3u8, any::<bool>(), 1..=3u32),
         )
-            .prop_map(|(count, per, spike, tries, every)| TrafficSpec::Retry {
-                rate: Rate { count, per },
-                spike,
-                at: SECOND,
-                tries,
-                every,
-            }),
+            .prop_map(
+                |(count, per, spike, tries, every, (backoff, jitter, budget, honor, clients))| {
+                    // Exponential backoff from 1 µs by the largest factor, capped at `every`.
+                    let exponential = backoff == 1;
+                    TrafficSpec::Retry {
+                        rate: Rate { count, per },
+                        spike,
+                        at: SECOND,
+                        tries,
+                        every,
+                        policy: RetryPolicy {
+                            backoff: if exponential {
+                                Backoff::Exponential {
+                                    base: 1,
+                                    factor: 100_000,
+                                    cap: every,
+                                }
+                            } else {
+                                Backoff::Fixed
+                            },
+                            jitter: match jitter {
+                                0 => Jitter::None,
+                                1 => Jitter::Full,
+                                2 => Jitter::Equal,
+                                _ if exponential => Jitter::Decorrelated,
+                                _ => Jitter::None,
+                            },
+                            budget: [None, Some(0), Some(10_000_000)][budget as usize],
+                            honor,
+                        },
+                        clients,
+                    }
+                }
+            ),
         (extreme_duration(), extreme_duration())
             .prop_map(|(before, after)| TrafficSpec::BoundaryBurst { before, after }),
     ]
@@ -166,6 +194,8 @@ fn times_that_would_overflow_are_refused_up_front() {
             at: SECOND,
             tries,
             every,
+            policy: RetryPolicy::default(),
+            clients: 1,
         },
         duration,
         ..base.clone()

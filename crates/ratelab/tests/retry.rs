@@ -87,12 +87,12 @@ fn scenario(traffic: &str, limiters: &[&str], limit: u64, window: Micros) -> Sce
 fn driven(s: &Scenario, run: u32, limiter: &mut PlainLog) -> Vec<(Micros, u32, bool)> {
     let mut client = s.retry_client(run).expect("a retrying client");
     let mut out = Vec::new();
-    while let Some((t, attempt)) = client.next() {
-        let ok = limiter.admit(t);
+    while let Some(tr) = client.next() {
+        let ok = limiter.admit(tr.at);
         if !ok {
-            client.rejected(t, attempt);
+            client.rejected(tr, None);
         }
-        out.push((t, attempt, ok));
+        out.push((tr.at, tr.attempt, ok));
     }
     out
 }
@@ -181,10 +181,14 @@ fn ties_go_to_retries_then_the_spike_then_the_steady_stream() {
     let mut client = s.retry_client(0).expect("a retrying client");
     // Two rejections reported at 0.9 s (out of the simulator's order, as a probe may): their
     // retries are due at 1 s, with the spike, and come first, in the order rejected.
-    client.rejected(900 * MS, 2);
-    client.rejected(900 * MS, 1);
+    for attempt in [2, 1] {
+        let tr = client.fixed_try(900 * MS, attempt);
+        client.rejected(tr, None);
+    }
     assert_eq!(client.peek(), Some(SECOND));
-    let tries: Vec<(Micros, u32)> = std::iter::from_fn(|| client.next()).collect();
+    let tries: Vec<(Micros, u32)> = std::iter::from_fn(|| client.next())
+        .map(|tr| (tr.at, tr.attempt))
+        .collect();
     assert_eq!(
         tries,
         [(SECOND, 3), (SECOND, 2), (SECOND, 1), (SECOND, 1)],
@@ -192,6 +196,7 @@ fn ties_go_to_retries_then_the_spike_then_the_steady_stream() {
     );
     // A last try that is rejected does not come back.
     let mut client = s.retry_client(0).expect("a retrying client");
-    client.rejected(500 * MS, 3);
+    let tr = client.fixed_try(500 * MS, 3);
+    client.rejected(tr, None);
     assert_eq!(client.peek(), Some(SECOND), "only the spike is left");
 }

@@ -90,6 +90,19 @@ impl Plan {
             ));
         }
         check_size(scenario)?;
+        if let crate::TrafficSpec::Retry {
+            policy, clients, ..
+        } = &scenario.traffic
+        {
+            let keys = crate::spec::policy_keys(policy, *clients);
+            if !keys.is_empty() {
+                return Err(Error::invalid(
+                    "probe: traffic",
+                    &keys.join(","),
+                    "the essays' retrying client (policy=fixed, one client, no jitter, budget or retry-after): the probe's client has no other policy yet",
+                ));
+            }
+        }
         let closed = scenario.retry_client(0);
         let mut first: Vec<Micros> = Vec::new();
         let (tries, every) = match &scenario.traffic {
@@ -202,7 +215,7 @@ impl Plan {
                 *next += 1;
                 Some((t, 1))
             }
-            Source::Closed(c) => c.next(),
+            Source::Closed(c) => c.next().map(|tr| (tr.at, tr.attempt)),
         }
     }
 
@@ -211,14 +224,15 @@ impl Plan {
     pub fn retry_gap(&self) -> Option<Micros> {
         match &self.source {
             Source::Open { .. } => None,
-            Source::Closed(c) => Some(c.every()),
+            Source::Closed(c) => Some(c.min_gap()),
         }
     }
 
     /// Reports that the try due at `at` was rejected; a retrying client sends it again later.
     pub fn rejected(&mut self, at: Micros, attempt: u32) {
         if let Source::Closed(c) = &mut self.source {
-            c.rejected(at, attempt);
+            let tr = c.fixed_try(at, attempt);
+            c.rejected(tr, None);
         }
     }
 }

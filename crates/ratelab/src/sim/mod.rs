@@ -14,8 +14,8 @@ pub use mechanism::{
     mechanism, mechanism_into, playback_memory, Boundaries, Frame, Mechanism,
     MECHANISM_BYTES_PER_DECISION, TRACE_BYTES_PER_DECISION,
 };
-pub use report::{fold_delays, mean_se, GatewayReport, LimiterReport, Report};
-pub use run::{decide_and_audit, simulate_run, trace, trace_into, RunStats, Trace};
+pub use report::{fold_delays, mean_se, ClientReport, GatewayReport, LimiterReport, Report};
+pub use run::{decide_and_audit, simulate_run, trace, trace_into, ClientStats, RunStats, Trace};
 pub use scenario::{
     format_bytes, LaneMemory, Memory, Scenario, CHUNK, LIMIT_RANGE, MAX_DECISIONS, MAX_TIME,
     MEMORY_BUDGET, MINUTES_RANGE, RUNS_RANGE, WINDOW_RANGE,

@@ -2,7 +2,7 @@
 //! standard error of the share served, busiest windows, wrong decisions, delay quantiles),
 //! and its digest.
 
-use super::{RunStats, Scenario};
+use super::{ClientStats, RunStats, Scenario};
 use crate::histogram::Histogram;
 use crate::spec::LimiterSpec;
 use crate::theory;
@@ -47,6 +47,36 @@ pub struct LimiterReport {
     /// its own admissions in any run (`--gateways` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gateways: Option<Vec<GatewayReport>>,
+    /// What the retrying clients went through (`retry` traffic only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientReport>,
+}
+
+/// The retrying clients against one limiter, over all runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClientReport {
+    /// The policy's keys that differ from the essays' client (empty for that client), as
+    /// the spec writes them.
+    pub policy: String,
+    /// Clients per run.
+    pub clients: u64,
+    /// Requests: first tries.
+    pub requests: u64,
+    /// Tries, retries included.
+    pub attempts: u64,
+    /// Tries per request.
+    pub amplification: Option<f64>,
+    /// Requests never admitted: out of tries, of retry budget, or of time.
+    pub gave_up: u64,
+    /// Median time from a request's first try to its admission, µs, to the histogram's
+    /// precision (exact below 256 µs, within 0.8% above).
+    pub success_p50_us: Option<Micros>,
+    /// Its 99th percentile, to the same precision.
+    pub success_p99_us: Option<Micros>,
+    /// The most tries in any trailing second of any run.
+    pub peak_attempts_per_second: u64,
+    /// The share of clients (over all runs) served under half of their requests.
+    pub lockout_share: f64,
 }
 
 /// One gateway of a fleet, over all runs.
@@ -108,6 +138,19 @@ impl Report {
                 for v in [g.offered, g.admitted, g.busiest_window_max] {
                     h.u64(v);
                 }
+            }
+            // The clients' numbers, for any client but the essays' (whose digests stay as
+            // they were: its tries and requests are in them already).
+            if let Some(c) = r.client.as_ref().filter(|c| !c.policy.is_empty()) {
+                h.bytes(c.policy.as_bytes());
+                for v in [c.clients, c.requests, c.attempts, c.gave_up] {
+                    h.u64(v);
+                }
+                for v in [c.success_p50_us, c.success_p99_us] {
+                    h.u64(v.unwrap_or(u64::MAX));
+                }
+                h.u64(c.peak_attempts_per_second);
+                h.u64(c.lockout_share.to_bits());
             }
         }
         h.0
@@ -179,6 +222,7 @@ fn summarize(scenario: &Scenario, spec: &LimiterSpec, stats: &[&RunStats]) -> Li
         (None, None)
     };
     let (room_instants, gateways) = fleet(stats);
+    let client = client(scenario, stats);
     LimiterReport {
         limiter: spec.text.clone(),
         offered: total(|s| s.offered),
@@ -196,7 +240,43 @@ fn summarize(scenario: &Scenario, spec: &LimiterSpec, stats: &[&RunStats]) -> Li
         delay_p99_us: p99,
         room_instants,
         gateways,
+        client,
     }
+}
+
+/// The retrying clients' numbers over all runs, for `retry` traffic.
+fn client(scenario: &Scenario, stats: &[&RunStats]) -> Option<ClientReport> {
+    let crate::spec::TrafficSpec::Retry {
+        policy, clients, ..
+    } = &scenario.traffic
+    else {
+        return None;
+    };
+    let each: Vec<&ClientStats> = stats.iter().filter_map(|s| s.client.as_ref()).collect();
+    let mut success = Histogram::default();
+    for c in &each {
+        success.merge(&c.success);
+    }
+    let requests: u64 = stats.iter().map(|s| s.offered).sum();
+    let attempts: u64 = stats.iter().map(|s| s.decisions).sum();
+    let all: u64 = each.iter().map(|c| c.clients).sum();
+    let locked: u64 = each.iter().map(|c| c.locked).sum();
+    Some(ClientReport {
+        policy: crate::spec::policy_keys(policy, *clients).join(","),
+        clients: u64::from(*clients),
+        requests,
+        attempts,
+        amplification: (requests > 0).then(|| attempts as f64 / requests as f64),
+        gave_up: each.iter().map(|c| c.gave_up).sum(),
+        success_p50_us: success.quantile(0.50),
+        success_p99_us: success.quantile(0.99),
+        peak_attempts_per_second: each.iter().map(|c| c.peak_second).max().unwrap_or(0),
+        lockout_share: if all == 0 {
+            0.0
+        } else {
+            locked as f64 / all as f64
+        },
+    })
 }
 
 /// A fleet's room instants and gateways over all runs, if the limiter was a fleet.
@@ -237,6 +317,13 @@ pub fn fold_delays(into: &mut [RunStats], from: &mut [RunStats]) {
         if !b.delays.is_empty() {
             a.delays.merge(&b.delays);
             b.delays = Histogram::default();
+        }
+        // The same for the retrying clients' times to success.
+        if let (Some(ca), Some(cb)) = (a.client.as_mut(), b.client.as_mut()) {
+            if !cb.success.is_empty() {
+                ca.success.merge(&cb.success);
+                cb.success = Histogram::default();
+            }
         }
     }
 }

@@ -11,8 +11,9 @@ use crate::histogram::Histogram;
 use crate::limiter::FleetStats;
 use crate::limiter::{Decide, Decision, Limiter};
 use crate::ring::TimeRing;
-use crate::time::Micros;
+use crate::time::{Micros, SECOND};
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 
 /// What one limiter did in one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -34,10 +35,32 @@ pub struct RunStats {
     /// Queueing delays of admitted requests (queueing limiters only), to the histogram's
     /// precision (exact below 256 µs, within 0.8% above).
     pub delays: Histogram,
+    /// What the retrying clients went through (`retry` traffic only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientStats>,
     /// A fleet's room instants and per-gateway tallies (`--gateways` only).
     #[cfg(feature = "fleet")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fleet: Option<FleetStats>,
+}
+
+/// What a run's retrying clients went through, beside the limiter's tallies (their tries are
+/// `decisions`, their requests `offered`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClientStats {
+    /// Requests that were never admitted: out of tries, of retry budget, or of time.
+    pub gave_up: u64,
+    /// From each admitted request's first try to the try admitted, to the histogram's
+    /// precision.
+    pub success: Histogram,
+    /// The most tries in any trailing second `(t − 1 s, t]`.
+    pub peak_second: u64,
+    /// Where that second ends.
+    pub peak_second_at: Micros,
+    /// Clients in the run.
+    pub clients: u64,
+    /// Clients locked out: served under half of their requests.
+    pub locked: u64,
 }
 
 impl RunStats {
@@ -248,13 +271,39 @@ fn closed_loop(
     run: u32,
     mut lane: Lane,
 ) -> (RunStats, Option<Trace>, Option<Mechanism>) {
-    if let Some(mut client) = scenario.retry_client(run) {
-        while let Some((t, attempt)) = client.next() {
-            lane.stats.offered += u64::from(attempt == 1);
-            if !lane.step(t) {
-                client.rejected(t, attempt);
+    if let Some(mut clients) = scenario.retry_clients(run) {
+        let honor = clients.honors();
+        let mut tally = ClientStats::default();
+        // The tries of the trailing second, for its peak: at most the tries of one second.
+        let mut second: VecDeque<Micros> = VecDeque::new();
+        while let Some((c, tr)) = clients.next() {
+            lane.stats.offered += u64::from(tr.attempt == 1);
+            while second.front().is_some_and(|&x| x + SECOND <= tr.at) {
+                second.pop_front();
+            }
+            second.push_back(tr.at);
+            if second.len() as u64 > tally.peak_second {
+                tally.peak_second = second.len() as u64;
+                tally.peak_second_at = tr.at;
+            }
+            if lane.step(tr.at) {
+                tally.success.record(tr.at - tr.first);
+                clients.admitted(c, tr);
+            } else {
+                let retry_after = if honor {
+                    lane.limiter.retry_after(tr.at)
+                } else {
+                    None
+                };
+                clients.rejected(c, tr, retry_after);
             }
         }
+        for c in clients.clients() {
+            tally.gave_up += c.gave_up;
+            tally.clients += 1;
+            tally.locked += u64::from(2 * c.admitted < c.requests);
+        }
+        lane.stats.client = Some(tally);
     }
     lane.finish_all()
 }
@@ -366,7 +415,7 @@ mod tests {
             limiters: vec![crate::LimiterSpec::parse("sliding-log").expect("spec")],
             traffic: crate::TrafficSpec::parse(traffic).expect("traffic"),
             limit: 10,
-            window: crate::time::SECOND,
+            window: SECOND,
             duration: crate::time::MINUTE,
             runs: 1,
             seed: 7,

@@ -14,8 +14,10 @@ use crate::rng::{Rng, Stream};
 use crate::spec::FleetSpec;
 use crate::spec::{LimiterKind, LimiterSpec, TrafficSpec};
 use crate::theory;
-use crate::time::{format_duration, Micros, MINUTE, MS};
-use crate::traffic::{Arrivals, FloodStart, Groups, OnOff, Poisson, RetryClient};
+use crate::time::{format_duration, Micros, MINUTE, MS, SECOND};
+use crate::traffic::{
+    Arrivals, Backoff, FloodStart, Groups, OnOff, Poisson, RetryClient, RetryClients,
+};
 use serde::{Deserialize, Serialize};
 
 /// Everything that determines a simulation. Same scenario, same report, on every target.
@@ -73,25 +75,44 @@ pub const MAX_TIME: Micros = (1 << 53) - 1;
 pub const CHUNK: usize = 1024;
 
 impl Scenario {
-    /// The retrying client of run `run` (`None` unless the traffic retries).
+    /// The retrying client of run `run` (`None` unless the traffic retries): the fleet's
+    /// first client, the whole of it when there is one.
     pub fn retry_client(&self, run: u32) -> Option<RetryClient> {
+        self.client(run, 0)
+    }
+
+    /// Client `c` of run `run`'s retrying fleet.
+    fn client(&self, run: u32, c: u32) -> Option<RetryClient> {
         let TrafficSpec::Retry {
             spike,
             at,
             tries,
             every,
+            policy,
             ..
         } = self.traffic
         else {
             return None;
         };
+        let rng = |stream| Rng::for_client(self.seed, u64::from(run), stream, c);
         Some(RetryClient::new(
-            self.arrivals(run),
+            self.arrivals_from(rng(Stream::Arrivals)),
             spike,
             at,
             tries,
             every,
+            policy,
+            rng(Stream::Jitter),
         ))
+    }
+
+    /// Every client of run `run`'s retrying fleet (`None` unless the traffic retries).
+    pub fn retry_clients(&self, run: u32) -> Option<RetryClients> {
+        let TrafficSpec::Retry { clients, .. } = self.traffic else {
+            return None;
+        };
+        let all = (0..clients).filter_map(|c| self.client(run, c)).collect();
+        Some(RetryClients::new(all))
     }
 
     /// Checks everything before any work starts: ranges, that every limiter can be built, and
@@ -176,7 +197,26 @@ impl Scenario {
             TrafficSpec::BoundaryBurst { .. } => 2 * 2 * 8 * self.limit,
             // A retrying client's pending retries: (time, try) in a deque that doubles, and
             // the old buffer while it moves.
-            TrafficSpec::Retry { .. } => 3 * 2 * 16 * retries,
+            // Per client: its pending retries, 32-byte tries in a deque that doubles, and the old
+            // buffer while it moves; with a budget, the first tries and retries of a minute
+            // (at most the first tries' bound and that many again); the client itself and its
+            // queue entry. Per lane: the tries of the trailing second (at most every client's
+            // pending retries and first tries at once) and the time-to-success histogram.
+            TrafficSpec::Retry {
+                clients, policy, ..
+            } => {
+                let m = u64::from(*clients);
+                let budget = if policy.budget.is_some() {
+                    2 * 2 * 8 * self.first_tries_in(MINUTE)
+                } else {
+                    0
+                };
+                let per_client = 3 * 2 * 32 * retries + budget + 256;
+                let lanes = self.limiters.len().max(1) as u64;
+                m * per_client
+                    + lanes
+                        * (2 * 8 * m * (retries + self.first_tries_in(SECOND)) + HISTOGRAM_BYTES)
+            }
             _ => 0,
         };
         let replay = match &self.traffic {
@@ -260,16 +300,25 @@ impl Scenario {
         0
     }
 
+    /// More first tries than one retrying client will send in any span of `span` µs: its
+    /// spike and a Poisson count's mean plus eight standard deviations.
+    fn first_tries_in(&self, span: Micros) -> u64 {
+        let TrafficSpec::Retry { rate, spike, .. } = &self.traffic else {
+            return 0;
+        };
+        let mean = rate.count as f64 * span.min(self.duration) as f64 / rate.per as f64;
+        spike.saturating_add((mean + 8.0 * mean.sqrt() + 16.0) as u64)
+    }
+
     /// The most retries a retrying client can have pending at once: each pending retry is a
-    /// different request whose first try came at most `(tries − 1) · every` before, so the
-    /// spike and the first tries of that span (a Poisson count: its mean and eight standard
-    /// deviations, more than any run will see).
+    /// different request whose first try came at most `(tries − 1)` longest gaps before, so
+    /// at most the first tries of that span (the whole run for a client that honours
+    /// `Retry-After`).
     fn pending_retries(&self) -> u64 {
         let TrafficSpec::Retry {
-            rate,
-            spike,
             tries,
             every,
+            policy,
             ..
         } = &self.traffic
         else {
@@ -278,11 +327,14 @@ impl Scenario {
         if *tries <= 1 {
             return 0;
         }
-        let span = u64::from(tries - 1)
-            .saturating_mul(*every)
-            .min(self.duration) as f64;
-        let mean = rate.count as f64 * span / rate.per as f64;
-        spike.saturating_add((mean + 8.0 * mean.sqrt() + 16.0) as u64)
+        // The longest gap: `every`, the cap, or for a client honouring `Retry-After` any (the
+        // span is then the whole run, past which no first try comes).
+        let gap = match policy.backoff {
+            _ if policy.honor => Micros::MAX,
+            Backoff::Fixed => *every,
+            Backoff::Exponential { cap, .. } => cap,
+        };
+        self.first_tries_in(u64::from(tries - 1).saturating_mul(gap))
     }
 
     fn validate_traffic(&self) -> Result<(), Error> {
@@ -405,8 +457,17 @@ impl Scenario {
                 last.checked_sub(first - first % self.window)?
                     .checked_add(1)
             }
-            TrafficSpec::Retry { tries, every, .. } => u64::from(tries.saturating_sub(1))
-                .checked_mul(*every)?
+            // (A retry honouring `Retry-After` past 2^53 µs is not made: the client gives up.)
+            TrafficSpec::Retry {
+                tries,
+                every,
+                policy,
+                ..
+            } => u64::from(tries.saturating_sub(1))
+                .checked_mul(match policy.backoff {
+                    Backoff::Fixed => *every,
+                    Backoff::Exponential { cap, .. } => cap,
+                })?
                 .checked_add(self.duration),
             _ => Some(self.duration),
         }
@@ -425,11 +486,23 @@ impl Scenario {
                         length.map_or_else(String::new, format_duration),
                         "a flood that ends within 285 years (2^53 µs)",
                     ),
-                    TrafficSpec::Retry { tries, every, .. } => (
-                        "retry: tries × every",
-                        format!("{tries} × {}", format_duration(*every)),
-                        "retries that end within 285 years (2^53 µs) of the start",
-                    ),
+                    TrafficSpec::Retry {
+                        tries,
+                        every,
+                        policy,
+                        ..
+                    } => match policy.backoff {
+                        Backoff::Fixed => (
+                            "retry: tries × every",
+                            format!("{tries} × {}", format_duration(*every)),
+                            "retries that end within 285 years (2^53 µs) of the start",
+                        ),
+                        Backoff::Exponential { cap, .. } => (
+                            "retry: tries × cap",
+                            format!("{tries} × {}", format_duration(cap)),
+                            "retries that end within 285 years (2^53 µs) of the start",
+                        ),
+                    },
                     _ => (
                         "traffic",
                         self.traffic.name().to_owned(),
@@ -443,7 +516,11 @@ impl Scenario {
 
     /// The arrival stream of run `run` (open-loop traffic; a retrying client's first tries).
     pub fn arrivals(&self, run: u32) -> Arrivals {
-        let rng = Rng::new(self.seed, u64::from(run), Stream::Arrivals);
+        self.arrivals_from(Rng::new(self.seed, u64::from(run), Stream::Arrivals))
+    }
+
+    /// The arrival stream drawn from `rng`.
+    fn arrivals_from(&self, rng: Rng) -> Arrivals {
         match &self.traffic {
             TrafficSpec::Steady { load } => {
                 Arrivals::Poisson(Poisson::new(rng, self.rate_per_us(*load), 0, self.duration))
@@ -846,7 +923,8 @@ mod tests {
             ..scenario()
         };
         let mut client = retry.retry_client(0).expect("a client");
-        let (t, attempt) = client.next().expect("a first try");
+        let tr = client.next().expect("a first try");
+        let (t, attempt) = (tr.at, tr.attempt);
         assert_eq!(attempt, 1);
         assert_eq!(Some(t), retry.arrivals(0).next().min(Some(t)));
     }

@@ -11,11 +11,15 @@ mod fleet;
 #[cfg(feature = "fleet")]
 pub use fleet::{FleetSpec, MAX_GATEWAYS};
 
+mod retry;
+
+pub use retry::{policy_keys, MAX_CLIENTS};
+
 use crate::error::Error;
 use crate::import::{Field, Filter, Format, FIELD_NAMES, FORMAT_NAMES};
 use crate::limiter::{LeakyMode, Rate};
 use crate::time::{parse_duration, Micros, SECOND};
-use crate::traffic::{FloodStart, Shape};
+use crate::traffic::{FloodStart, RetryPolicy, Shape};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -377,11 +381,28 @@ pub enum TrafficSpec {
         at: Micros,
         /// Tries per request in all, the first one included.
         tries: u32,
-        /// The gap between tries.
+        /// The gap between tries (`policy=fixed`).
         every: Micros,
+        /// How it backs off, jitters, budgets and honours `Retry-After`.
+        #[serde(default, skip_serializing_if = "RetryPolicy::is_classic")]
+        policy: RetryPolicy,
+        /// How many such clients share the key, each with its own seed (`clients=M`).
+        #[serde(default = "one", skip_serializing_if = "is_one")]
+        clients: u32,
     },
     /// A recorded list of timestamps.
     Replay(Replay),
+}
+
+/// Serde's default client count.
+fn one() -> u32 {
+    1
+}
+
+/// Whether a client count is serde's default.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 const TRAFFIC_NAMES: &str =
@@ -433,28 +454,7 @@ impl TrafficSpec {
                 before: get.duration_min("before", 500_000, 1)?,
                 after: get.duration_min("after", 500_000, 0)?,
             },
-            "retry" => TrafficSpec::Retry {
-                rate: match get.take("rate") {
-                    Some(v) => parse_rate("retry: rate", v)?,
-                    None => Rate {
-                        count: 25,
-                        per: 60 * SECOND,
-                    },
-                },
-                spike: match get.take("spike") {
-                    Some(v) => parse_count("retry: spike", v, 0, 10_000_000)?,
-                    None => 200,
-                },
-                at: match get.take("at") {
-                    Some(v) => parse_duration("retry: at", v)?,
-                    None => 5 * 60 * SECOND,
-                },
-                tries: match get.take("tries") {
-                    Some(v) => parse_count("retry: tries", v, 1, MAX_TRIES)? as u32,
-                    None => 5,
-                },
-                every: get.duration_min("every", SECOND, 1)?,
-            },
+            "retry" => retry::parse_retry(&mut get)?,
             "replay" => TrafficSpec::Replay(parse_replay(&mut get)?),
             _ => return Err(Error::unknown("traffic", name, TRAFFIC_NAMES)),
         };
@@ -470,7 +470,7 @@ impl TrafficSpec {
             }
             TrafficSpec::Flood { .. } => "start=DUR|worst, every=DUR, for=DUR",
             TrafficSpec::BoundaryBurst { .. } => "before=DUR, after=DUR",
-            TrafficSpec::Retry { .. } => "rate=N/DUR, spike=S, at=DUR, tries=M, every=DUR",
+            TrafficSpec::Retry { .. } => retry::RETRY_KEYS,
             TrafficSpec::Replay(_) => {
                 "file=PATH, format=auto|seconds|ms|iso|access-log, client=IP, field=NAME:VALUE"
             }
@@ -933,6 +933,8 @@ mod tests {
                 at: 300 * SECOND,
                 tries: 4,
                 every: SECOND,
+                policy: RetryPolicy::default(),
+                clients: 1,
             })
         );
         assert!(

@@ -23,8 +23,8 @@ use std::sync::Arc;
 mod params;
 mod retry;
 
-pub use params::{FloodStart, Shape};
-pub use retry::RetryClient;
+pub use params::{Backoff, FloodStart, Jitter, RetryPolicy, Shape};
+pub use retry::{RetryClient, RetryClients, Try};
 
 /// A stream of arrival times.
 #[derive(Debug, Clone)]

@@ -1,32 +1,65 @@
-//! The retrying client: the one traffic that reacts to decisions.
+//! The retrying client, the one traffic that reacts to decisions, and fleets of them.
 
+use super::params::{Backoff, Jitter, RetryPolicy};
 use super::Arrivals;
-use crate::time::Micros;
-use std::collections::VecDeque;
+use crate::rng::Rng;
+use crate::time::{Micros, MINUTE};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// One try of one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Try {
+    /// When it is sent.
+    pub at: Micros,
+    /// Which try it is: 1 for a new request.
+    pub attempt: u32,
+    /// When the request's first try was sent.
+    pub first: Micros,
+    /// The gap before this try as the backoff computed it (before jitter; for decorrelated
+    /// jitter, the last wait), from which the next gap grows. 0 for a first try.
+    sleep: Micros,
+}
 
 /// A retrying client: first tries from the scenario's stream plus a spike; every rejected
-/// try comes back `every` later until it has had `tries` tries. The simulator tells it each
-/// decision at once; `ratelab probe` tells it what a real limiter answered.
+/// try comes back after the policy's gap until it has had `tries` tries (or the budget says
+/// no). The simulator tells it each decision at once; `ratelab probe` tells it what a real
+/// limiter answered.
 #[derive(Debug, Clone)]
 pub struct RetryClient {
     first: Arrivals,
     next_first: Option<Micros>,
     spike_left: u64,
     spike_at: Micros,
-    retries: VecDeque<(Micros, u32)>,
+    /// Pending retries, by time, then in the order they were scheduled.
+    retries: VecDeque<Try>,
     tries: u32,
     every: Micros,
+    policy: RetryPolicy,
+    jitter: Rng,
+    /// With a budget: first tries and retries of the trailing minute.
+    firsts: VecDeque<Micros>,
+    spent: VecDeque<Micros>,
+    /// Requests sent, admitted, and given up (out of tries, budget or time).
+    pub requests: u64,
+    /// Requests admitted.
+    pub admitted: u64,
+    /// Requests that ran out of tries, of budget, or of time (a retry past 2^53 µs).
+    pub gave_up: u64,
 }
 
 impl RetryClient {
     /// A client whose first tries are `first`, plus `spike` tries at `spike_at`, each retried
-    /// `every` after a rejection until it has had `tries` tries.
+    /// after a rejection, as `policy` says (with `every` the fixed gap), until it has had
+    /// `tries` tries; `jitter` draws its jitter.
     pub fn new(
         mut first: Arrivals,
         spike: u64,
         spike_at: Micros,
         tries: u32,
         every: Micros,
+        policy: RetryPolicy,
+        jitter: Rng,
     ) -> Self {
         RetryClient {
             next_first: first.next(),
@@ -36,26 +69,66 @@ impl RetryClient {
             retries: VecDeque::new(),
             tries,
             every,
+            policy,
+            jitter,
+            firsts: VecDeque::new(),
+            spent: VecDeque::new(),
+            requests: 0,
+            admitted: 0,
+            gave_up: 0,
         }
     }
 
     /// When the next try comes, without taking it.
     pub fn peek(&self) -> Option<Micros> {
-        let retry = self.retries.front().map(|r| r.0);
+        let retry = self.retries.front().map(|r| r.at);
         let spike = (self.spike_left > 0).then_some(self.spike_at);
         [retry, spike, self.next_first].into_iter().flatten().min()
     }
 
-    /// The gap between a rejected try and the next.
-    pub fn every(&self) -> Micros {
-        self.every
+    /// The shortest gap the policy can leave between a rejected try and its retry (the
+    /// probe's sender must have heard an answer that long before the retry is due).
+    pub fn min_gap(&self) -> Micros {
+        if self.policy.honor || self.policy.jitter == Jitter::Full {
+            return 0;
+        }
+        match (self.policy.backoff, self.policy.jitter) {
+            (Backoff::Fixed, Jitter::Equal) => self.every / 2,
+            (Backoff::Fixed, _) => self.every,
+            (Backoff::Exponential { base, .. }, Jitter::Equal) => base / 2,
+            (Backoff::Exponential { base, .. }, _) => base,
+        }
     }
 
-    /// The next try: its time, which try it is (1 for new requests). Ties go to retries,
-    /// then the spike, then the steady stream.
+    /// The longest gap the policy can leave between a rejected try and its retry, without
+    /// `Retry-After` (which only a limiter knows).
+    pub fn max_gap(&self) -> Micros {
+        match self.policy.backoff {
+            Backoff::Fixed => self.every,
+            Backoff::Exponential { cap, .. } => cap,
+        }
+    }
+
+    /// The try `attempt` due at `at` of a fixed-policy client (the probe's, which hears back
+    /// times and try numbers only): its first try came `(attempt − 1) · every` before.
+    pub fn fixed_try(&self, at: Micros, attempt: u32) -> Try {
+        Try {
+            at,
+            attempt,
+            first: at.saturating_sub(u64::from(attempt.saturating_sub(1)) * self.every),
+            sleep: self.every,
+        }
+    }
+
+    /// Whether it asks the limiter for `Retry-After`.
+    pub fn honors(&self) -> bool {
+        self.policy.honor
+    }
+
+    /// The next try. Ties go to retries, then the spike, then the steady stream.
     #[allow(clippy::should_implement_trait)]
-    pub fn next(&mut self) -> Option<(Micros, u32)> {
-        let retry = self.retries.front().map(|r| r.0);
+    pub fn next(&mut self) -> Option<Try> {
+        let retry = self.retries.front().map(|r| r.at);
         let spike = (self.spike_left > 0).then_some(self.spike_at);
         let candidates = [retry, spike, self.next_first];
         let (which, t) = candidates
@@ -63,27 +136,198 @@ impl RetryClient {
             .enumerate()
             .filter_map(|(i, t)| t.map(|t| (i, t)))
             .min_by_key(|&(i, t)| (t, i))?;
-        Some(match which {
-            0 => self.retries.pop_front().unwrap_or((t, 1)),
-            1 => {
-                self.spike_left -= 1;
-                (t, 1)
-            }
-            _ => {
-                self.next_first = self.first.next();
-                (t, 1)
-            }
+        if which == 0 {
+            return self.retries.pop_front();
+        }
+        if which == 1 {
+            self.spike_left -= 1;
+        } else {
+            self.next_first = self.first.next();
+        }
+        self.requests += 1;
+        if self.policy.budget.is_some() {
+            self.firsts.push_back(t);
+        }
+        Some(Try {
+            at: t,
+            attempt: 1,
+            first: t,
+            sleep: 0,
         })
     }
 
-    /// Try `attempt` at `t` was rejected: it comes back `every` later unless it was the last.
-    /// Rejections must be reported in the order of their times (the simulator does);
-    /// one out of order is put in its place.
-    pub fn rejected(&mut self, t: Micros, attempt: u32) {
-        if attempt < self.tries {
-            let retry = (t + self.every, attempt + 1);
-            let at = self.retries.partition_point(|r| r.0 <= retry.0);
-            self.retries.insert(at, retry);
+    /// `tr` was admitted.
+    pub fn admitted(&mut self, _tr: Try) {
+        self.admitted += 1;
+    }
+
+    /// `tr` was rejected: it comes back after the policy's gap (from `retry_after`, the
+    /// limiter's answer, when the policy honours it) unless it was the last try, the budget
+    /// is spent, or the retry would come past 2^53 µs. Rejections must be reported in the
+    /// order of their times (the simulator does); a retry due before others is put in its
+    /// place.
+    pub fn rejected(&mut self, tr: Try, retry_after: Option<Micros>) {
+        if tr.attempt >= self.tries || !self.budget_allows(tr.at) {
+            self.gave_up += 1;
+            return;
+        }
+        let (wait, sleep) = self.gap(&tr);
+        let wait = match retry_after.filter(|_| self.policy.honor) {
+            Some(ra) => {
+                let extra = if self.policy.jitter == Jitter::None {
+                    0
+                } else {
+                    wait
+                };
+                ra.saturating_sub(tr.at).saturating_add(extra)
+            }
+            None => wait,
+        };
+        let at = tr.at.saturating_add(wait);
+        if at > crate::sim::MAX_TIME {
+            self.gave_up += 1;
+            return;
+        }
+        let retry = Try {
+            at,
+            attempt: tr.attempt + 1,
+            first: tr.first,
+            sleep,
+        };
+        if self.retries.back().is_none_or(|r| r.at <= at) {
+            self.retries.push_back(retry);
+        } else {
+            let i = self.retries.partition_point(|r| r.at <= at);
+            self.retries.insert(i, retry);
+        }
+    }
+
+    /// Whether the budget allows one more retry at `t` (and if so, spends it).
+    fn budget_allows(&mut self, t: Micros) -> bool {
+        let Some(ppm) = self.policy.budget else {
+            return true;
+        };
+        let from = t.saturating_sub(MINUTE - 1);
+        for q in [&mut self.firsts, &mut self.spent] {
+            while q.front().is_some_and(|&x| x < from) {
+                q.pop_front();
+            }
+        }
+        let ok = (self.spent.len() as u128 + 1) * 1_000_000
+            <= self.firsts.len() as u128 * u128::from(ppm);
+        if ok {
+            self.spent.push_back(t);
+        }
+        ok
+    }
+
+    /// The wait before the retry of `tr`, and the sleep it grows from next time.
+    fn gap(&mut self, tr: &Try) -> (Micros, Micros) {
+        let (d, base, cap) = match self.policy.backoff {
+            Backoff::Fixed => (self.every, self.every, self.every),
+            Backoff::Exponential { base, factor, cap } => {
+                let d = if tr.attempt == 1 {
+                    base
+                } else {
+                    (u128::from(tr.sleep) * u128::from(factor) / 1000).min(u128::from(cap))
+                        as Micros
+                };
+                (d.min(cap), base, cap)
+            }
+        };
+        match self.policy.jitter {
+            Jitter::None => (d, d),
+            Jitter::Full => (self.jitter.between(0, d), d),
+            Jitter::Equal => (d / 2 + self.jitter.between(0, d / 2), d),
+            Jitter::Decorrelated => {
+                let last = if tr.attempt == 1 { base } else { tr.sleep };
+                let hi = last.saturating_mul(3).max(base);
+                let w = self.jitter.between(base, hi).min(cap);
+                (w, w)
+            }
+        }
+    }
+}
+
+/// Clients sharing one key: each with its own first tries, spike and jitter, the same
+/// policy; their tries merged in time order (ties to the lower client number).
+///
+/// The queue holds each client's next time under a generation number; a rejection that brings
+/// a client's next try earlier queues it again under a new generation, and the entry it
+/// replaces is dropped when it comes up. Memory: one entry per client, plus one per such
+/// rejection until its stale entry comes up.
+#[derive(Debug, Clone)]
+pub struct RetryClients {
+    clients: Vec<RetryClient>,
+    queue: BinaryHeap<Reverse<(Micros, u32, u64)>>,
+    generation: Vec<u64>,
+}
+
+impl RetryClients {
+    /// The fleet `clients` (at least one).
+    pub fn new(clients: Vec<RetryClient>) -> Self {
+        let queue = clients
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| c.peek().map(|t| Reverse((t, i as u32, 0))))
+            .collect();
+        let generation = vec![0; clients.len()];
+        RetryClients {
+            clients,
+            queue,
+            generation,
+        }
+    }
+
+    /// The clients.
+    pub fn clients(&self) -> &[RetryClient] {
+        &self.clients
+    }
+
+    /// Whether they ask for `Retry-After`.
+    pub fn honors(&self) -> bool {
+        self.clients.first().is_some_and(RetryClient::honors)
+    }
+
+    /// The next try of any client, and whose it is.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Option<(u32, Try)> {
+        if let [one] = self.clients.as_mut_slice() {
+            return one.next().map(|tr| (0, tr));
+        }
+        loop {
+            let Reverse((_, c, g)) = self.queue.pop()?;
+            if g != self.generation[c as usize] {
+                continue;
+            }
+            let client = &mut self.clients[c as usize];
+            let tr = client.next()?;
+            if let Some(t) = client.peek() {
+                self.generation[c as usize] += 1;
+                self.queue
+                    .push(Reverse((t, c, self.generation[c as usize])));
+            }
+            return Some((c, tr));
+        }
+    }
+
+    /// Client `c`'s try `tr` was admitted.
+    pub fn admitted(&mut self, c: u32, tr: Try) {
+        self.clients[c as usize].admitted(tr);
+    }
+
+    /// Client `c`'s try `tr` was rejected (see [`RetryClient::rejected`]).
+    pub fn rejected(&mut self, c: u32, tr: Try, retry_after: Option<Micros>) {
+        let client = &mut self.clients[c as usize];
+        let before = client.peek();
+        client.rejected(tr, retry_after);
+        let after = client.peek();
+        if self.clients.len() > 1 && after != before {
+            if let Some(t) = after {
+                self.generation[c as usize] += 1;
+                self.queue
+                    .push(Reverse((t, c, self.generation[c as usize])));
+            }
         }
     }
 }

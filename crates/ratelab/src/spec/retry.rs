@@ -1,0 +1,223 @@
+//! The retrying client's part of the scenario language: `retry:rate=N/DUR,spike=S,at=DUR,
+//! tries=M,policy=fixed|exponential,...` with its backoff, jitter, budget, `Retry-After` and
+//! fleet size.
+
+use super::{parse_count, parse_rate, Keys, TrafficSpec, MAX_TRIES};
+use crate::error::Error;
+use crate::limiter::Rate;
+use crate::time::{parse_duration, MINUTE, SECOND};
+use crate::traffic::{Backoff, Jitter, RetryPolicy};
+
+/// The most clients of one retrying fleet.
+pub const MAX_CLIENTS: u64 = 10_000;
+
+/// The keys `retry` accepts, for messages.
+pub(super) const RETRY_KEYS: &str = "rate=N/DUR, spike=S, at=DUR, tries=M, every=DUR, policy=fixed|exponential, base=DUR, factor=X, cap=DUR, jitter=none|full|equal|decorrelated, budget=X%, retry-after=ignore|honor, clients=M";
+
+/// Parses `retry`'s keys.
+pub(super) fn parse_retry(get: &mut Keys<'_>) -> Result<TrafficSpec, Error> {
+    let rate = match get.take("rate") {
+        Some(v) => parse_rate("retry: rate", v)?,
+        None => Rate {
+            count: 25,
+            per: 60 * SECOND,
+        },
+    };
+    let spike = match get.take("spike") {
+        Some(v) => parse_count("retry: spike", v, 0, 10_000_000)?,
+        None => 200,
+    };
+    let at = match get.take("at") {
+        Some(v) => parse_duration("retry: at", v)?,
+        None => 5 * 60 * SECOND,
+    };
+    let tries = match get.take("tries") {
+        Some(v) => parse_count("retry: tries", v, 1, MAX_TRIES)? as u32,
+        None => 5,
+    };
+    let exponential = match get.take("policy") {
+        None | Some("fixed") => false,
+        Some("exponential") => true,
+        Some(v) => return Err(Error::invalid("retry: policy", v, "fixed or exponential")),
+    };
+    let only = |key: &str, policy: &str| {
+        Error::invalid(
+            &format!("retry: {key}"),
+            &format!(
+                "policy={}",
+                if exponential { "exponential" } else { "fixed" }
+            ),
+            &format!("{key}= only with policy={policy}"),
+        )
+    };
+    let (every, backoff) = if exponential {
+        if get.take("every").is_some() {
+            return Err(only(
+                "every",
+                "fixed (exponential backoff takes base, factor, cap)",
+            ));
+        }
+        let base = get.duration_min("base", SECOND, 1)?;
+        let factor = match get.take("factor") {
+            None => 2000,
+            Some(v) => parse_thousandths(
+                "retry: factor",
+                v,
+                1000,
+                100_000,
+                "a factor from 1 to 100 with at most 3 decimals, like 2 or 1.5",
+            )?,
+        };
+        let cap = get.duration_min("cap", MINUTE, 1)?;
+        if cap < base {
+            return Err(Error::invalid(
+                "retry: cap",
+                &crate::time::format_duration(cap),
+                &format!(
+                    "a cap of at least base ({})",
+                    crate::time::format_duration(base)
+                ),
+            ));
+        }
+        (SECOND, Backoff::Exponential { base, factor, cap })
+    } else {
+        for key in ["base", "factor", "cap"] {
+            if get.take(key).is_some() {
+                return Err(only(key, "exponential"));
+            }
+        }
+        (get.duration_min("every", SECOND, 1)?, Backoff::Fixed)
+    };
+    let jitter = match get.take("jitter") {
+        None | Some("none") => Jitter::None,
+        Some("full") => Jitter::Full,
+        Some("equal") => Jitter::Equal,
+        Some("decorrelated") if exponential => Jitter::Decorrelated,
+        Some("decorrelated") => {
+            return Err(Error::invalid(
+                "retry: jitter",
+                "decorrelated",
+                "none, full or equal with policy=fixed (decorrelated grows from the last wait: policy=exponential)",
+            ))
+        }
+        Some(v) => {
+            return Err(Error::invalid(
+                "retry: jitter",
+                v,
+                "none, full, equal or decorrelated",
+            ))
+        }
+    };
+    let budget = match get.take("budget") {
+        None => None,
+        Some(v) => {
+            let accepted =
+                "a percentage of first tries from 0% to 1000% with at most 4 decimals, like 10%";
+            // X% with 4 decimals, in ten-thousandths of a percent: millionths of a first try.
+            let ppm = v
+                .strip_suffix('%')
+                .and_then(|n| parse_scaled(n, 4))
+                .filter(|&p| p <= 10_000_000)
+                .ok_or_else(|| Error::invalid("retry: budget", v, accepted))?;
+            Some(ppm)
+        }
+    };
+    let honor = match get.take("retry-after") {
+        None | Some("ignore") => false,
+        Some("honor") => true,
+        Some(v) => return Err(Error::invalid("retry: retry-after", v, "ignore or honor")),
+    };
+    let clients = match get.take("clients") {
+        None => 1,
+        Some(v) => parse_count("retry: clients", v, 1, MAX_CLIENTS)? as u32,
+    };
+    Ok(TrafficSpec::Retry {
+        rate,
+        spike,
+        at,
+        tries,
+        every,
+        policy: RetryPolicy {
+            backoff,
+            jitter,
+            budget,
+            honor,
+        },
+        clients,
+    })
+}
+
+/// `text` (a plain decimal with at most `digits` decimals) times `10^digits`, exactly.
+fn parse_scaled(text: &str, digits: u32) -> Option<u64> {
+    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    let plain = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty()
+        || !plain(whole)
+        || !plain(frac)
+        || frac.len() > digits as usize
+        || (text.contains('.') && frac.is_empty())
+    {
+        return None;
+    }
+    let scale = 10u64.pow(digits);
+    let w: u64 = whole.parse().ok()?;
+    let f: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse::<u64>().ok()? * 10u64.pow(digits - frac.len() as u32)
+    };
+    w.checked_mul(scale)?.checked_add(f)
+}
+
+/// A decimal with at most 3 decimals, in thousandths, from `min` to `max` thousandths.
+fn parse_thousandths(
+    what: &str,
+    text: &str,
+    min: u64,
+    max: u64,
+    accepted: &str,
+) -> Result<u64, Error> {
+    parse_scaled(text, 3)
+        .filter(|v| (min..=max).contains(v))
+        .ok_or_else(|| Error::invalid(what, text, accepted))
+}
+
+/// The keys of a retry spec that differ from the essays' client, as `key=value` (for the
+/// canonical text: a classic spec's text is what it always was).
+pub fn policy_keys(policy: &RetryPolicy, clients: u32) -> Vec<String> {
+    let d = crate::time::format_duration;
+    let mut keys = Vec::new();
+    if let Backoff::Exponential { base, factor, cap } = policy.backoff {
+        keys.push("policy=exponential".into());
+        keys.push(format!("base={}", d(base)));
+        keys.push(format!("factor={}", decimal(factor, 3)));
+        keys.push(format!("cap={}", d(cap)));
+    }
+    match policy.jitter {
+        Jitter::None => {}
+        Jitter::Full => keys.push("jitter=full".into()),
+        Jitter::Equal => keys.push("jitter=equal".into()),
+        Jitter::Decorrelated => keys.push("jitter=decorrelated".into()),
+    }
+    if let Some(b) = policy.budget {
+        keys.push(format!("budget={}%", decimal(b, 4)));
+    }
+    if policy.honor {
+        keys.push("retry-after=honor".into());
+    }
+    if clients != 1 {
+        keys.push(format!("clients={clients}"));
+    }
+    keys
+}
+
+/// `v / 10^digits` as a short decimal.
+fn decimal(v: u64, digits: u32) -> String {
+    let scale = 10u64.pow(digits);
+    let (w, f) = (v / scale, v % scale);
+    if f == 0 {
+        return w.to_string();
+    }
+    let frac = format!("{f:0width$}", width = digits as usize);
+    format!("{w}.{}", frac.trim_end_matches('0'))
+}
