@@ -139,6 +139,9 @@ proptest! {
             }
             Ok(()) => {
                 prop_assume!(scenario.expected_arrivals() * 8.0 < 200_000.0);
+                // And at most about 30 million decisions in all (ten seconds or so): a
+                // case's cost is its decisions, retries included.
+                prop_assume!(scenario.expected_decisions() <= 3e7);
                 let horizon = scenario.checked_horizon();
                 prop_assert!(horizon.is_some_and(|h| h <= MAX_TIME), "{horizon:?}");
                 let mut last = 0;

@@ -2,7 +2,9 @@
 //! standard error of the share served, busiest windows, wrong decisions, delay quantiles),
 //! and its digest.
 
-use super::{ClientStats, RunStats, Scenario};
+#[cfg(feature = "clients")]
+use super::ClientStats;
+use super::{RunStats, Scenario};
 use crate::histogram::Histogram;
 use crate::spec::LimiterSpec;
 use crate::theory;
@@ -49,6 +51,7 @@ pub struct LimiterReport {
     pub gateways: Option<Vec<GatewayReport>>,
     /// What the retrying clients went through (`retry` traffic only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(not(feature = "clients"), serde(skip))]
     pub client: Option<ClientReport>,
 }
 
@@ -244,7 +247,14 @@ fn summarize(scenario: &Scenario, spec: &LimiterSpec, stats: &[&RunStats]) -> Li
     }
 }
 
+/// Without the core's `clients` feature (the page's modules), no client numbers.
+#[cfg(not(feature = "clients"))]
+fn client(_: &Scenario, _: &[&RunStats]) -> Option<ClientReport> {
+    None
+}
+
 /// The retrying clients' numbers over all runs, for `retry` traffic.
+#[cfg(feature = "clients")]
 fn client(scenario: &Scenario, stats: &[&RunStats]) -> Option<ClientReport> {
     let crate::spec::TrafficSpec::Retry {
         policy, clients, ..

@@ -11,8 +11,11 @@ use crate::histogram::Histogram;
 use crate::limiter::FleetStats;
 use crate::limiter::{Decide, Decision, Limiter};
 use crate::ring::TimeRing;
-use crate::time::{Micros, SECOND};
+use crate::time::Micros;
+#[cfg(feature = "clients")]
+use crate::time::SECOND;
 use serde::{Deserialize, Serialize};
+#[cfg(feature = "clients")]
 use std::collections::VecDeque;
 
 /// What one limiter did in one run.
@@ -37,6 +40,7 @@ pub struct RunStats {
     pub delays: Histogram,
     /// What the retrying clients went through (`retry` traffic only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(not(feature = "clients"), serde(skip))]
     pub client: Option<ClientStats>,
     /// A fleet's room instants and per-gateway tallies (`--gateways` only).
     #[cfg(feature = "fleet")]
@@ -273,37 +277,56 @@ fn closed_loop(
 ) -> (RunStats, Option<Trace>, Option<Mechanism>) {
     if let Some(mut clients) = scenario.retry_clients(run) {
         let honor = clients.honors();
+        #[cfg_attr(not(feature = "clients"), allow(unused_mut))]
         let mut tally = ClientStats::default();
         // The tries of the trailing second, for its peak: at most the tries of one second.
+        #[cfg(feature = "clients")]
         let mut second: VecDeque<Micros> = VecDeque::new();
         while let Some((c, tr)) = clients.next() {
             lane.stats.offered += u64::from(tr.attempt == 1);
-            while second.front().is_some_and(|&x| x + SECOND <= tr.at) {
-                second.pop_front();
-            }
-            second.push_back(tr.at);
-            if second.len() as u64 > tally.peak_second {
-                tally.peak_second = second.len() as u64;
-                tally.peak_second_at = tr.at;
+            #[cfg(feature = "clients")]
+            {
+                while second.front().is_some_and(|&x| x + SECOND <= tr.at) {
+                    second.pop_front();
+                }
+                second.push_back(tr.at);
+                if second.len() as u64 > tally.peak_second {
+                    tally.peak_second = second.len() as u64;
+                    tally.peak_second_at = tr.at;
+                }
             }
             if lane.step(tr.at) {
+                #[cfg(feature = "clients")]
                 tally.success.record(tr.at - tr.first);
                 clients.admitted(c, tr);
             } else {
+                // (Only a client of the core's `clients` feature honours `Retry-After`.)
+                #[cfg(feature = "clients")]
                 let retry_after = if honor {
                     lane.limiter.retry_after(tr.at)
                 } else {
                     None
                 };
+                #[cfg(not(feature = "clients"))]
+                let retry_after = {
+                    let _ = honor;
+                    None
+                };
                 clients.rejected(c, tr, retry_after);
             }
         }
-        for c in clients.clients() {
-            tally.gave_up += c.gave_up;
-            tally.clients += 1;
-            tally.locked += u64::from(2 * c.admitted < c.requests);
+        // (The clients' metrics are the core's `clients` feature: the page's modules skip them.)
+        #[cfg(feature = "clients")]
+        {
+            for c in clients.clients() {
+                tally.gave_up += c.gave_up;
+                tally.clients += 1;
+                tally.locked += u64::from(2 * c.admitted < c.requests);
+            }
+            lane.stats.client = Some(tally);
         }
-        lane.stats.client = Some(tally);
+        #[cfg(not(feature = "clients"))]
+        let _ = tally;
     }
     lane.finish_all()
 }

@@ -165,13 +165,7 @@ impl Scenario {
         for spec in &self.limiters {
             self.build_limiter(spec, 0)?;
         }
-        let decisions = self.expected_arrivals()
-            * f64::from(self.runs)
-            * self.limiters.len() as f64
-            * match self.traffic {
-                TrafficSpec::Retry { tries, .. } => f64::from(tries),
-                _ => 1.0,
-            };
+        let decisions = self.expected_decisions();
         if decisions > MAX_DECISIONS {
             return Err(Error::TooLarge {
                 what: "the scenario".into(),
@@ -413,7 +407,28 @@ impl Scenario {
         load * self.limit as f64 / self.window as f64
     }
 
-    /// How many arrivals one run has, on average.
+    /// An upper estimate of the decisions the whole scenario makes (every run, every
+    /// limiter), the number the decision cap is checked against.
+    pub fn expected_decisions(&self) -> f64 {
+        let mut per_arrival = 1.0;
+        if let TrafficSpec::Retry { tries, policy, .. } = &self.traffic {
+            // Every try rejected, at worst; a client honouring `Retry-After` asks after each
+            // rejection, which the counters answer by search (up to 2 × 53 trial decisions).
+            per_arrival = f64::from(*tries);
+            let searched = self.limiters.iter().any(|l| {
+                matches!(
+                    l.kind,
+                    LimiterKind::SlidingWindowCounter | LimiterKind::Haproxy
+                )
+            });
+            if policy.honor && searched {
+                per_arrival *= 107.0;
+            }
+        }
+        self.expected_arrivals() * f64::from(self.runs) * self.limiters.len() as f64 * per_arrival
+    }
+
+    /// How many arrivals (first tries, every client's) one run has, on average.
     pub fn expected_arrivals(&self) -> f64 {
         match &self.traffic {
             TrafficSpec::Steady { load }
@@ -421,8 +436,14 @@ impl Scenario {
             | TrafficSpec::OnOff { load } => self.rate_per_us(*load) * self.duration as f64,
             TrafficSpec::Flood { every, .. } => (self.flood_length() / every) as f64,
             TrafficSpec::BoundaryBurst { .. } => 2.0 * self.limit as f64,
-            TrafficSpec::Retry { rate, spike, .. } => {
-                rate.count as f64 * self.duration as f64 / rate.per as f64 + *spike as f64
+            TrafficSpec::Retry {
+                rate,
+                spike,
+                clients,
+                ..
+            } => {
+                (rate.count as f64 * self.duration as f64 / rate.per as f64 + *spike as f64)
+                    * f64::from(*clients)
             }
             TrafficSpec::Replay(r) => r.times.len() as f64,
         }

@@ -385,9 +385,11 @@ pub enum TrafficSpec {
         every: Micros,
         /// How it backs off, jitters, budgets and honours `Retry-After`.
         #[serde(default, skip_serializing_if = "RetryPolicy::is_classic")]
+        #[cfg_attr(not(feature = "clients"), serde(skip))]
         policy: RetryPolicy,
         /// How many such clients share the key, each with its own seed (`clients=M`).
         #[serde(default = "one", skip_serializing_if = "is_one")]
+        #[cfg_attr(not(feature = "clients"), serde(skip))]
         clients: u32,
     },
     /// A recorded list of timestamps.
@@ -395,12 +397,14 @@ pub enum TrafficSpec {
 }
 
 /// Serde's default client count.
+#[cfg_attr(not(feature = "clients"), allow(dead_code))]
 fn one() -> u32 {
     1
 }
 
 /// Whether a client count is serde's default.
 #[allow(clippy::trivially_copy_pass_by_ref)]
+#[cfg_attr(not(feature = "clients"), allow(dead_code))]
 fn is_one(n: &u32) -> bool {
     *n == 1
 }

@@ -5,13 +5,19 @@
 use super::{parse_count, parse_rate, Keys, TrafficSpec, MAX_TRIES};
 use crate::error::Error;
 use crate::limiter::Rate;
-use crate::time::{parse_duration, MINUTE, SECOND};
+#[cfg(feature = "clients")]
+use crate::time::MINUTE;
+use crate::time::{parse_duration, SECOND};
 use crate::traffic::{Backoff, Jitter, RetryPolicy};
 
 /// The most clients of one retrying fleet.
 pub const MAX_CLIENTS: u64 = 10_000;
 
 /// The keys `retry` accepts, for messages.
+#[cfg(not(feature = "clients"))]
+pub(super) const RETRY_KEYS: &str = "rate=N/DUR, spike=S, at=DUR, tries=M, every=DUR";
+/// The keys `retry` accepts, for messages.
+#[cfg(feature = "clients")]
 pub(super) const RETRY_KEYS: &str = "rate=N/DUR, spike=S, at=DUR, tries=M, every=DUR, policy=fixed|exponential, base=DUR, factor=X, cap=DUR, jitter=none|full|equal|decorrelated, budget=X%, retry-after=ignore|honor, clients=M";
 
 /// Parses `retry`'s keys.
@@ -35,6 +41,32 @@ pub(super) fn parse_retry(get: &mut Keys<'_>) -> Result<TrafficSpec, Error> {
         Some(v) => parse_count("retry: tries", v, 1, MAX_TRIES)? as u32,
         None => 5,
     };
+    let (every, policy, clients) = parse_policy(get)?;
+    Ok(TrafficSpec::Retry {
+        rate,
+        spike,
+        at,
+        tries,
+        every,
+        policy,
+        clients,
+    })
+}
+
+/// Without the core's `clients` feature (the page's wasm modules): the essays' client only;
+/// the policy's keys are unknown keys.
+#[cfg(not(feature = "clients"))]
+fn parse_policy(get: &mut Keys<'_>) -> Result<(crate::time::Micros, RetryPolicy, u32), Error> {
+    Ok((
+        get.duration_min("every", SECOND, 1)?,
+        RetryPolicy::default(),
+        1,
+    ))
+}
+
+/// The gap, the policy and the fleet size.
+#[cfg(feature = "clients")]
+fn parse_policy(get: &mut Keys<'_>) -> Result<(crate::time::Micros, RetryPolicy, u32), Error> {
     let exponential = match get.take("policy") {
         None | Some("fixed") => false,
         Some("exponential") => true,
@@ -131,22 +163,19 @@ pub(super) fn parse_retry(get: &mut Keys<'_>) -> Result<TrafficSpec, Error> {
         None => 1,
         Some(v) => parse_count("retry: clients", v, 1, MAX_CLIENTS)? as u32,
     };
-    Ok(TrafficSpec::Retry {
-        rate,
-        spike,
-        at,
-        tries,
+    Ok((
         every,
-        policy: RetryPolicy {
+        RetryPolicy {
             backoff,
             jitter,
             budget,
             honor,
         },
         clients,
-    })
+    ))
 }
 
+#[cfg(feature = "clients")]
 /// `text` (a plain decimal with at most `digits` decimals) times `10^digits`, exactly.
 fn parse_scaled(text: &str, digits: u32) -> Option<u64> {
     let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
@@ -169,6 +198,7 @@ fn parse_scaled(text: &str, digits: u32) -> Option<u64> {
     w.checked_mul(scale)?.checked_add(f)
 }
 
+#[cfg(feature = "clients")]
 /// A decimal with at most 3 decimals, in thousandths, from `min` to `max` thousandths.
 fn parse_thousandths(
     what: &str,

@@ -3,7 +3,9 @@
 use super::params::{Backoff, Jitter, RetryPolicy};
 use super::Arrivals;
 use crate::rng::Rng;
-use crate::time::{Micros, MINUTE};
+use crate::time::Micros;
+#[cfg(feature = "clients")]
+use crate::time::MINUTE;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -36,9 +38,12 @@ pub struct RetryClient {
     tries: u32,
     every: Micros,
     policy: RetryPolicy,
+    /// Draws the jitter (read only with the core's `clients` feature).
+    #[cfg_attr(not(feature = "clients"), allow(dead_code))]
     jitter: Rng,
     /// With a budget: first tries and retries of the trailing minute.
     firsts: VecDeque<Micros>,
+    #[cfg_attr(not(feature = "clients"), allow(dead_code))]
     spent: VecDeque<Micros>,
     /// Requests sent, admitted, and given up (out of tries, budget or time).
     pub requests: u64,
@@ -202,6 +207,19 @@ impl RetryClient {
         }
     }
 
+    /// Without the core's `clients` feature the policy is the essays': no budget.
+    #[cfg(not(feature = "clients"))]
+    fn budget_allows(&mut self, _: Micros) -> bool {
+        true
+    }
+
+    /// Without the core's `clients` feature the policy is the essays': a fixed gap.
+    #[cfg(not(feature = "clients"))]
+    fn gap(&mut self, _: &Try) -> (Micros, Micros) {
+        (self.every, self.every)
+    }
+
+    #[cfg(feature = "clients")]
     /// Whether the budget allows one more retry at `t` (and if so, spends it).
     fn budget_allows(&mut self, t: Micros) -> bool {
         let Some(ppm) = self.policy.budget else {
@@ -221,6 +239,7 @@ impl RetryClient {
         ok
     }
 
+    #[cfg(feature = "clients")]
     /// The wait before the retry of `tr`, and the sleep it grows from next time.
     fn gap(&mut self, tr: &Try) -> (Micros, Micros) {
         let (d, base, cap) = match self.policy.backoff {
@@ -295,6 +314,18 @@ impl RetryClients {
         if let [one] = self.clients.as_mut_slice() {
             return one.next().map(|tr| (0, tr));
         }
+        self.merged()
+    }
+
+    /// Without the core's `clients` feature there is one client (the spec has no `clients=`).
+    #[cfg(not(feature = "clients"))]
+    fn merged(&mut self) -> Option<(u32, Try)> {
+        None
+    }
+
+    /// The next try of several clients, from the queue.
+    #[cfg(feature = "clients")]
+    fn merged(&mut self) -> Option<(u32, Try)> {
         loop {
             let Reverse((_, c, g)) = self.queue.pop()?;
             if g != self.generation[c as usize] {
@@ -322,7 +353,7 @@ impl RetryClients {
         let before = client.peek();
         client.rejected(tr, retry_after);
         let after = client.peek();
-        if self.clients.len() > 1 && after != before {
+        if cfg!(feature = "clients") && self.clients.len() > 1 && after != before {
             if let Some(t) = after {
                 self.generation[c as usize] += 1;
                 self.queue
