@@ -111,17 +111,25 @@ pub struct Router {
     routing: Rng,
     turn: usize,
     gateways: usize,
+    /// [`crate::rng::below_threshold`] of the draws `pick` makes.
+    threshold: u32,
 }
 
 impl Router {
     /// A router over `gateways` gateways (at least one), drawing from `routing` for `random`
     /// and `skewed` routes.
     pub fn new(route: Route, gateways: usize, routing: Rng) -> Self {
+        let gateways = gateways.max(1);
+        let draws = match route {
+            Route::Skewed { .. } => 1_000_000,
+            _ => gateways as u32,
+        };
         Router {
             route,
             routing,
             turn: 0,
-            gateways: gateways.max(1),
+            gateways,
+            threshold: crate::rng::below_threshold(draws),
         }
     }
 
@@ -131,12 +139,12 @@ impl Router {
         match self.route {
             Route::RoundRobin => {
                 let g = self.turn;
-                self.turn = (self.turn + 1) % n;
+                self.turn = if g + 1 == n { 0 } else { g + 1 };
                 g
             }
-            Route::Random => self.routing.below(n as u32) as usize,
+            Route::Random => self.routing.below_given(n as u32, self.threshold) as usize,
             Route::Skewed { hot } => {
-                if n == 1 || self.routing.below(1_000_000) < hot {
+                if n == 1 || self.routing.below_given(1_000_000, self.threshold) < hot {
                     0
                 } else {
                     1 + self.routing.below(n as u32 - 1) as usize
@@ -158,11 +166,13 @@ pub struct Fleet {
     /// `central`, `lease`: the store's limiter.
     store: Option<Limiter>,
     /// `sync`: the next snapshot instant, the snapshots not yet delivered, the one delivered,
-    /// the snapshot each gateway's view is built on, and each gateway's admissions since it.
+    /// the instant of the snapshot each gateway's view is built on, each gateway's admissions
+    /// since it, and snapshots' limiters no longer held, kept to be written over.
     next_sync: Micros,
     pending: VecDeque<Snapshot>,
     delivered: Snapshot,
-    built_on: Vec<Snapshot>,
+    built_on: Vec<Micros>,
+    spare: Vec<Arc<Limiter>>,
     own: Vec<VecDeque<Micros>>,
     /// Admissions so far, all gateways'.
     taken: u64,
@@ -211,14 +221,8 @@ impl Fleet {
         Fleet {
             coord,
             router: Router::new(route, n, routing),
-            built_on: vec![
-                Snapshot {
-                    at: 0,
-                    taken: 0,
-                    limiter: Arc::new(shared.clone()),
-                };
-                n
-            ],
+            built_on: vec![0; n],
+            spare: Vec::new(),
             own: vec![VecDeque::new(); n],
             permits: vec![(0, 0); n],
             tallies: vec![(0, 0); n],
@@ -288,7 +292,7 @@ impl Fleet {
             let limiter = match self.pending.back() {
                 Some(last) if unchanged => last.limiter.clone(),
                 None if unchanged => self.delivered.limiter.clone(),
-                _ => Arc::new(self.truth.clone()),
+                _ => self.copy_of_truth(),
             };
             self.pending.push_back(Snapshot {
                 at: self.next_sync,
@@ -303,28 +307,47 @@ impl Fleet {
             .is_some_and(|s| s.at.saturating_add(delay) <= t)
         {
             if let Some(snapshot) = self.pending.pop_front() {
-                self.delivered = snapshot;
+                let old = std::mem::replace(&mut self.delivered, snapshot);
+                // Views hold no snapshot (only its instant): once delivered over, a snapshot
+                // shared with no later one is nobody's.
+                if Arc::strong_count(&old.limiter) == 1 && self.spare.len() < 2 {
+                    self.spare.push(old.limiter);
+                }
             }
         }
+    }
+
+    /// The shared limiter as it is now, written over a spare snapshot's limiter if there is
+    /// one (no allocation: a snapshot is taken every sync interval).
+    fn copy_of_truth(&mut self) -> Arc<Limiter> {
+        while let Some(mut spare) = self.spare.pop() {
+            if let Some(limiter) = Arc::get_mut(&mut spare) {
+                limiter.copy_from(&self.truth);
+                return spare;
+            }
+        }
+        Arc::new(self.truth.clone())
     }
 
     /// Gateway `g`'s view as of the delivered snapshot, rebuilt from it with `g`'s own
     /// admissions since (its log, already trimmed to them) replayed, unless already built on it.
     fn view(&mut self, g: usize) {
         let new = &self.delivered;
-        if self.built_on[g].at == new.at {
+        if self.built_on[g] == new.at {
             return;
         }
         let view = &mut self.gateways[g];
-        view.clone_from(&new.limiter);
+        view.copy_from(&new.limiter);
         for &t in self.own[g].iter() {
             view.force(t);
         }
-        self.built_on[g] = new.clone();
+        self.built_on[g] = new.at;
     }
 
-    fn decide_at(&mut self, g: usize, t: Micros) -> Decision {
-        match self.coord {
+    /// Gateway `g`'s decision at `t`, and whether the shared limiter has already taken it
+    /// (it decided, so the admission is no room instant and is recorded).
+    fn decide_at(&mut self, g: usize, t: Micros) -> (Decision, bool) {
+        let decision = match self.coord {
             Coord::Local | Coord::Split => self.gateways[g].decide(t),
             Coord::Sync { every, delay } => {
                 self.sync_to(t, every, delay);
@@ -334,12 +357,19 @@ impl Fleet {
                     own.pop_front();
                 }
                 // With no other gateway's admission since the snapshot, the view holds every
-                // admission there is: the shared limiter decides, and the view is stale.
+                // admission there is: the shared limiter decides (and records the admission
+                // here), and the view is stale.
                 let others = self.taken - snapshot.taken - own.len() as u64;
-                let ok = if others == 0 {
-                    self.built_on[g].at = STALE;
-                    self.truth.peek(t)
-                } else {
+                if others == 0 {
+                    self.built_on[g] = STALE;
+                    let ok = self.truth.peek(t);
+                    if ok {
+                        self.truth.force(t);
+                        self.own[g].push_back(t);
+                    }
+                    return (admitted_at(ok, t), true);
+                }
+                let ok = {
                     self.view(g);
                     self.gateways[g].admit(t)
                 };
@@ -374,7 +404,8 @@ impl Fleet {
                 *left -= u64::from(ok);
                 admitted_at(ok, t)
             }
-        }
+        };
+        (decision, false)
     }
 }
 
@@ -399,7 +430,7 @@ impl Fleet {
     /// really sent it to. [`Decide::decide`] is the router's pick, then this.
     pub fn decide_on(&mut self, g: usize, t: Micros) -> Decision {
         let g = g.min(self.len() - 1);
-        let decision = self.decide_at(g, t);
+        let (decision, taken) = self.decide_at(g, t);
         let ok = decision.admitted();
         // The shared limiter decides at the store's instant (a central store's clock).
         let at = match self.coord {
@@ -407,10 +438,12 @@ impl Fleet {
             _ => t,
         };
         if ok {
-            if !self.truth.peek(at) {
-                self.room += 1;
+            if !taken {
+                if !self.truth.peek(at) {
+                    self.room += 1;
+                }
+                self.truth.force(at);
             }
-            self.truth.force(at);
             self.taken += 1;
             let (inside, most) = &mut self.windows[g];
             while inside.front().is_some_and(|&t0| t0 + self.window <= t) {

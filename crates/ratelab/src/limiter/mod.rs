@@ -738,6 +738,24 @@ pub enum Limiter {
     Fleet(Box<Fleet>),
 }
 
+#[cfg(feature = "fleet")]
+impl Limiter {
+    /// `*self = other.clone()`, in the memory this one already holds where both are of the
+    /// same kind (a sliding log's ring is copied, not allocated): a fleet's gateway rebuilds
+    /// its view from a snapshot this way, once a sync interval.
+    pub(crate) fn copy_from(&mut self, other: &Limiter) {
+        match (self, other) {
+            (Limiter::SlidingLog(this), Limiter::SlidingLog(other)) => {
+                this.window = other.window;
+                this.last.clone_from(&other.last);
+                this.next = other.next;
+                this.record_rejects = other.record_rejects;
+            }
+            (this, other) => *this = other.clone(),
+        }
+    }
+}
+
 impl Decide for Limiter {
     #[inline]
     fn decide(&mut self, t: Micros) -> Decision {
