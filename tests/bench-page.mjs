@@ -56,7 +56,7 @@ const sectionTimes = {};
     const { sectionData, loadExtra } = await import('./js/modules.js');
     const extra = await loadExtra();
     const sections = [['rules', {}, 'rules-'], ['boundary-table', {}, null], ['ceiling', { capacity: 10 }, 'plot-ceiling'],
-      ['honest', { traffic: 'page-loads', load: 0.8 }, 'plot-honest'], ['swc-offsets', {}, 'plot-swc'], ['lockout', {}, 'plot-lockout'], ['split', {}, 'plot-split']];
+      ['honest', { traffic: 'page-loads', load: 0.8 }, 'plot-honest'], ['swc-offsets', {}, 'plot-swc'], ['lockout', {}, 'plot-lockout'], ['split', {}, 'plot-split'], ['herding', { jitter: 'full' }, 'plot-herding']];
     const out = {};
     for (let round = 0; round < 7; round++) {
       for (const [name, dials, canvas] of sections) {

@@ -217,7 +217,7 @@ test('bad input gets a message naming the control, keeps what was typed, and the
 test('every section draws its figure; a screenshot of each is kept', async (t) => {
   const { page, problems } = await open(t);
   // The sections with a figure, each of which must draw it; the last two have none.
-  const figured = ['rules', 'boundary', 'ceiling', 'strict', 'counter', 'lockout', 'split'];
+  const figured = ['rules', 'boundary', 'ceiling', 'strict', 'counter', 'lockout', 'split', 'herding'];
   for (const id of [...figured, 'takeaways', 'recall']) {
     await page.locator(`#${id}`).scrollIntoViewIfNeeded();
     if (figured.includes(id)) {
@@ -230,6 +230,21 @@ test('every section draws its figure; a screenshot of each is kept', async (t) =
   }
   const boundary = await page.locator('[data-testid=boundary-table] tbody tr').allTextContents();
   assert.ok(boundary.some((row) => row.includes('120') && row.includes('60')), boundary.join(' | '));
+  assert.deepEqual(problems, []);
+});
+
+test('the herding figure shows the jitter chosen against none, each limiter in its table', async (t) => {
+  const { page, problems } = await open(t);
+  await page.locator('#herding').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#plot-herding[data-drawn=true]', { timeout: 20000 });
+  const rows = async () => page.locator('#herding-table tbody tr').allTextContents();
+  const jitters = (r) => [...new Set(r.slice(1).map((row) => row.match(/(none|full|equal|decorrelated)/)?.[1]))];
+  assert.deepEqual(jitters(await rows()), ['none', 'full']);
+  assert.equal((await rows()).length, 11, 'a header and five limiters, without jitter and with it');
+  await page.selectOption('#herding-jitter', 'equal');
+  await page.waitForFunction(() => document.getElementById('herding-table').textContent.includes('equal'), null, { timeout: 20000 });
+  assert.deepEqual(jitters(await rows()), ['none', 'equal']);
+  assert.equal(await page.locator('#plot-herding[data-error]').count(), 0);
   assert.deepEqual(problems, []);
 });
 

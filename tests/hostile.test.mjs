@@ -169,7 +169,7 @@ test('no main-thread task reaches 50 ms while a file is imported or the study ru
   await page.waitForFunction(() => /^Read big\.txt in/.test(document.getElementById('import-status').textContent), null, { timeout: 60000 });
   const importFrame = await longestFrame(page);
   // The section figures on the way to the study are computed first: only the study is timed.
-  for (const id of ['plot-ceiling', 'plot-honest', 'plot-swc', 'plot-lockout', 'plot-split']) {
+  for (const id of ['plot-ceiling', 'plot-honest', 'plot-swc', 'plot-lockout', 'plot-split', 'plot-herding']) {
     await page.locator(`#${id}`).scrollIntoViewIfNeeded();
     await page.waitForSelector(`#${id}[data-drawn=true]`, { timeout: 20000 });
   }

@@ -14,12 +14,12 @@ setup();
 
 /** Scrolls through the whole page, so that every part that loads when seen has loaded. */
 async function scrollThrough(page) {
-  for (const id of ['mechanism', 'rules', 'boundary', 'ceiling', 'strict', 'counter', 'lockout', 'split', 'real', 'recall']) {
+  for (const id of ['mechanism', 'rules', 'boundary', 'ceiling', 'strict', 'counter', 'lockout', 'split', 'herding', 'real', 'recall']) {
     await page.locator(`#${id}`).scrollIntoViewIfNeeded();
     await page.waitForTimeout(250);
   }
   await page.waitForSelector('#boundary-table tbody tr', { timeout: 20000 });
-  await page.waitForFunction(() => ['fig-rules', 'plot-ceiling', 'plot-honest', 'plot-swc', 'plot-lockout', 'plot-split'].every((id) => document.getElementById(id).dataset.drawn === 'true')
+  await page.waitForFunction(() => ['fig-rules', 'plot-ceiling', 'plot-honest', 'plot-swc', 'plot-lockout', 'plot-split', 'plot-herding'].every((id) => document.getElementById(id).dataset.drawn === 'true')
     && document.getElementById('fig-real').dataset.ready === 'true', null, { timeout: 30000 });
 }
 

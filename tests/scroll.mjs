@@ -26,7 +26,7 @@ export function recordFetches(page, base) {
 /** What a reader who scrolls through the page sees drawn: each section figure, the mechanism
  * view, the real limiters' figure, the recall quiz. */
 export const READY = [
-  ...['fig-rules', 'fig-boundary', 'plot-ceiling', 'plot-honest', 'plot-swc', 'plot-lockout', 'plot-split'].map((id) => `#${id}[data-drawn=true]`),
+  ...['fig-rules', 'fig-boundary', 'plot-ceiling', 'plot-honest', 'plot-swc', 'plot-lockout', 'plot-split', 'plot-herding'].map((id) => `#${id}[data-drawn=true]`),
   '#mechanism[data-ready=true]',
   '#fig-real[data-ready=true]',
   '#quiz fieldset',

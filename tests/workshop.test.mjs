@@ -77,7 +77,7 @@ test('the printed handout has every figure drawn and no controls', async (t) => 
   await page.evaluate(() => { window.print = () => { window.printed = true; }; });
   await page.click('[data-testid=print-handout]');
   await page.waitForFunction(() => window.printed === true);
-  const drawn = await page.evaluate(() => ['fig-rules', 'fig-boundary', 'plot-ceiling', 'plot-honest', 'plot-swc', 'plot-lockout', 'plot-split']
+  const drawn = await page.evaluate(() => ['fig-rules', 'fig-boundary', 'plot-ceiling', 'plot-honest', 'plot-swc', 'plot-lockout', 'plot-split', 'plot-herding']
     .filter((id) => document.getElementById(id).dataset.drawn !== 'true'));
   assert.deepEqual(drawn, [], 'every section figure was drawn before printing');
   await page.emulateMedia({ media: 'print' });

@@ -43,6 +43,7 @@ export function startSections() {
     { el: 'plot-swc', name: 'swc-offsets', canvas: 'plot-swc', dials: none },
     { el: 'plot-lockout', name: 'lockout', canvas: 'plot-lockout', dials: none },
     { el: 'plot-split', name: 'split', canvas: 'plot-split', dials: none },
+    { el: 'plot-herding', name: 'herding', canvas: 'plot-herding', dials: () => ({ jitter: $('herding-jitter').value }), table: 'herding-table' },
   ];
   for (const def of defs) {
     const s = { ...def, shown: false };
@@ -89,6 +90,7 @@ export function startSections() {
     sections.find((s) => s.name === 'ceiling').draw();
   });
   for (const id of ['honest-traffic', 'honest-load']) $(id).addEventListener('change', () => sections.find((s) => s.name === 'honest').draw());
+  $('herding-jitter').addEventListener('change', () => sections.find((s) => s.name === 'herding').draw());
 }
 
 /** Draws again the section figures already shown (after a resize or a theme change). */

@@ -13,6 +13,7 @@ use ratelab::sim::Scenario;
 use ratelab::spec::{LimiterKind, LimiterSpec, Replay, TrafficSpec};
 use ratelab::study::{self, busiest, run_scenario, served, Size};
 use ratelab::time::{Micros, MINUTE, SECOND};
+use ratelab::traffic::Jitter;
 use ratelab::Error;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -33,6 +34,9 @@ pub enum Section {
     Split,
     /// The boundary burst against each limiter (a table only).
     BoundaryTable,
+    /// A fleet of clients honouring `Retry-After`, herded to a fixed window's boundary, and
+    /// jitter spreading them.
+    Herding,
 }
 
 impl Named for Section {
@@ -43,6 +47,7 @@ impl Named for Section {
         Section::Lockout,
         Section::Split,
         Section::BoundaryTable,
+        Section::Herding,
     ];
     fn name(self) -> &'static str {
         match self {
@@ -52,6 +57,7 @@ impl Named for Section {
             Section::Lockout => "lockout",
             Section::Split => "split",
             Section::BoundaryTable => "boundary-table",
+            Section::Herding => "herding",
         }
     }
 }
@@ -71,6 +77,8 @@ pub struct SectionParams {
     pub load: f64,
     /// The seed.
     pub seed: u64,
+    /// The herding figure's jitter, shown against none.
+    pub jitter: Jitter,
 }
 
 impl Default for SectionParams {
@@ -81,6 +89,7 @@ impl Default for SectionParams {
             traffic: Traffic::PageLoads,
             load: 0.8,
             seed: 1,
+            jitter: Jitter::Full,
         }
     }
 }
@@ -98,6 +107,8 @@ pub struct Dials {
     pub traffic: Traffic,
     /// Its load, as a share of the limit.
     pub load: f64,
+    /// The herding figure's jitter.
+    pub jitter: Jitter,
 }
 
 impl Default for Dials {
@@ -106,6 +117,7 @@ impl Default for Dials {
             capacity: 10,
             traffic: Traffic::PageLoads,
             load: 0.8,
+            jitter: Jitter::Full,
         }
     }
 }
@@ -138,6 +150,10 @@ impl Section {
                 load: dials.load,
                 ..base
             },
+            Section::Herding => SectionParams {
+                jitter: dials.jitter,
+                ..base
+            },
             Section::SwcOffsets | Section::Lockout | Section::Split => base,
         }
     }
@@ -151,6 +167,7 @@ impl Section {
             Section::Lockout => lockout(p.limit, p.seed),
             Section::Split => split(p.seed),
             Section::BoundaryTable => boundary_table(p.limit),
+            Section::Herding => herding(p.jitter, p.seed),
         }
     }
 }
@@ -547,6 +564,144 @@ pub fn boundary_table(limit: u64) -> Result<Figure, Error> {
     Ok(Figure { plot: None, table })
 }
 
+/// The herding figure's limiters, in its table's order.
+const HERDING_LIMITERS: [(&str, &str); 5] = [
+    ("fixed-window", "fixed window"),
+    ("sliding-log", "sliding log"),
+    ("sliding-window-counter", "sliding-window counter"),
+    ("token-bucket", "token bucket, B = L"),
+    ("gcra", "GCRA, B = L"),
+];
+
+/// The herding figure's clients: a hundred on one key, each sending a request every 50 s on
+/// average (120 a minute in all, against a limit of 100), retrying up to five times with
+/// exponential backoff from 10 s (doubling, at most a minute), and honouring `Retry-After`.
+pub const HERDING_CLIENTS: &str =
+    "retry:rate=6/5min,spike=0,at=0s,tries=6,policy=exponential,base=10s,factor=2,cap=1min,retry-after=honor,clients=100";
+
+/// How long the herding figure runs: six minutes, six boundaries of a one-minute window.
+const HERDING_MINUTES: u64 = 6;
+
+/// A fleet of a hundred clients honouring `Retry-After` ([`HERDING_CLIENTS`]) against each
+/// limiter of 100 a minute, without jitter and with `jitter`: the chart is the fixed window's
+/// tries per second (each second `(k − 1 s, k s]`), without and with it; the table, each
+/// limiter's tries per request, most tries in one second, time from a request's first try to
+/// its success (median and 99th percentile) and requests given up. Without jitter, every client
+/// the fixed window refused is told the next boundary, and they all come back at that instant;
+/// jitter adds its share of the backoff after it. (`jitter` none is shown against full.)
+pub fn herding(jitter: Jitter, seed: u64) -> Result<Figure, Error> {
+    let jitter = if jitter == Jitter::None {
+        Jitter::Full
+    } else {
+        jitter
+    };
+    let name = |j: Jitter| match j {
+        Jitter::None => "none",
+        Jitter::Full => "full",
+        Jitter::Equal => "equal",
+        Jitter::Decorrelated => "decorrelated",
+    };
+    let mut table = vec![vec![
+        "limiter".into(),
+        "jitter".into(),
+        "tries per request".into(),
+        "most tries in a second".into(),
+        "time to success, median".into(),
+        "99th percentile".into(),
+        "given up".into(),
+    ]];
+    let mut rows: Vec<Vec<Vec<String>>> = vec![Vec::new(); HERDING_LIMITERS.len()];
+    let mut lines = Vec::new();
+    let mut seconds_shown = 0;
+    for j in [Jitter::None, jitter] {
+        let scenario = Scenario {
+            limiters: HERDING_LIMITERS
+                .iter()
+                .map(|(spec, _)| LimiterSpec::parse(spec))
+                .collect::<Result<_, _>>()?,
+            traffic: TrafficSpec::parse(&format!("{HERDING_CLIENTS},jitter={}", name(j)))?,
+            limit: 100,
+            window: MINUTE,
+            duration: HERDING_MINUTES * MINUTE,
+            runs: 1,
+            seed,
+        };
+        scenario.validate()?;
+        let stats = ratelab::sim::simulate_run(&scenario, 0)?;
+        for (row, (st, &(_, shown))) in rows.iter_mut().zip(stats.iter().zip(&HERDING_LIMITERS)) {
+            // (Always there: the page builds the core with its `clients` feature.)
+            let client = st.client.as_ref().ok_or_else(|| Error::Invalid {
+                what: "herding".into(),
+                got: "no client statistics".into(),
+                accepted: "a run of retrying clients".into(),
+            })?;
+            let quantile = |q: f64| {
+                client
+                    .success
+                    .quantile(q)
+                    .map_or_else(|| "none served".to_owned(), seconds)
+            };
+            let given_up = if st.offered == 0 {
+                0.0
+            } else {
+                100.0 * client.gave_up as f64 / st.offered as f64
+            };
+            row.push(vec![
+                shown.to_owned(),
+                name(j).to_owned(),
+                ratelab::decimal::fixed(st.decisions as f64 / st.offered.max(1) as f64, 2),
+                client.peak_second.to_string(),
+                quantile(0.5),
+                quantile(0.99),
+                format!("{}%", ratelab::decimal::fixed(given_up, 1)),
+            ]);
+        }
+        let (_, trace) = ratelab::sim::trace(&scenario, 0, 0)?;
+        // Every try, the retries of the last requests after the six minutes included: second
+        // k holds the tries in (k − 1 s, k s], so a boundary's herd ends its second. (Tries
+        // are at most 5 a request: the seconds are few.)
+        let mut per_second = vec![0u64; (HERDING_MINUTES * 60) as usize];
+        for &t in &trace.times {
+            let k = t.div_ceil(SECOND).max(1) as usize - 1;
+            if k >= per_second.len() {
+                per_second.resize(k + 1, 0);
+            }
+            per_second[k] += 1;
+        }
+        seconds_shown = seconds_shown.max(per_second.len().div_ceil(60) * 60);
+        let points = per_second
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| ((k + 1) as f64, c as f64))
+            .collect();
+        lines.push((format!("jitter: {}", name(j)), points));
+    }
+    table.extend(rows.into_iter().flatten());
+    Ok(Figure {
+        plot: Some(Plot::Xy {
+            title: "A hundred clients honouring Retry-After against a fixed window".into(),
+            x_label: "seconds".into(),
+            y_label: "tries in that second".into(),
+            series: Series::palette(lines),
+            references: Vec::new(),
+            y_range: None,
+            x_range: Some((0.0, seconds_shown as f64)),
+        }),
+        table,
+    })
+}
+
+/// A time in seconds with two decimals (`0.25 s`), in whole seconds from a minute on, and
+/// `0 s` for none (a request admitted at its first try).
+fn seconds(t: Micros) -> String {
+    let s = t as f64 / SECOND as f64;
+    if t >= MINUTE || t == 0 {
+        format!("{} s", ratelab::decimal::fixed(s, 0))
+    } else {
+        format!("{} s", ratelab::decimal::fixed(s, 2))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -559,6 +714,80 @@ mod tests {
                 .collect(),
             other => panic!("not lines: {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_fleet_told_the_next_boundary_comes_back_together_and_jitter_spreads_it() {
+        let figure = herding(Jitter::Full, 1).expect("runs");
+        let l = lines(&figure);
+        assert_eq!(
+            l.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+            ["jitter: none", "jitter: full"]
+        );
+        let peak = |points: &[(f64, f64)]| {
+            points
+                .iter()
+                .copied()
+                .fold((0.0, 0.0), |best, p| if p.1 > best.1 { p } else { best })
+        };
+        let (at, none) = peak(&l[0].1);
+        let (_, full) = peak(&l[1].1);
+        // Without jitter the busiest second ends on a boundary: the herd comes at its instant.
+        assert_eq!(
+            at % 60.0,
+            0.0,
+            "the herd's second ends at a boundary, not at {at}"
+        );
+        assert!(
+            none >= 3.0 * full,
+            "jitter spreads the herd: {none} against {full}"
+        );
+        // Every try is counted once: the seconds add up to the fixed window's tries.
+        let tries = |points: &[(f64, f64)]| points.iter().map(|p| p.1).sum::<f64>();
+        let table = &figure.table;
+        assert_eq!(table.len(), 1 + 2 * HERDING_LIMITERS.len());
+        assert_eq!(table[0][0], "limiter");
+        let (fixed_none, fixed_full) = (&table[1], &table[2]);
+        assert_eq!(
+            (fixed_none[1].as_str(), fixed_full[1].as_str()),
+            ("none", "full")
+        );
+        // The table's most tries in a trailing second is at least the chart's busiest
+        // second (whose spans are fixed), and the fixed window's herd is in both.
+        for (row, busiest) in [(fixed_none, none), (fixed_full, full)] {
+            let most: f64 = row[3].parse().expect("a count");
+            assert!(most >= busiest, "{row:?} against {busiest}");
+        }
+        let offered =
+            |row: &Vec<String>| -> f64 { row[2].parse::<f64>().expect("tries per request") };
+        assert!(
+            offered(fixed_none) > 1.0,
+            "the fixed window makes clients retry"
+        );
+        // The chart's tries add up to its run's: tries per request × requests.
+        let sim = |j: &str| {
+            let s = Scenario {
+                limiters: vec![LimiterSpec::parse("fixed-window").expect("valid")],
+                traffic: TrafficSpec::parse(&format!("{HERDING_CLIENTS},jitter={j}"))
+                    .expect("valid"),
+                limit: 100,
+                window: MINUTE,
+                duration: HERDING_MINUTES * MINUTE,
+                runs: 1,
+                seed: 1,
+            };
+            ratelab::sim::simulate_run(&s, 0).expect("runs")[0].decisions as f64
+        };
+        assert_eq!(tries(&l[0].1), sim("none"));
+        assert_eq!(tries(&l[1].1), sim("full"));
+        // Jitter none is shown against full; another jitter is shown as chosen.
+        assert_eq!(herding(Jitter::None, 1).expect("runs"), figure);
+        let equal = herding(Jitter::Equal, 1).expect("runs");
+        assert_eq!(lines(&equal)[1].0, "jitter: equal");
+        assert_eq!(
+            Section::Herding.params(&Dials::default()).jitter,
+            Jitter::Full
+        );
     }
 
     #[test]
@@ -603,7 +832,7 @@ mod tests {
                 _ => panic!("{}: not a section chart", s.name()),
             }
         }
-        assert_eq!(titles.len(), 5);
+        assert_eq!(titles.len(), 6);
         assert!(
             titles[2].contains("page-loads") && titles[2].contains("80%"),
             "{titles:?}"
@@ -674,11 +903,18 @@ mod tests {
             capacity: 37,
             traffic: Traffic::Steady,
             load: 0.3,
+            jitter: Jitter::Decorrelated,
         };
         let p = |s: Section| s.params(&dials);
         let (ceiling, boundary) = (p(Section::Ceiling), p(Section::BoundaryTable));
         assert_eq!((ceiling.limit, ceiling.capacity, ceiling.seed), (60, 37, 1));
         assert_eq!(boundary.limit, 60);
+        let herding = p(Section::Herding);
+        assert_eq!(
+            (herding.limit, herding.seed, herding.jitter),
+            (100, 1, Jitter::Decorrelated)
+        );
+        assert_eq!(herding.capacity, SectionParams::default().capacity);
         let honest = p(Section::Honest);
         assert_eq!(
             (honest.limit, honest.traffic, honest.load, honest.seed),

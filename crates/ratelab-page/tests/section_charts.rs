@@ -25,7 +25,7 @@ fn every_section_chart_names_its_lines_outside_the_plot_at_every_width() {
         }
         drawn += 1;
     }
-    assert_eq!(drawn, 5, "every section with a chart");
+    assert_eq!(drawn, 6, "every section with a chart");
 }
 
 #[test]
