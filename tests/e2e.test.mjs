@@ -144,6 +144,33 @@ test('the retry storm locks a client out only when rejects are recorded', async 
   assert.deepEqual(problems, []);
 });
 
+test('the retry storm runs the client the reader chose, as the command line does', async (t) => {
+  const { page, problems } = await open(t);
+  assert.equal(await page.locator('#client-fields').isHidden(), true, 'the client applies under the retry storm only');
+  await act(page, () => page.selectOption('[data-testid=algorithm]', 'token-bucket'));
+  await act(page, () => page.click('[data-testid=retry-storm]'));
+  assert.equal(await page.locator('#client-fields').isVisible(), true);
+  await act(page, () => page.selectOption('[data-testid=backoff]', 'exponential'));
+  await act(page, () => page.selectOption('[data-testid=jitter]', 'full'));
+  await act(page, () => page.check('[data-testid=retry-after]'));
+  const command = await page.locator('#cli').textContent();
+  assert.match(command, /policy=exponential,base=1s,factor=2,cap=1min,jitter=full,retry-after=honor/);
+  const args = command.split(' ').slice(1).map((a) => a.replace(/^'|'$/g, ''));
+  const out = JSON.parse(execFileSync(cli(), [...args, '--format', 'json'], { encoding: 'utf8' }));
+  const r = out.results[0];
+  assert.equal(await text(page, 'served-share'), `${(100 * r.served_share).toFixed(1)}%`);
+  const explanation = await page.locator('#explain').textContent();
+  assert.match(explanation, new RegExp(`It sent ${r.client.attempts} tries for ${r.client.requests} requests`), explanation);
+  assert.match(explanation, /never sooner than the limiter's Retry-After/);
+  // The link carries the client, and a wrong one is named.
+  assert.match(page.url(), /backoff=exponential/);
+  await page.goto(`${page.url().split('?')[0]}?algorithm=gcra&attack=retry-storm&backoff=exponential&jitter=sideways`);
+  await page.waitForSelector('#lab[data-ready=true]');
+  assert.match(await page.locator('[data-testid=url-error]').textContent(), /jitter='sideways' is not accepted: one of none, full, equal, decorrelated/);
+  assert.equal(await page.inputValue('[data-testid=backoff]'), 'exponential');
+  assert.deepEqual(problems, []);
+});
+
 test('read-outs equal the command line on the same scenario', async (t) => {
   const { page } = await open(t);
   const cases = [

@@ -10,7 +10,7 @@ export const formFields = () => ({
   algorithm: $('algorithm'), leakyMode: $('leaky-mode'), capacity: $('capacity'), limit: $('limit'),
   windowS: $('window'), traffic: $('traffic'), load: $('load'), seed: $('seed'), recordRejects: $('record-rejects'),
   nginxRate: $('nginx-rate'), nginxUnit: $('nginx-unit'), nginxBurst: $('nginx-burst'), nginxDelay: $('nginx-delay'),
-  nginxNodelay: $('nginx-nodelay'),
+  nginxNodelay: $('nginx-nodelay'), backoff: $('backoff'), jitter: $('jitter'), retryAfter: $('retry-after'),
 });
 
 /** nginx's fields as text, as Rust's `NginxForm` reads them. */
@@ -24,8 +24,20 @@ const formOf = (fields, attack) => ({
   algorithm: fields.algorithm.value, leakyMode: fields.leakyMode.value, capacity: fields.capacity.value,
   limit: fields.limit.value, windowS: fields.windowS.value, traffic: fields.traffic.value,
   load: fields.load.value, seed: fields.seed.value, recordRejects: fields.recordRejects.checked, attack,
-  nginx: nginxText(nginxOf(fields)),
+  nginx: nginxText(nginxOf(fields)), client: clientText(fields),
 });
+
+/** The retry storm's client as one text, as Rust's `Client::fields` writes it: backoff,
+ * jitter, and `honor` or `ignore` (`exponential full honor`). */
+const clientText = (f) => `${f.backoff.value} ${f.jitter.value} ${f.retryAfter.checked ? 'honor' : 'ignore'}`;
+
+/** Sets the client's fields from that text (a decoded link's `controls.client`). */
+export function setClientText(fields, text) {
+  const [backoff, jitter, honor] = text.split(' ');
+  fields.backoff.value = backoff;
+  fields.jitter.value = jitter;
+  fields.retryAfter.checked = honor === 'honor';
+}
 
 /** nginx's fields as one text, as Rust passes them both ways: space-separated in nginx's
  * order, `nodelay` last when ticked (`7 r/m 5 2`); a number field's text has no space. */
@@ -100,6 +112,7 @@ export function syncControls(bindings, fields, attack) {
   fields.nginxDelay.disabled = !applies.nginxDelay;
   $('leaky-mode-field').hidden = !applies.leakyMode;
   fields.recordRejects.disabled = !applies.recordRejects;
+  $('client-fields').hidden = !applies.client;
   fields.capacity.min = String(applies.capacityMin);
   if (applies.capacityMax != null) fields.capacity.max = String(applies.capacityMax);
   $('capacity-out').textContent = fields.capacity.value;

@@ -1,7 +1,7 @@
 // The figure's link: the address bar follows the figure (once the reader changes something),
 // a link decoded by Rust sets the controls, and "Copy link" and "Copy embed code" offer it.
 import { $ } from './dom.js';
-import { setNginxText } from './controls.js';
+import { setClientText, setNginxText } from './controls.js';
 
 /** Wires the link to the lab `ctx` (see lab.js); `encodeState` is the Rust encoder. */
 export function startLink(ctx, encodeState) {
@@ -23,11 +23,13 @@ export function startLink(ctx, encodeState) {
     fields.seed.value = String(c.seed);
     fields.recordRejects.checked = c.recordRejects;
     setNginxText(fields, c.nginx);
+    setClientText(fields, c.client);
     ctx.attack = c.attack;
     $('ceiling-capacity').value = String(d.sections.ceilingCapacity);
     $('ceiling-capacity-out').textContent = String(d.sections.ceilingCapacity);
     $('honest-traffic').value = d.sections.honestTraffic;
     $('honest-load').value = d.sections.honestLoad;
+    $('herding-jitter').value = d.sections.herdingJitter;
     $('compare').setAttribute('aria-pressed', String(d.compare));
     $('compare-view').hidden = !d.compare;
     const box = $('url-problems');
@@ -41,7 +43,7 @@ export function startLink(ctx, encodeState) {
 
   /** The link to this figure as it stands. */
   function shareUrl(controls, embed) {
-    const sections = { ceilingCapacity: Number($('ceiling-capacity').value), honestTraffic: $('honest-traffic').value, honestLoad: $('honest-load').value };
+    const sections = { ceilingCapacity: Number($('ceiling-capacity').value), honestTraffic: $('honest-traffic').value, honestLoad: $('honest-load').value, herdingJitter: $('herding-jitter').value };
     const q = encodeState(controls, $('compare').getAttribute('aria-pressed') === 'true', sections);
     const query = [q, embed ? 'embed=1' : ''].filter(Boolean).join('&');
     return new URL(query ? `?${query}` : location.pathname, location.href).href;
@@ -76,7 +78,7 @@ export function startLink(ctx, encodeState) {
 
   /** The section figures' controls are part of the link too. */
   const followSections = () => {
-    for (const id of ['ceiling-capacity', 'honest-traffic', 'honest-load']) {
+    for (const id of ['ceiling-capacity', 'honest-traffic', 'honest-load', 'herding-jitter']) {
       $(id).addEventListener('change', () => { ctx.touched = true; try { ctx.writeState(ctx.readControls()); } catch { /* the main figure shows its own error */ } });
     }
   };

@@ -7,6 +7,7 @@ use ratelab::limiter::{LeakyMode, Rate};
 use ratelab::sim::Scenario;
 use ratelab::spec::{LimiterKind, LimiterSpec, Replay, TrafficSpec};
 use ratelab::time::{format_duration, Micros, MINUTE, SECOND};
+pub use ratelab::traffic::Jitter;
 use ratelab::Error;
 use serde::{Deserialize, Serialize};
 
@@ -339,6 +340,136 @@ impl Named for Attack {
     }
 }
 
+/// How the retry storm's client backs off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backoff {
+    /// Every second, the essays' client.
+    Fixed,
+    /// From 1 s, doubling, at most a minute.
+    Exponential,
+}
+
+impl Named for Backoff {
+    const ALL: &'static [Self] = &[Backoff::Fixed, Backoff::Exponential];
+    fn name(self) -> &'static str {
+        match self {
+            Backoff::Fixed => "fixed",
+            Backoff::Exponential => "exponential",
+        }
+    }
+}
+
+impl Named for Jitter {
+    const ALL: &'static [Self] = &[
+        Jitter::None,
+        Jitter::Full,
+        Jitter::Equal,
+        Jitter::Decorrelated,
+    ];
+    fn name(self) -> &'static str {
+        match self {
+            Jitter::None => "none",
+            Jitter::Full => "full",
+            Jitter::Equal => "equal",
+            Jitter::Decorrelated => "decorrelated",
+        }
+    }
+}
+
+/// The retry storm's client: how it backs off, its jitter, and whether it honours the
+/// limiter's `Retry-After`. The default is the essays' client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Client {
+    /// The gaps.
+    pub backoff: Backoff,
+    /// Their randomness.
+    pub jitter: Jitter,
+    /// Whether it waits for the limiter's `Retry-After`.
+    pub honor: bool,
+}
+
+impl Default for Client {
+    fn default() -> Self {
+        Client {
+            backoff: Backoff::Fixed,
+            jitter: Jitter::None,
+            honor: false,
+        }
+    }
+}
+
+impl Client {
+    /// Its fields' text, space-separated: `exponential full honor` (`ignore` when it does not
+    /// honour `Retry-After`). How the form and the wasm pass it both ways: one string rather
+    /// than three fields (each field costs the main module serde code).
+    pub fn fields(&self) -> String {
+        format!(
+            "{} {} {}",
+            self.backoff.name(),
+            self.jitter.name(),
+            if self.honor { "honor" } else { "ignore" }
+        )
+    }
+
+    /// The client of [`Client::fields`]' text, or which part is wrong and what it accepts.
+    pub fn from_fields(text: &str) -> Result<Client, String> {
+        let mut parts = text.split(' ');
+        let mut next = || parts.next().unwrap_or_default();
+        let (backoff, jitter, honor) = (next(), next(), next());
+        let wrong = |what: &str, got: &str, names: String| {
+            format!(
+                "{what} '{}' is not one ratelab offers: choose one of {names}",
+                ratelab::text::shown(got, ratelab::text::SHOWN)
+            )
+        };
+        Ok(Client {
+            backoff: Backoff::from_name(backoff)
+                .ok_or_else(|| wrong("Backoff", backoff, Backoff::names()))?,
+            jitter: Jitter::from_name(jitter)
+                .ok_or_else(|| wrong("Jitter", jitter, Jitter::names()))?,
+            honor: match honor {
+                "honor" => true,
+                "ignore" => false,
+                _ => return Err(wrong("Retry-After", honor, "honor, ignore".into())),
+            },
+        })
+    }
+
+    /// Its keys in a retry spec, after the essays' fixed gap (`every=1s`) or in its place:
+    /// empty for the essays' client.
+    pub fn spec_keys(&self) -> String {
+        let mut keys = match self.backoff {
+            Backoff::Fixed => ",every=1s".to_owned(),
+            Backoff::Exponential => ",policy=exponential,base=1s,factor=2,cap=1min".to_owned(),
+        };
+        if self.jitter != Jitter::None {
+            keys.push_str(&format!(",jitter={}", self.jitter.name()));
+        }
+        if self.honor {
+            keys.push_str(",retry-after=honor");
+        }
+        keys
+    }
+}
+
+/// [`Client`] through serde as its fields' text ([`Client::fields`]).
+pub mod client_fields {
+    use super::Client;
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes the fields' text.
+    pub fn serialize<S: Serializer>(v: &Client, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&v.fields())
+    }
+
+    /// Reads the fields' text.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Client, D::Error> {
+        let text = String::deserialize(d)?;
+        Client::from_fields(&text).map_err(D::Error::custom)
+    }
+}
+
 /// The controls of a figure, as the page sends them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -372,6 +503,9 @@ pub struct Controls {
     /// nginx's `limit_req`, for [`LimiterKind::Nginx`].
     #[serde(with = "nginx_fields")]
     pub nginx: NginxConf,
+    /// The retry storm's client.
+    #[serde(with = "client_fields")]
+    pub client: Client,
     /// The reader's own traffic, when `traffic` is [`Traffic::File`]. Never read from the page's object:
     /// the handle that holds the file's times puts it here.
     #[serde(skip)]
@@ -393,6 +527,7 @@ impl Default for Controls {
             record_rejects: false,
             leaky_mode: LeakyMode::Meter,
             nginx: NginxConf::default(),
+            client: Client::default(),
             replay: None,
         }
     }
@@ -481,11 +616,13 @@ impl Controls {
             Attack::Flood => "flood:start=worst".into(),
             Attack::RetryStorm => {
                 // A client using a quarter of its quota, then a spike of twice the limit, with
-                // every rejected request retried each second, twenty tries in all.
+                // every rejected request retried, twenty tries in all: each second, or as the
+                // reader's client backs off.
                 let rate = (self.limit / 4).max(1);
                 format!(
-                    "retry:rate={rate}/{w}s,spike={},at={w}s,tries=20,every=1s",
-                    self.limit * 2
+                    "retry:rate={rate}/{w}s,spike={},at={w}s,tries=20{}",
+                    self.limit * 2,
+                    self.client.spec_keys()
                 )
             }
         })

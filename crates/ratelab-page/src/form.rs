@@ -2,7 +2,9 @@
 //! apply to the chosen limiter, and the sentences that explain a run. The page's JavaScript
 //! only reads the fields' text and shows what comes back.
 
-use crate::controls::{Attack, Controls, Named, NginxConf, RateUnit, Traffic};
+use crate::controls::{
+    Attack, Backoff, Client, Controls, Jitter, Named, NginxConf, RateUnit, Traffic,
+};
 use crate::link::{MAX_CAPACITY, MAX_SEED};
 use crate::page::Readout;
 use ratelab::limiter::{thousandths_per_second, LeakyMode};
@@ -38,6 +40,9 @@ pub struct Form {
     /// `nodelay` when ticked (`7 r/m 5 2`; a number field's text never has a space). One
     /// string rather than five fields: each field costs the main module serde code.
     pub nginx: String,
+    /// The retry storm's client, its menus' values space-separated: backoff, jitter and
+    /// `honor` or `ignore` (`exponential full honor`), as [`Client::fields`] writes them.
+    pub client: String,
 }
 
 /// nginx's fields as the reader left them, in nginx's units: what [`paste_nginx`] reads
@@ -139,6 +144,12 @@ impl Form {
         let min_capacity = u64::from(algorithm != LimiterKind::LeakyBucket);
         let capacity = whole(&self.capacity, "Capacity", min_capacity, MAX_CAPACITY)?;
         let nginx = nginx_conf(&self.nginx(), algorithm == LimiterKind::Nginx)?;
+        let attack = named::<Attack>(&self.attack, "Attack")?;
+        // As nginx's fields: a wrong value is the reader's concern when the retry storm runs.
+        let client = match Client::from_fields(&self.client) {
+            Err(e) if attack == Attack::RetryStorm => return Err(e),
+            r => r.unwrap_or_default(),
+        };
         Ok(Controls {
             algorithm,
             capacity,
@@ -148,10 +159,11 @@ impl Form {
             load,
             seed,
             minutes: Controls::default().minutes,
-            attack: named::<Attack>(&self.attack, "Attack")?,
+            attack,
             record_rejects: self.record_rejects,
             leaky_mode: named::<LeakyMode>(&self.leaky_mode, "Leaky-bucket form")?,
             nginx,
+            client,
             replay: None,
         })
     }
@@ -193,6 +205,7 @@ impl Form {
             record_rejects: kind.is_some_and(LimiterKind::can_record_rejects),
             nginx: kind == Some(LimiterKind::Nginx),
             nginx_delay: kind == Some(LimiterKind::Nginx) && !self.nginx().nodelay,
+            client: self.attack == Attack::RetryStorm.name(),
         }
     }
 }
@@ -215,6 +228,8 @@ pub struct Applies {
     pub nginx: bool,
     /// nginx's `delay=`, which applies only without `nodelay`.
     pub nginx_delay: bool,
+    /// The retry storm's client (backoff, jitter, `Retry-After`): under the retry storm.
+    pub client: bool,
 }
 
 /// nginx's fields from a piece of nginx.conf the reader pasted: the `limit_req_zone` line
@@ -297,6 +312,42 @@ fn pct(share: f64) -> String {
     format!("{:.1}%", 100.0 * share)
 }
 
+/// The retry storm's client in numbers: its tries per request, the requests it gave up, how
+/// long those served waited from their first try, and its busiest second.
+fn client_sentence(requests: u64, tries: u64, client: &ratelab::sim::ClientStats) -> String {
+    let per = if requests == 0 {
+        0.0
+    } else {
+        tries as f64 / requests as f64
+    };
+    let wait = |q: f64| {
+        let t = client.success.quantile(q).unwrap_or(0);
+        let s = t as f64 / 1e6;
+        if t == 0 {
+            "at once".to_owned()
+        } else if s < 10.0 {
+            format!("within {} s", ratelab::decimal::fixed(s, 1))
+        } else {
+            format!("within {} s", ratelab::decimal::fixed(s, 0))
+        }
+    };
+    let served = if client.success.is_empty() {
+        "none was served".to_owned()
+    } else {
+        format!(
+            "half of those served got in {}, 99% {}",
+            wait(0.5),
+            wait(0.99)
+        )
+    };
+    format!(
+        "It sent {tries} tries for {requests} requests ({} a request) and gave up on {}; {served}. Its busiest second held {} tries.",
+        ratelab::decimal::fixed(per, 2),
+        client.gave_up,
+        client.peak_second
+    )
+}
+
 /// What a run of `c` showed, in a few sentences, each made from the run's own numbers so it
 /// is true in every state of the form.
 pub fn explain(c: &Controls, r: &Readout) -> String {
@@ -348,12 +399,35 @@ pub fn explain(c: &Controls, r: &Readout) -> String {
             parts.push(theory("Its busiest window reached"));
         }
         Attack::RetryStorm => {
+            let cl = c.client;
+            let gaps = match cl.backoff {
+                Backoff::Fixed => "every second",
+                Backoff::Exponential => {
+                    "after a second, then twice as long each time up to a minute"
+                }
+            };
+            let jitter = match cl.jitter {
+                Jitter::None => "",
+                Jitter::Full => ", each wait drawn at random between none and that",
+                Jitter::Equal => ", each wait half that plus a random part of the other half",
+                Jitter::Decorrelated => {
+                    ", each wait drawn at random between a second and three times the last wait"
+                }
+            };
+            let honor = if cl.honor {
+                ", never sooner than the limiter's Retry-After"
+            } else {
+                ""
+            };
             parts.push(format!(
-                "A client sending a quarter of its allowance took a spike of {} at {} s and retried each rejected request every second, twenty tries in all. It was served {} of its requests.",
+                "A client sending a quarter of its allowance took a spike of {} at {} s and retried each rejected request {gaps}{jitter}{honor}, twenty tries in all. It was served {} of its requests.",
                 2 * l,
                 c.window_s,
                 pct(r.served_share)
             ));
+            if let Some(client) = &r.client {
+                parts.push(client_sentence(r.offered, r.tries, client));
+            }
             if let Some(other) = r.served_other_recording {
                 let (with, without) = if c.record_rejects {
                     (r.served_share, other)
@@ -533,6 +607,7 @@ mod tests {
             record_rejects: false,
             attack: "none".into(),
             nginx: "60 r/m 0 0".into(),
+            client: "fixed none ignore".into(),
         }
     }
 
@@ -970,5 +1045,71 @@ mod tests {
             r.served_other_recording.expect("a log can record") > r.served_share + 0.1,
             "{log}"
         );
+    }
+
+    #[test]
+    fn the_retry_storms_client_is_the_readers_and_its_numbers_are_the_runs() {
+        let storm = |client: &str| Form {
+            attack: "retry-storm".into(),
+            client: client.into(),
+            ..form()
+        };
+        // The essays' client writes the spec it always did.
+        let c = storm("fixed none ignore").controls().expect("valid");
+        assert_eq!(c.client, Client::default());
+        assert!(c
+            .traffic_text()
+            .expect("text")
+            .ends_with(",tries=20,every=1s"));
+        let c = storm("exponential full honor").controls().expect("valid");
+        let text = c.traffic_text().expect("text");
+        assert!(
+            text.ends_with(
+                ",tries=20,policy=exponential,base=1s,factor=2,cap=1min,jitter=full,retry-after=honor"
+            ),
+            "{text}"
+        );
+        let (r, _) = run(&c).expect("runs");
+        assert!(r.command.contains("retry-after=honor"), "{}", r.command);
+        let client = r.client.clone().expect("a retrying client's numbers");
+        let e = &r.explanation;
+        assert!(e.contains("after a second, then twice as long each time up to a minute, each wait drawn at random between none and that, never sooner than the limiter's Retry-After"), "{e}");
+        assert!(
+            e.contains(&format!(
+                "It sent {} tries for {} requests",
+                r.tries, r.offered
+            )),
+            "{e}"
+        );
+        assert!(e.contains(&format!("gave up on {}", client.gave_up)), "{e}");
+        assert!(
+            e.contains(&format!("held {} tries", client.peak_second)),
+            "{e}"
+        );
+        assert!(r.tries > r.offered, "the spike makes it retry");
+        // A wrong client is named under the retry storm, and kept aside under anything else.
+        for (bad, part) in [
+            ("linear none ignore", "Backoff 'linear'"),
+            ("fixed some ignore", "Jitter 'some'"),
+            ("fixed none maybe", "Retry-After 'maybe'"),
+            ("", "Backoff ''"),
+        ] {
+            let e = storm(bad).controls().expect_err(bad);
+            assert!(e.starts_with(part) && e.contains("choose one of"), "{e}");
+            let calm = Form {
+                client: bad.into(),
+                ..form()
+            };
+            assert_eq!(calm.controls().expect("not used").client, Client::default());
+        }
+        // Decorrelated jitter grows from the last wait: the spec says it needs backoff.
+        let e = storm("fixed decorrelated ignore")
+            .controls()
+            .expect("the form's fields are each valid")
+            .scenario()
+            .expect_err("fixed gaps have no last wait to grow from");
+        assert!(e.to_string().contains("policy=exponential"), "{e}");
+        assert!(storm("fixed none ignore").applies().client);
+        assert!(!form().applies().client);
     }
 }

@@ -4,7 +4,7 @@
 //! is accepted, and the figure keeps every other parameter (the bad one falls back to its
 //! default, which the problem says). Plain Rust, tested natively, and fuzzed (issue 6).
 
-use crate::controls::{Attack, Controls, Named, RateUnit, Traffic};
+use crate::controls::{Attack, Backoff, Controls, Jitter, Named, RateUnit, Traffic};
 use ratelab::limiter::LeakyMode;
 use ratelab::spec::{LimiterKind, LimiterSpec};
 use serde::{Deserialize, Serialize};
@@ -31,6 +31,9 @@ pub struct Sections {
     pub honest_traffic: Traffic,
     /// The honest-client section's load, one of [`HONEST_LOADS`].
     pub honest_load: String,
+    /// The herding section's jitter (against none).
+    #[serde(with = "crate::controls::named")]
+    pub herding_jitter: Jitter,
 }
 
 impl Default for Sections {
@@ -39,6 +42,7 @@ impl Default for Sections {
             ceiling_capacity: 10,
             honest_traffic: Traffic::PageLoads,
             honest_load: "0.8".into(),
+            herding_jitter: Jitter::Full,
         }
     }
 }
@@ -126,7 +130,7 @@ fn on_off(v: bool) -> Option<String> {
 
 /// Every parameter a link may carry, in the order [`encode`] writes them: the main figure's,
 /// then the section figures' own controls, then how the page is shown.
-pub const PARAMS: [Param; 16] = [
+pub const PARAMS: [Param; 20] = [
     Param::new(
         "algorithm",
         |d, v| {
@@ -234,6 +238,43 @@ pub const PARAMS: [Param; 16] = [
         |d| Some(d.controls.nginx.spec_keys()),
     ),
     Param::new(
+        "backoff",
+        |d, v| {
+            d.controls.client.backoff = one_of(v, Backoff::ALL)?;
+            Ok(())
+        },
+        |d| Some(d.controls.client.backoff.name().into()),
+    ),
+    Param::new(
+        "jitter",
+        |d, v| {
+            d.controls.client.jitter = one_of(v, Jitter::ALL)?;
+            Ok(())
+        },
+        |d| Some(d.controls.client.jitter.name().into()),
+    ),
+    Param::new(
+        "retry-after",
+        |d, v| {
+            d.controls.client.honor = match v {
+                "honor" => true,
+                "ignore" => false,
+                _ => return Err("honor or ignore".into()),
+            };
+            Ok(())
+        },
+        |d| {
+            Some(
+                if d.controls.client.honor {
+                    "honor"
+                } else {
+                    "ignore"
+                }
+                .into(),
+            )
+        },
+    ),
+    Param::new(
         "compare",
         |d, v| {
             d.compare = flag(v)?;
@@ -267,6 +308,15 @@ pub const PARAMS: [Param; 16] = [
             Ok(())
         },
         |d| Some(d.sections.honest_load.clone()),
+    ),
+    Param::new(
+        "herding-jitter",
+        |d, v| {
+            // Against none: the section shows none beside the one chosen.
+            d.sections.herding_jitter = one_of(v, &Jitter::ALL[1..])?;
+            Ok(())
+        },
+        |d| Some(d.sections.herding_jitter.name().into()),
     ),
     Param::new(
         "embed",
@@ -568,7 +618,7 @@ mod tests {
 
     #[test]
     fn a_link_sets_every_control() {
-        let d = decode("?algorithm=sliding-log&capacity=5&limit=100&window=10&traffic=page-loads&load=1.2&seed=42&attack=retry-storm&record-rejects=1&leaky-mode=queue&compare=1&embed=1&ceiling-capacity=70&honest-traffic=on-off&honest-load=1");
+        let d = decode("?algorithm=sliding-log&capacity=5&limit=100&window=10&traffic=page-loads&load=1.2&seed=42&attack=retry-storm&record-rejects=1&leaky-mode=queue&backoff=exponential&jitter=decorrelated&retry-after=honor&compare=1&embed=1&ceiling-capacity=70&honest-traffic=on-off&honest-load=1&herding-jitter=equal");
         assert!(d.problems.is_empty(), "{:?}", d.problems);
         let c = &d.controls;
         assert_eq!(
@@ -580,16 +630,29 @@ mod tests {
             (c.attack, c.record_rejects, c.leaky_mode),
             (Attack::RetryStorm, true, LeakyMode::Queue)
         );
+        assert_eq!(
+            c.client,
+            crate::controls::Client {
+                backoff: Backoff::Exponential,
+                jitter: Jitter::Decorrelated,
+                honor: true
+            }
+        );
         assert!(d.compare && d.embed);
         assert_eq!(
             d.sections,
             Sections {
                 ceiling_capacity: 70,
                 honest_traffic: Traffic::OnOff,
-                honest_load: "1".into()
+                honest_load: "1".into(),
+                herding_jitter: Jitter::Equal,
             }
         );
         for bad in [
+            "herding-jitter=none",
+            "jitter=some",
+            "backoff=linear",
+            "retry-after=yes",
             "ceiling-capacity=0",
             "ceiling-capacity=121",
             "honest-load=0.7",
@@ -720,6 +783,7 @@ mod tests {
             (0..5usize, 1..=300u32, 0..=MAX_SEED),
             (0..4usize, any::<bool>(), 0..2usize),
             nginx(),
+            (0..2usize, 0..4usize, any::<bool>()),
         )
             .prop_map(
                 |(
@@ -727,6 +791,7 @@ mod tests {
                     (t, load, seed),
                     (k, record_rejects, m),
                     nginx,
+                    (b, j, honor),
                 )| {
                     Controls {
                         algorithm: <LimiterKind as Named>::ALL[a],
@@ -740,6 +805,11 @@ mod tests {
                         attack: Attack::ALL[k],
                         record_rejects,
                         leaky_mode: LeakyMode::ALL[m],
+                        client: crate::controls::Client {
+                            backoff: Backoff::ALL[b],
+                            jitter: Jitter::ALL[j],
+                            honor,
+                        },
                         ..Controls::default()
                     }
                     .with_nginx(nginx)
@@ -753,12 +823,13 @@ mod tests {
         fn encode_then_decode_is_the_identity(
             c in controls(),
             compare in any::<bool>(),
-            (cap, t, l) in (1..=MAX_CEILING_CAPACITY, 0..5usize, 0..4usize),
+            (cap, t, l, h) in (1..=MAX_CEILING_CAPACITY, 0..5usize, 0..4usize, 1..4usize),
         ) {
             let sections = Sections {
                 ceiling_capacity: cap,
                 honest_traffic: Traffic::SHAPES[t],
                 honest_load: HONEST_LOADS[l].into(),
+                herding_jitter: Jitter::ALL[h],
             };
             let d = decode(&encode(&c, compare, &sections));
             prop_assert!(d.problems.is_empty(), "{:?}", d.problems);

@@ -54,6 +54,12 @@ pub struct Readout {
     pub verdict: String,
     /// The run's horizon, in seconds.
     pub horizon_s: f64,
+    /// Tries sent (decisions made), retries included.
+    #[serde(skip)]
+    pub tries: u64,
+    /// What a retrying client went through (the retry storm only), for the sentences.
+    #[serde(skip)]
+    pub client: Option<ratelab::sim::ClientStats>,
 }
 
 /// Runs a figure: its scenario's first run, with every decision kept for the plots.
@@ -132,6 +138,8 @@ fn readout(controls: &Controls, scenario: &Scenario, stats: &RunStats) -> Result
         },
         cli,
         horizon_s: horizon(scenario) as f64 / 1e6,
+        tries: stats.decisions,
+        client: stats.client.clone(),
     })
 }
 

@@ -5,6 +5,7 @@
 //! lockout, the split limit) are the core's own definitions (`ratelab::study`), run here at
 //! the sections' small sizes.
 
+use crate::controls::Jitter;
 use crate::controls::{Attack, Controls, Named, Traffic, CAPACITY_FACTOR};
 use crate::page::{self, CompareRow};
 use ratelab::limiter::LeakyMode;
@@ -13,7 +14,6 @@ use ratelab::sim::Scenario;
 use ratelab::spec::{LimiterKind, LimiterSpec, Replay, TrafficSpec};
 use ratelab::study::{self, busiest, run_scenario, served, Size};
 use ratelab::time::{Micros, MINUTE, SECOND};
-use ratelab::traffic::Jitter;
 use ratelab::Error;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
