@@ -78,6 +78,7 @@ pub struct SectionParams {
     /// The seed.
     pub seed: u64,
     /// The herding figure's jitter, shown against none.
+    #[serde(with = "crate::controls::named")]
     pub jitter: Jitter,
 }
 
@@ -108,6 +109,7 @@ pub struct Dials {
     /// Its load, as a share of the limit.
     pub load: f64,
     /// The herding figure's jitter.
+    #[serde(with = "crate::controls::named")]
     pub jitter: Jitter,
 }
 

@@ -178,13 +178,17 @@ fn parse_policy(get: &mut Keys<'_>) -> Result<(crate::time::Micros, RetryPolicy,
 #[cfg(feature = "clients")]
 /// `text` (a plain decimal with at most `digits` decimals) times `10^digits`, exactly.
 fn parse_scaled(text: &str, digits: u32) -> Option<u64> {
-    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    // (No `str::contains`: its code for a pattern of any char costs the page 2.6 KB.)
+    let (whole, frac, point) = match text.split_once('.') {
+        Some((whole, frac)) => (whole, frac, true),
+        None => (text, "", false),
+    };
     let plain = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
     if whole.is_empty()
         || !plain(whole)
         || !plain(frac)
         || frac.len() > digits as usize
-        || (text.contains('.') && frac.is_empty())
+        || (point && frac.is_empty())
     {
         return None;
     }
