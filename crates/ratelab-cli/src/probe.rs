@@ -13,13 +13,12 @@ use crate::text::{self, quote};
 use crate::{Done, Format};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ratelab::limiter::Router;
-use ratelab::probe::{Outcome, Plan, ProbeMeta, ProbeReport, Record, MAX_TARGETS};
+use ratelab::probe::{Answer, Due, Outcome, Plan, ProbeMeta, ProbeReport, Record, MAX_TARGETS};
 use ratelab::rng::{Rng, Stream};
 use ratelab::sim::Scenario;
 use ratelab::spec::{parse_count, FleetSpec, LimiterSpec, TrafficSpec};
 use ratelab::time::{format_duration, parse_duration, Micros, MS, SECOND};
 use ratelab::Error;
-use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::net::{IpAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -654,8 +653,29 @@ enum Client {
     },
 }
 
+/// The delay an HTTP `Retry-After` gives, in µs: RFC 9110's delay-seconds, a whole number of
+/// seconds (a number too large to hold saturates, and is then past any probe's hour). An
+/// HTTP-date, or anything else, is not read: a date has one-second resolution on the server's
+/// clock against the probe's, no timing to test a client by.
+pub(crate) fn retry_after(value: &[u8]) -> Option<Micros> {
+    let digits = value.trim_ascii();
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let seconds = digits.iter().fold(0u64, |n, &d| {
+        n.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+    });
+    Some(seconds.saturating_mul(SECOND))
+}
+
 impl Client {
-    async fn ask(&self, sent: Micros, seq: u64, gateway: usize) -> Result<Outcome, String> {
+    /// Sends one request: how it was answered, and the `Retry-After` a rejection carried.
+    async fn ask(
+        &self,
+        sent: Micros,
+        seq: u64,
+        gateway: usize,
+    ) -> Result<(Outcome, Option<Micros>), String> {
         match self {
             Client::Http {
                 client,
@@ -670,9 +690,17 @@ impl Client {
                     .await
                     .map_err(|e| e.to_string())?;
                 let status = resp.status().as_u16();
+                let outcome = statuses.classify(status);
+                let after = match outcome {
+                    Outcome::Rejected => resp
+                        .headers()
+                        .get(reqwest::header::RETRY_AFTER)
+                        .and_then(|v| retry_after(v.as_bytes())),
+                    _ => None,
+                };
                 // Read the body so the connection goes back to the pool.
                 resp.bytes().await.map_err(|e| e.to_string())?;
-                Ok(statuses.classify(status))
+                Ok((outcome, after))
             }
             Client::Redis {
                 conns,
@@ -693,11 +721,15 @@ impl Client {
                     .invoke_async(&mut conn)
                     .await
                     .map_err(|e| e.to_string())?;
-                Ok(if admitted == 1 {
-                    Outcome::Admitted
-                } else {
-                    Outcome::Rejected
-                })
+                // The recipes' replies carry no Retry-After.
+                Ok((
+                    if admitted == 1 {
+                        Outcome::Admitted
+                    } else {
+                        Outcome::Rejected
+                    },
+                    None,
+                ))
             }
         }
     }
@@ -785,14 +817,14 @@ fn send(
     stop: &AtomicBool,
 ) -> Result<Vec<Record>, String> {
     let client = Arc::new(build_client(probe, rt)?);
-    let (tx, rx) = mpsc::channel::<Record>();
+    let (tx, rx) = mpsc::channel::<(u64, Record)>();
     let timeout = probe.timeout;
     let progress = Progress::new(&plan);
     // Start a little ahead, so the first sends are not late for the set-up.
     let start = Instant::now() + Duration::from_millis(20);
+    let now = || Instant::now().saturating_duration_since(start).as_micros() as Micros;
     let mut heard = Heard {
         records: Vec::with_capacity(plan.summary.first_tries as usize),
-        waiting: BTreeMap::new(),
         outstanding: 0,
         admitted: 0,
     };
@@ -812,68 +844,72 @@ fn send(
         }
         progress.show(start, seq, &heard);
         while let Ok(a) = rx.try_recv() {
-            heard.take(a, &mut plan);
+            heard.take(a, &mut plan, now());
         }
         let Some(due) = plan.peek() else {
             if gap.is_some() && heard.outstanding > 0 {
                 // A retrying client may still get rejections that bring retries.
                 let deadline = Instant::now() + timeout + Duration::from_secs(1);
                 match recv_until(&rx, deadline, stop) {
-                    Ok(a) => heard.take(a, &mut plan),
+                    Ok(a) => heard.take(a, &mut plan, now()),
                     _ => break,
                 }
                 continue;
             }
             break;
         };
-        if let Some(gap) = gap {
-            // Before sending at `due`, hear every try that could bring a retry due before it.
-            if let Some((&oldest, _)) = heard.waiting.first_key_value() {
-                if oldest + gap <= due {
-                    let deadline = start + Duration::from_micros(oldest) + timeout * 2;
-                    match recv_until(&rx, deadline, stop) {
-                        Ok(a) => heard.take(a, &mut plan),
-                        Err(Wait::Stopped) => break,
-                        Err(Wait::Late) => {
-                            // No answer in time: it cannot bring a retry any more.
-                            heard.waiting.remove(&oldest);
-                        }
-                    }
-                    continue;
+        if let (Some(gap), Some(oldest)) = (gap, plan.oldest_unanswered()) {
+            // Before sending at `due`, hear every try that could bring a retry due before it
+            // (tries due at one instant go out together, whatever their answers).
+            if oldest < due && oldest + gap <= due {
+                let deadline = start + Duration::from_micros(oldest) + timeout * 2;
+                match recv_until(&rx, deadline, stop) {
+                    Ok(a) => heard.take(a, &mut plan, now()),
+                    Err(Wait::Stopped) => break,
+                    // No answer in time: it cannot bring a retry any more.
+                    Err(Wait::Late) => plan.give_up_oldest(now()),
                 }
+                continue;
             }
         }
         if !wait_until(start + Duration::from_micros(due), stop) {
             break;
         }
-        let Some((due, attempt)) = plan.next() else {
-            break;
+        let Some(Due {
+            at: due,
+            attempt,
+            ticket,
+        }) = plan.next_by(due)
+        else {
+            // (A try over a cap was held back: look again.)
+            continue;
         };
         let gateway = router.as_mut().map_or(0, Router::pick);
         heard.outstanding += 1;
         seq += 1;
-        if gap.is_some() {
-            *heard.waiting.entry(due).or_default() += 1;
-        }
         let (client, tx) = (client.clone(), tx.clone());
         rt.spawn(async move {
             let began = Instant::now();
             let sent = began.saturating_duration_since(start).as_micros() as Micros;
-            let outcome = match tokio::time::timeout(timeout, client.ask(sent, seq, gateway)).await
-            {
-                Ok(Ok(outcome)) => outcome,
-                Ok(Err(_)) => Outcome::Error,
-                Err(_) => Outcome::Timeout,
-            };
+            let (outcome, retry_after) =
+                match tokio::time::timeout(timeout, client.ask(sent, seq, gateway)).await {
+                    Ok(Ok(answer)) => answer,
+                    Ok(Err(_)) => (Outcome::Error, None),
+                    Err(_) => (Outcome::Timeout, None),
+                };
             let latency = began.elapsed().as_micros() as Micros;
-            let _ = tx.send(Record {
-                due,
-                sent,
-                attempt,
-                outcome,
-                latency,
-                gateway: gateway as u32,
-            });
+            let _ = tx.send((
+                ticket,
+                Record {
+                    due,
+                    sent,
+                    attempt,
+                    outcome,
+                    latency,
+                    gateway: gateway as u32,
+                    retry_after,
+                },
+            ));
         });
     }
     drop(tx);
@@ -882,7 +918,7 @@ fn send(
         let deadline = Instant::now() + timeout + Duration::from_millis(200);
         while heard.outstanding > 0 {
             match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                Ok(a) => heard.take(a, &mut plan),
+                Ok(a) => heard.take(a, &mut plan, now()),
                 Err(_) => break,
             }
             progress.show(start, seq, &heard);
@@ -891,7 +927,7 @@ fn send(
         // Every task ends within its timeout.
         while heard.outstanding > 0 {
             match rx.recv_timeout(timeout + Duration::from_secs(1)) {
-                Ok(a) => heard.take(a, &mut plan),
+                Ok(a) => heard.take(a, &mut plan, now()),
                 Err(_) => break,
             }
             progress.show(start, seq, &heard);
@@ -904,32 +940,42 @@ fn send(
             heard.outstanding
         ));
     }
+    if plan.held_back() > 0 {
+        text::note(&format!(
+            "ratelab probe: {} retry(ies) not sent: a Retry-After put them past the probe's hour, or over {} requests in one second or {} in one millisecond",
+            plan.held_back(),
+            ratelab::probe::MAX_RATE,
+            ratelab::probe::MAX_PER_MS
+        ));
+    }
     Ok(heard.records)
 }
 
-/// The answers heard so far, and the tries still waiting for one.
+/// The answers heard so far.
 struct Heard {
     records: Vec<Record>,
-    /// Tries sent and not yet answered, by due time (a retrying client needs their answers).
-    waiting: BTreeMap<Micros, u32>,
     outstanding: u64,
     admitted: u64,
 }
 
 impl Heard {
-    fn take(&mut self, r: Record, plan: &mut Plan) {
+    /// The answer to the try with `ticket`, heard at `now` (µs from the start), told to the
+    /// plan: a `Retry-After` counts from the moment the answer came.
+    fn take(&mut self, (ticket, r): (u64, Record), plan: &mut Plan, now: Micros) {
         self.outstanding -= 1;
-        if let Some(n) = self.waiting.get_mut(&r.due) {
-            *n -= 1;
-            if *n == 0 {
-                self.waiting.remove(&r.due);
+        let answer = match r.outcome {
+            Outcome::Admitted => {
+                self.admitted += 1;
+                Answer::Admitted
             }
-        }
-        match r.outcome {
-            Outcome::Rejected => plan.rejected(r.due, r.attempt),
-            Outcome::Admitted => self.admitted += 1,
-            _ => {}
-        }
+            Outcome::Rejected => Answer::Rejected {
+                retry_after: r
+                    .retry_after
+                    .map(|d| r.sent.saturating_add(r.latency).saturating_add(d)),
+            },
+            _ => Answer::Undecided,
+        };
+        plan.answered(ticket, answer, now);
         self.records.push(r);
     }
 }
@@ -944,11 +990,7 @@ enum Wait {
 }
 
 /// Waits for the next answer until `deadline`, looking at `stop` every 50 ms.
-fn recv_until(
-    rx: &mpsc::Receiver<Record>,
-    deadline: Instant,
-    stop: &AtomicBool,
-) -> Result<Record, Wait> {
+fn recv_until<T>(rx: &mpsc::Receiver<T>, deadline: Instant, stop: &AtomicBool) -> Result<T, Wait> {
     loop {
         if stop.load(Ordering::SeqCst) {
             return Err(Wait::Stopped);

@@ -307,3 +307,135 @@ fn several_targets_each_get_the_requests_the_fleets_router_sends_them() {
         );
     }
 }
+
+/// A server that rejects its first `rejections` requests with 429, each with `retry_after`
+/// as a `Retry-After` header if given, and admits the rest; returns its URL.
+fn rejecting_server(rejections: usize, retry_after: Option<&'static str>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let url = format!(
+        "http://127.0.0.1:{}/api",
+        listener.local_addr().expect("address").port()
+    );
+    let seen = Arc::new(AtomicUsize::new(0));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let counter = Arc::clone(&seen);
+            std::thread::spawn(move || {
+                while read_head(&mut stream) {
+                    let n = counter.fetch_add(1, Ordering::SeqCst);
+                    let answer = match (n < rejections, retry_after) {
+                        (true, Some(v)) => {
+                            format!(
+                                "HTTP/1.1 429 X\r\nretry-after: {v}\r\ncontent-length: 0\r\n\r\n"
+                            )
+                        }
+                        (true, None) => "HTTP/1.1 429 X\r\ncontent-length: 0\r\n\r\n".to_owned(),
+                        (false, _) => "HTTP/1.1 200 X\r\ncontent-length: 0\r\n\r\n".to_owned(),
+                    };
+                    if stream.write_all(answer.as_bytes()).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    url
+}
+
+/// A spike of 3 at 100 ms, each retried up to twice 100 ms later, against a server that
+/// rejects the first 3 requests with `retry_after` and admits the rest: (due, sent, latency,
+/// outcome letter, Retry-After heard) of each request, in the trace's order.
+fn retried(
+    policy: &str,
+    retry_after: Option<&'static str>,
+) -> Vec<(u64, u64, u64, char, Option<u64>)> {
+    let url = rejecting_server(3, retry_after);
+    let traffic = format!("retry:rate=1/1h,spike=3,at=100ms,tries=3,every=100ms{policy}");
+    let out = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+        .args([
+            "probe",
+            "--target",
+            &url,
+            "--traffic",
+            &traffic,
+            "--limit",
+            "20",
+            "--window",
+            "1s",
+            "--duration",
+            "1s",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("ratelab runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{traffic}: {stderr}");
+    let r: Value = serde_json::from_slice(&out.stdout).expect("the report is JSON");
+    let list = |key: &str| -> Vec<u64> {
+        serde_json::from_value(r["trace"][key].clone()).unwrap_or_else(|_| panic!("{key} in {r}"))
+    };
+    let heard: Vec<Option<u64>> = match r["trace"].get("retry_after_us") {
+        Some(v) => serde_json::from_value(v.clone()).expect("retry_after_us"),
+        None => vec![None; list("sent_us").len()],
+    };
+    let letters: Vec<char> = r["trace"]["outcome"]
+        .as_str()
+        .expect("outcome")
+        .chars()
+        .collect();
+    let (due, sent, latency) = (list("due_us"), list("sent_us"), list("latency_us"));
+    (0..sent.len())
+        .map(|i| (due[i], sent[i], latency[i], letters[i], heard[i]))
+        .collect()
+}
+
+/// `retry-after=honor` against a server that sends `Retry-After: 1`: each retry is due 1 s
+/// after its rejection's answer came (sent + latency + 1 s, to the µs: the plan's own
+/// arithmetic on the trace's times), and the trace keeps the header's delay for a reader to
+/// check; `retry-after=ignore` hears it, keeps it in the trace, and retries after its own
+/// 100 ms; honouring with no header falls back to the policy's gap, as the simulator's client
+/// does when its limiter gives no answer. Nothing here depends on timing but the order of
+/// the spike's three answers, which the checks do not assume.
+#[test]
+fn a_retry_after_header_times_the_retries_of_a_client_that_honours_it() {
+    const S: u64 = 1_000_000;
+    let honoured = retried(",retry-after=honor", Some("1"));
+    assert_eq!(honoured.len(), 6, "{honoured:?}");
+    type Row = (u64, u64, u64, char, Option<u64>);
+    let (rejected, retries): (Vec<&Row>, Vec<&Row>) = honoured.iter().partition(|r| r.0 == 100_000);
+    assert!(
+        rejected.iter().all(|r| r.3 == 'R' && r.4 == Some(S)),
+        "{rejected:?}"
+    );
+    let mut expected: Vec<u64> = rejected.iter().map(|r| r.1 + r.2 + S).collect();
+    let mut due: Vec<u64> = retries.iter().map(|r| r.0).collect();
+    expected.sort_unstable();
+    due.sort_unstable();
+    assert_eq!(due, expected, "{honoured:?}");
+    assert!(
+        retries
+            .iter()
+            .all(|r| r.3 == 'A' && r.4.is_none() && r.1 >= r.0),
+        "{retries:?}"
+    );
+    // Ignored: the header is heard and recorded, the retries come 100 ms after their tries.
+    let ignored = retried(",retry-after=ignore", Some("1"));
+    assert_eq!(ignored.len(), 6, "{ignored:?}");
+    assert_eq!(ignored.iter().filter(|r| r.4 == Some(S)).count(), 3);
+    let due: Vec<u64> = ignored.iter().map(|r| r.0).collect();
+    assert_eq!(due, [100_000, 100_000, 100_000, 200_000, 200_000, 200_000]);
+    // Honoured, but no header (or one the probe does not read: an HTTP-date): the policy's
+    // gap, and nothing in the trace.
+    for header in [None, Some("Wed, 21 Oct 2015 07:28:00 GMT")] {
+        let fallback = retried(",retry-after=honor", header);
+        let due: Vec<u64> = fallback.iter().map(|r| r.0).collect();
+        assert_eq!(
+            due,
+            [100_000, 100_000, 100_000, 200_000, 200_000, 200_000],
+            "{header:?}"
+        );
+        assert!(fallback.iter().all(|r| r.4.is_none()), "{fallback:?}");
+    }
+}

@@ -38,6 +38,7 @@ impl ProbeReport {
                 outcome: Outcome::from_letter(c).unwrap_or(Outcome::Other),
                 latency: 0,
                 gateway: self.trace.gateway.get(i).copied().unwrap_or(0),
+                retry_after: self.trace.retry_after_us.get(i).copied().flatten(),
             })
             .collect();
         let groups = groups(&records);
@@ -142,6 +143,12 @@ impl ProbeReport {
             return Err(bad(format!(
                 "has {} answer times for {n} requests in its trace",
                 self.trace.latency_us.len()
+            )));
+        }
+        if !self.trace.retry_after_us.is_empty() && self.trace.retry_after_us.len() as u64 != n {
+            return Err(bad(format!(
+                "has {} Retry-After entries for {n} requests in its trace",
+                self.trace.retry_after_us.len()
             )));
         }
         let gateways = self.gateways.len() as u64;

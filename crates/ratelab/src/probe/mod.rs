@@ -9,13 +9,16 @@
 
 mod check;
 mod plan;
+#[cfg(all(test, feature = "clients"))]
+mod policy_tests;
 mod record;
 mod report;
 #[cfg(test)]
 mod tests;
 
 pub use plan::{
-    check_size, Plan, PlanSummary, MAX_DURATION, MAX_PER_MS, MAX_RATE, MAX_REQUESTS, MAX_TARGETS,
+    check_size, Answer, Due, Plan, PlanSummary, MAX_DURATION, MAX_PER_MS, MAX_RATE, MAX_REQUESTS,
+    MAX_TARGETS,
 };
 pub use record::{Outcome, Record};
 pub use report::{

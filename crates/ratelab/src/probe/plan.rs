@@ -1,11 +1,13 @@
 //! The probe's plan: what to send and when, reacting to rejections for a retrying client as
-//! the simulator's client does, and the caps a plan is checked against before anything is sent.
+//! the simulator's client does (the same [`RetryClients`], every policy), and the caps a plan
+//! is checked against before anything is sent.
 
 use crate::error::Error;
 use crate::sim::Scenario;
 use crate::time::{format_duration, Micros, HOUR, SECOND};
-use crate::traffic::RetryClient;
+use crate::traffic::{Jitter, RetryClients, Try};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// The most requests one probe may send, retries included.
 pub const MAX_REQUESTS: u64 = 1_000_000;
@@ -31,7 +33,58 @@ pub struct Plan {
 #[derive(Debug, Clone)]
 enum Source {
     Open { times: Vec<Micros>, next: usize },
-    Closed(Box<RetryClient>),
+    Closed(Box<Closed>),
+}
+
+/// One try the plan hands out: when it is due, which try of its request it is, and the
+/// ticket by which the sender reports its answer ([`Plan::answered`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Due {
+    /// When it is due, µs from the start.
+    pub at: Micros,
+    /// Which try it is: 1 for a new request.
+    pub attempt: u32,
+    /// Its number among the tries handed out, from 0.
+    pub ticket: u64,
+}
+
+/// What a limiter answered to a try, as the plan's client hears it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// Admitted.
+    Admitted,
+    /// Rejected. `retry_after`: when the limiter said to come back, in µs from the start
+    /// (an HTTP `Retry-After` of `d` seconds heard in an answer that came at `h` is `h + d`),
+    /// if it said; a client that honours `Retry-After` comes back then, one that does not, or
+    /// that heard none, after its policy's gap.
+    Rejected {
+        /// See above.
+        retry_after: Option<Micros>,
+    },
+    /// No decision: another status, no answer, or no answer in time. The request ends there
+    /// (it may or may not have reached the limiter).
+    Undecided,
+}
+
+/// A retrying client's side of a plan: the simulator's clients, the tries they sent whose
+/// answers they have not been told yet, and the caps a server's `Retry-After` could break.
+#[derive(Debug, Clone)]
+struct Closed {
+    clients: RetryClients,
+    /// Tries handed out and not yet told to their client, by ticket: the client, the try,
+    /// and its answer once heard.
+    pending: BTreeMap<u64, (u32, Try, Option<Answer>)>,
+    /// The same tries by due time, for the oldest.
+    unapplied: BTreeSet<(Micros, u64)>,
+    /// With a policy whose client keeps state across rejections (jitter draws, a budget):
+    /// each client's pending tickets in the order handed out, since its answers are told to
+    /// it in that order, as the simulator tells them.
+    order: Option<Vec<VecDeque<u64>>>,
+    next_ticket: u64,
+    /// With `Retry-After` honoured: the due times of the last second's tries, to hold the
+    /// rate caps as the probe runs, and how many tries were not sent for them.
+    recent: Option<VecDeque<Micros>>,
+    held_back: u64,
 }
 
 /// What a plan will send, known before anything is sent.
@@ -90,44 +143,42 @@ impl Plan {
             ));
         }
         check_size(scenario)?;
-        if let crate::TrafficSpec::Retry {
-            policy, clients, ..
-        } = &scenario.traffic
-        {
-            let keys = crate::spec::policy_keys(policy, *clients);
-            if !keys.is_empty() {
-                return Err(Error::invalid(
-                    "probe: traffic",
-                    &keys.join(","),
-                    "the essays' retrying client (policy=fixed, one client, no jitter, budget or retry-after): the probe's client has no other policy yet",
-                ));
-            }
-        }
-        let closed = scenario.retry_client(0);
+        let closed = scenario.retry_clients(0);
         let mut first: Vec<Micros> = Vec::new();
-        let (tries, every) = match &scenario.traffic {
-            crate::TrafficSpec::Retry {
-                tries,
-                spike,
-                at,
-                every,
-                ..
-            } => {
-                // First tries are the steady stream plus the spike.
-                first.extend(std::iter::repeat_n(
-                    *at,
-                    (*spike).min(MAX_REQUESTS + 1) as usize,
-                ));
-                (u64::from(*tries), *every)
+        // The gaps before each retry in the worst case, shortest and longest.
+        let mut bounds: Vec<(Micros, Micros)> = Vec::new();
+        let mut fixed = None;
+        match &closed {
+            Some(clients) => {
+                let client = &clients.clients()[0];
+                bounds = client.gap_bounds();
+                if let crate::TrafficSpec::Retry { every, policy, .. } = &scenario.traffic {
+                    if policy.backoff == crate::traffic::Backoff::Fixed
+                        && policy.jitter == Jitter::None
+                    {
+                        fixed = Some(*every);
+                    }
+                }
+                // Every client's first tries, spikes included: the clients' own, as they
+                // send them when every try is admitted.
+                let mut all = clients.clone();
+                while let Some((_, tr)) = all.next() {
+                    first.push(tr.at);
+                    if first.len() as u64 > MAX_REQUESTS {
+                        return Err(too_many(first.len() as u64));
+                    }
+                }
             }
-            _ => (1, 0),
-        };
-        for t in scenario.arrivals(0) {
-            first.push(t);
-            if first.len() as u64 > MAX_REQUESTS {
-                return Err(too_many(first.len() as u64));
+            None => {
+                for t in scenario.arrivals(0) {
+                    first.push(t);
+                    if first.len() as u64 > MAX_REQUESTS {
+                        return Err(too_many(first.len() as u64));
+                    }
+                }
             }
         }
+        let tries = bounds.len() as u64 + 1;
         first.sort_unstable();
         let first_tries = first.len() as u64;
         let most = first_tries.saturating_mul(tries);
@@ -135,15 +186,30 @@ impl Plan {
             return Err(too_many(most));
         }
         let last_at = first.last().copied().unwrap_or(0);
-        let last_try_at = last_at.saturating_add((tries - 1).saturating_mul(every));
+        // Each try's earliest and latest offset from its request's first try.
+        let mut lo: Vec<Micros> = vec![0];
+        let mut hi: Vec<Micros> = vec![0];
+        for &(a, b) in &bounds {
+            lo.push(lo[lo.len() - 1].saturating_add(a));
+            hi.push(hi[hi.len() - 1].saturating_add(b));
+        }
+        let last_try_at = last_at.saturating_add(hi[hi.len() - 1]);
         if last_try_at > MAX_DURATION {
-            let detail = if tries > 1 {
+            let detail = if let (true, Some(every)) = (tries > 1, fixed) {
                 format!(
                     "its last retry could be due at {} (the last new request at {}, then up to {} more tries {} apart); a probe lasts at most 1h, retries included (fewer tries, a shorter gap or an earlier spike)",
                     format_duration(last_try_at),
                     format_duration(last_at),
                     tries - 1,
                     format_duration(every)
+                )
+            } else if tries > 1 {
+                format!(
+                    "its last retry could be due at {} (the last new request at {}, then up to {} more tries, {} in all at the longest gaps the policy allows); a probe lasts at most 1h, retries included (fewer tries, a shorter cap or base, or an earlier spike)",
+                    format_duration(last_try_at),
+                    format_duration(last_at),
+                    tries - 1,
+                    format_duration(hi[hi.len() - 1])
                 )
             } else {
                 format!(
@@ -157,7 +223,7 @@ impl Plan {
             });
         }
         // Every time is now at most an hour, so the shifted copies cannot overflow.
-        let peaks = Peaks::of(&first, tries, every);
+        let peaks = Peaks::within(&first, &lo, &hi);
         let summary = PlanSummary {
             first_tries,
             most,
@@ -188,7 +254,21 @@ impl Plan {
             });
         }
         let source = match closed {
-            Some(client) => Source::Closed(Box::new(client)),
+            Some(mut clients) => {
+                let policy = clients.clients()[0].policy();
+                // A server's `Retry-After` could say more than an hour.
+                clients.set_horizon(MAX_DURATION);
+                let ordered = policy.jitter != Jitter::None || policy.budget.is_some();
+                Source::Closed(Box::new(Closed {
+                    order: ordered.then(|| vec![VecDeque::new(); clients.clients().len()]),
+                    recent: policy.honor.then(VecDeque::new),
+                    clients,
+                    pending: BTreeMap::new(),
+                    unapplied: BTreeSet::new(),
+                    next_ticket: 0,
+                    held_back: 0,
+                }))
+            }
             None => Source::Open {
                 times: first,
                 next: 0,
@@ -198,41 +278,187 @@ impl Plan {
     }
 
     /// When the next request is due, if any is left (for a retrying client: given the
-    /// rejections reported so far).
+    /// answers told so far).
     pub fn peek(&self) -> Option<Micros> {
         match &self.source {
             Source::Open { times, next } => times.get(*next).copied(),
-            Source::Closed(c) => c.peek(),
+            Source::Closed(c) => c.clients.peek(),
         }
     }
 
-    /// Takes the next request: when it is due, and which try it is (1 for a new request).
+    /// Takes the next request: when it is due, which try it is, and its ticket. With
+    /// `Retry-After` honoured, a try that would be over [`MAX_RATE`] within the second up to
+    /// its due time, or over [`MAX_PER_MS`] within the millisecond, is not handed out (a
+    /// server's `Retry-After` can herd retries where the worst case checked up front has
+    /// none): [`Plan::held_back`] counts them.
     #[allow(clippy::should_implement_trait)]
-    pub fn next(&mut self) -> Option<(Micros, u32)> {
+    pub fn next(&mut self) -> Option<Due> {
+        self.next_by(Micros::MAX)
+    }
+
+    /// [`Plan::next`], if the next request is due by `by`: a sender that waited until one
+    /// was due takes it with this, and a try held back never lets a later one out early.
+    pub fn next_by(&mut self, by: Micros) -> Option<Due> {
+        if self.peek()? > by {
+            return None;
+        }
         match &mut self.source {
             Source::Open { times, next } => {
                 let t = times.get(*next).copied()?;
+                let ticket = *next as u64;
                 *next += 1;
-                Some((t, 1))
+                Some(Due {
+                    at: t,
+                    attempt: 1,
+                    ticket,
+                })
             }
-            Source::Closed(c) => c.next().map(|tr| (tr.at, tr.attempt)),
+            Source::Closed(c) => c.next(by),
         }
     }
 
-    /// For a retrying client: how long after a rejected try its retry is due. A sender must
-    /// have heard every answer to tries due before `t − retry_gap` before it sends at `t`.
+    /// For a retrying client: the shortest gap its policy leaves between a rejected try and
+    /// its retry, when no `Retry-After` times the retry (one that does is never due before
+    /// its answer was heard). A sender must have heard every answer to tries due before
+    /// `t − retry_gap` before it sends at `t`, or the retry it brings may be due before tries
+    /// already sent; tries due at one instant need not wait for each other's answers.
     pub fn retry_gap(&self) -> Option<Micros> {
         match &self.source {
             Source::Open { .. } => None,
-            Source::Closed(c) => Some(c.min_gap()),
+            Source::Closed(c) => Some(c.clients.clients()[0].min_gap()),
         }
     }
 
-    /// Reports that the try due at `at` was rejected; a retrying client sends it again later.
-    pub fn rejected(&mut self, at: Micros, attempt: u32) {
+    /// The earliest due time of a try whose answer the client has not been told yet.
+    pub fn oldest_unanswered(&self) -> Option<Micros> {
+        match &self.source {
+            Source::Open { .. } => None,
+            Source::Closed(c) => c.unapplied.first().map(|&(t, _)| t),
+        }
+    }
+
+    /// The sender heard `answer` to the try with `ticket` at `heard` (µs from the start). A
+    /// retry it brings is due when the client's policy says, and never before `heard`. With
+    /// jitter or a budget a client is told its answers in the order its tries were handed
+    /// out, as the simulator tells it: an answer heard before an earlier try's waits for it.
+    /// A ticket already answered or given up on is ignored.
+    pub fn answered(&mut self, ticket: u64, answer: Answer, heard: Micros) {
         if let Source::Closed(c) = &mut self.source {
-            let tr = c.fixed_try(at, attempt);
-            c.rejected(tr, None);
+            c.answered(ticket, answer, heard);
+        }
+    }
+
+    /// Gives up on the oldest try still unanswered ([`Plan::oldest_unanswered`]), heard of at
+    /// `heard`: it counts as undecided, and its answer, if it comes, is ignored.
+    pub fn give_up_oldest(&mut self, heard: Micros) {
+        if let Source::Closed(c) = &mut self.source {
+            if let Some(&(_, ticket)) = c.unapplied.first() {
+                c.answered(ticket, Answer::Undecided, heard);
+            }
+        }
+    }
+
+    /// Tries not handed out because a server's `Retry-After` would have put them over a
+    /// rate cap or past the hour (see [`Plan::next`]): 0 unless `Retry-After` is honoured.
+    pub fn held_back(&self) -> u64 {
+        match &self.source {
+            Source::Open { .. } => 0,
+            Source::Closed(c) => {
+                c.held_back
+                    + c.clients
+                        .clients()
+                        .iter()
+                        .map(|k| k.past_horizon)
+                        .sum::<u64>()
+            }
+        }
+    }
+
+    /// The retrying clients, as told so far (`None` for traffic that does not retry).
+    pub fn clients(&self) -> Option<&RetryClients> {
+        match &self.source {
+            Source::Open { .. } => None,
+            Source::Closed(c) => Some(&c.clients),
+        }
+    }
+}
+
+impl Closed {
+    fn next(&mut self, by: Micros) -> Option<Due> {
+        loop {
+            if self.clients.peek()? > by {
+                return None;
+            }
+            let (client, tr) = self.clients.next()?;
+            if let Some(recent) = &mut self.recent {
+                while recent.front().is_some_and(|&u| u + SECOND <= tr.at) {
+                    recent.pop_front();
+                }
+                let in_ms = recent.len() - recent.partition_point(|&u| u + 1_000 <= tr.at);
+                if recent.len() as u64 >= MAX_RATE || in_ms as u64 >= MAX_PER_MS {
+                    // Over a cap: not sent, and its request ends here.
+                    self.held_back += 1;
+                    continue;
+                }
+                recent.push_back(tr.at);
+            }
+            let ticket = self.next_ticket;
+            self.next_ticket += 1;
+            self.pending.insert(ticket, (client, tr, None));
+            self.unapplied.insert((tr.at, ticket));
+            if let Some(order) = &mut self.order {
+                order[client as usize].push_back(ticket);
+            }
+            return Some(Due {
+                at: tr.at,
+                attempt: tr.attempt,
+                ticket,
+            });
+        }
+    }
+
+    fn answered(&mut self, ticket: u64, answer: Answer, heard: Micros) {
+        let Some(entry) = self.pending.get_mut(&ticket) else {
+            return;
+        };
+        if entry.2.is_some() {
+            return;
+        }
+        entry.2 = Some(answer);
+        let client = entry.0;
+        match &mut self.order {
+            None => self.tell(ticket, heard),
+            Some(order) => {
+                // Its client's answers so far, in the order its tries were handed out.
+                let mut ready = Vec::new();
+                let queue = &mut order[client as usize];
+                while let Some(&t) = queue.front() {
+                    if self.pending.get(&t).is_some_and(|e| e.2.is_some()) {
+                        ready.push(t);
+                        queue.pop_front();
+                    } else {
+                        break;
+                    }
+                }
+                for t in ready {
+                    self.tell(t, heard);
+                }
+            }
+        }
+    }
+
+    /// Tells a try's client its answer.
+    fn tell(&mut self, ticket: u64, heard: Micros) {
+        let Some((client, tr, Some(answer))) = self.pending.remove(&ticket) else {
+            return;
+        };
+        self.unapplied.remove(&(tr.at, ticket));
+        match answer {
+            Answer::Admitted => self.clients.admitted(client, tr),
+            Answer::Rejected { retry_after } => {
+                self.clients.rejected_heard(client, tr, retry_after, heard);
+            }
+            Answer::Undecided => {}
         }
     }
 }
@@ -248,13 +474,24 @@ pub(super) struct Peaks {
 
 impl Peaks {
     /// The peaks of every try a retrying client could send: each first try in `first` (sorted)
-    /// and, if all its tries are rejected, `tries − 1` retries `every` apart. The tries are
-    /// never held all at once: `tries` shifted copies of `first` are merged on the fly, a
-    /// leading merge counting into each span and a trailing one per span counting out, so
-    /// the work is O(n log tries) for n tries and the memory O(tries).
+    /// and, if all its tries are rejected, `tries − 1` retries `every` apart.
+    #[cfg(test)]
     pub(super) fn of(first: &[Micros], tries: u64, every: Micros) -> Peaks {
-        let mut tail_ms = Merged::new(first, tries, every).peekable();
-        let mut tail_s = Merged::new(first, tries, every).peekable();
+        let offsets: Vec<Micros> = (0..tries).map(|j| j.saturating_mul(every)).collect();
+        Peaks::within(first, &offsets, &offsets)
+    }
+
+    /// The peaks of every try a retrying client could send, when try `j` of a request whose
+    /// first try is at `f` (each in `first`, sorted) can come anywhere in `[f + lo[j], f +
+    /// hi[j]]` (one try a request for every `j`; `lo[0] = hi[0] = 0`): a span holds at most
+    /// the tries whose range meets it, and that count is what is bounded. With a fixed gap
+    /// the ranges are points and the peaks exact. The tries are never held all at once:
+    /// shifted copies of `first` are merged on the fly, a leading merge of the ranges' starts
+    /// counting into each span and a trailing one of their ends, per span, counting out, so
+    /// the work is O(n log tries) for n tries and the memory O(tries).
+    pub(super) fn within(first: &[Micros], lo: &[Micros], hi: &[Micros]) -> Peaks {
+        let mut tail_ms = Merged::shifted(first, hi).peekable();
+        let mut tail_s = Merged::shifted(first, hi).peekable();
         let (mut seen, mut left_ms, mut left_s) = (0u64, 0u64, 0u64);
         let mut peaks = Peaks {
             per_ms: 0,
@@ -262,9 +499,10 @@ impl Peaks {
             per_s: 0,
             per_s_at: 0,
         };
-        for t in Merged::new(first, tries, every) {
+        for t in Merged::shifted(first, lo) {
             seen += 1;
-            // A span of length d ending at t holds the tries due in (t − d, t].
+            // A span of length d ending at t meets the ranges that start at or before t and
+            // end after t − d.
             while tail_ms.next_if(|&u| u + 1_000 <= t).is_some() {
                 left_ms += 1;
             }
@@ -284,25 +522,35 @@ impl Peaks {
     }
 }
 
-/// `tries` copies of the sorted `first`, the j-th shifted by `j × every`, merged in order.
+/// Copies of the sorted `first`, the j-th shifted by `offsets[j]`, merged in order.
 pub(super) struct Merged<'a> {
     first: &'a [Micros],
-    every: Micros,
+    offsets: Vec<Micros>,
     /// The next time of each copy that has one: (time, copy, index into `first`).
-    heads: std::collections::BinaryHeap<std::cmp::Reverse<(Micros, u64, usize)>>,
+    heads: std::collections::BinaryHeap<std::cmp::Reverse<(Micros, usize, usize)>>,
 }
 
 impl<'a> Merged<'a> {
+    /// `tries` copies, the j-th shifted by `j × every`.
+    #[cfg(test)]
     pub(super) fn new(first: &'a [Micros], tries: u64, every: Micros) -> Self {
+        let offsets: Vec<Micros> = (0..tries).map(|j| j.saturating_mul(every)).collect();
+        Merged::shifted(first, &offsets)
+    }
+
+    /// A copy for each offset.
+    pub(super) fn shifted(first: &'a [Micros], offsets: &[Micros]) -> Self {
         let heads = match first.first() {
-            Some(&t) => (0..tries)
-                .map(|j| std::cmp::Reverse((t.saturating_add(j.saturating_mul(every)), j, 0)))
+            Some(&t) => offsets
+                .iter()
+                .enumerate()
+                .map(|(j, &o)| std::cmp::Reverse((t.saturating_add(o), j, 0)))
                 .collect(),
             None => std::collections::BinaryHeap::new(),
         };
         Merged {
             first,
-            every,
+            offsets: offsets.to_vec(),
             heads,
         }
     }
@@ -314,7 +562,7 @@ impl Iterator for Merged<'_> {
     fn next(&mut self) -> Option<Micros> {
         let std::cmp::Reverse((t, j, i)) = self.heads.pop()?;
         if let Some(&next) = self.first.get(i + 1) {
-            let shifted = next.saturating_add(j.saturating_mul(self.every));
+            let shifted = next.saturating_add(self.offsets[j]);
             self.heads.push(std::cmp::Reverse((shifted, j, i + 1)));
         }
         Some(t)

@@ -70,4 +70,7 @@ pub struct Record {
     pub latency: Micros,
     /// Which gateway (target, or Redis connection) it was sent to: 0 with one.
     pub gateway: u32,
+    /// The `Retry-After` its answer carried, as a delay in µs (whole seconds), if it carried
+    /// one the probe reads.
+    pub retry_after: Option<Micros>,
 }

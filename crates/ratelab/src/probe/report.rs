@@ -146,6 +146,11 @@ pub struct TraceData {
     /// With several gateways, the one each request was sent to (from 0); empty with one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gateway: Vec<u32>,
+    /// The `Retry-After` each answer carried, as a delay in µs (`null` for an answer without
+    /// one); empty, and absent, when no answer carried one. A retrying client that honours it
+    /// made the retry due at the rejection's answer (`sent_us + latency_us`) plus this delay.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retry_after_us: Vec<Option<Micros>>,
 }
 
 /// What a probe found: counts, timing, the audit, the model's verdict and the trace.
@@ -300,6 +305,11 @@ impl ProbeReport {
             latency_us: records.iter().map(|r| r.latency).collect(),
             gateway: if fleet {
                 records.iter().map(|r| r.gateway).collect()
+            } else {
+                Vec::new()
+            },
+            retry_after_us: if records.iter().any(|r| r.retry_after.is_some()) {
+                records.iter().map(|r| r.retry_after).collect()
             } else {
                 Vec::new()
             },

@@ -31,11 +31,19 @@ fn answered_by_model(s: &Scenario) -> Vec<Record> {
 fn answered(s: &Scenario, mut decide: impl FnMut(Micros) -> (bool, u32)) -> Vec<Record> {
     let mut plan = Plan::new(s).expect("plan");
     let mut out = Vec::new();
-    while let Some((due, attempt)) = plan.next() {
+    while let Some(Due {
+        at: due,
+        attempt,
+        ticket,
+    }) = plan.next()
+    {
         let (admitted, gateway) = decide(due);
-        if !admitted {
-            plan.rejected(due, attempt);
-        }
+        let answer = if admitted {
+            Answer::Admitted
+        } else {
+            Answer::Rejected { retry_after: None }
+        };
+        plan.answered(ticket, answer, due);
         out.push(Record {
             due,
             sent: due,
@@ -47,6 +55,7 @@ fn answered(s: &Scenario, mut decide: impl FnMut(Micros) -> (bool, u32)) -> Vec<
             },
             latency: 0,
             gateway,
+            retry_after: None,
         });
     }
     out

@@ -21,6 +21,10 @@ pub struct Try {
     /// The gap before this try as the backoff computed it (before jitter; for decorrelated
     /// jitter, the last wait), from which the next gap grows. 0 for a first try.
     sleep: Micros,
+    /// How many first tries its client had sent when it was sent, this one included: a
+    /// budget counts those alone, so that a rejection heard after later tries were sent (a
+    /// probe's) is judged as the simulator judges it, at once.
+    seen: u64,
 }
 
 /// A retrying client: first tries from the scenario's stream plus a spike; every rejected
@@ -45,12 +49,21 @@ pub struct RetryClient {
     firsts: VecDeque<Micros>,
     #[cfg_attr(not(feature = "clients"), allow(dead_code))]
     spent: VecDeque<Micros>,
+    /// First tries sent, and how many of them have left `firsts` (older than a minute).
+    firsts_sent: u64,
+    #[cfg_attr(not(feature = "clients"), allow(dead_code))]
+    firsts_gone: u64,
+    /// No retry is due later than this: past it the request gives up (2^53 µs in the
+    /// simulator; the probe's hour in a probe, where a server's `Retry-After` could say more).
+    horizon: Micros,
     /// Requests sent, admitted, and given up (out of tries, budget or time).
     pub requests: u64,
     /// Requests admitted.
     pub admitted: u64,
     /// Requests that ran out of tries, of budget, or of time (a retry past 2^53 µs).
     pub gave_up: u64,
+    /// Of those, the requests whose retry would have come past the horizon.
+    pub past_horizon: u64,
 }
 
 impl RetryClient {
@@ -78,9 +91,13 @@ impl RetryClient {
             jitter,
             firsts: VecDeque::new(),
             spent: VecDeque::new(),
+            firsts_sent: 0,
+            firsts_gone: 0,
+            horizon: crate::sim::MAX_TIME,
             requests: 0,
             admitted: 0,
             gave_up: 0,
+            past_horizon: 0,
         }
     }
 
@@ -91,38 +108,68 @@ impl RetryClient {
         [retry, spike, self.next_first].into_iter().flatten().min()
     }
 
-    /// The shortest gap the policy can leave between a rejected try and its retry (the
-    /// probe's sender must have heard an answer that long before the retry is due).
+    /// The shortest gap the policy can leave between a rejected try and its retry, when the
+    /// retry is not timed by a `Retry-After` (the probe's sender must have heard an answer that
+    /// long before the retry is due). A `Retry-After` the probe honours counts from the
+    /// moment its answer was heard, so a retry it times is never due before that.
     pub fn min_gap(&self) -> Micros {
-        if self.policy.honor || self.policy.jitter == Jitter::Full {
-            return 0;
-        }
-        match (self.policy.backoff, self.policy.jitter) {
-            (Backoff::Fixed, Jitter::Equal) => self.every / 2,
-            (Backoff::Fixed, _) => self.every,
-            (Backoff::Exponential { base, .. }, Jitter::Equal) => base / 2,
-            (Backoff::Exponential { base, .. }, _) => base,
-        }
+        self.gap_bounds().iter().map(|b| b.0).min().unwrap_or(0)
     }
 
     /// The longest gap the policy can leave between a rejected try and its retry, without
     /// `Retry-After` (which only a limiter knows).
     pub fn max_gap(&self) -> Micros {
-        match self.policy.backoff {
-            Backoff::Fixed => self.every,
-            Backoff::Exponential { cap, .. } => cap,
-        }
+        self.gap_bounds().iter().map(|b| b.1).max().unwrap_or(0)
     }
 
-    /// The try `attempt` due at `at` of a fixed-policy client (the probe's, which hears back
-    /// times and try numbers only): its first try came `(attempt − 1) · every` before.
+    /// The shortest and longest gap before each retry, the first retry's first, when the
+    /// policy times it (no `Retry-After`): the range every draw of its jitter falls in. A
+    /// probe's worst case is made of these.
+    pub fn gap_bounds(&self) -> Vec<(Micros, Micros)> {
+        let retries = self.tries.saturating_sub(1) as usize;
+        let mut out = Vec::with_capacity(retries);
+        let (base, factor, cap) = match self.policy.backoff {
+            Backoff::Fixed => (self.every, 1000, self.every),
+            Backoff::Exponential { base, factor, cap } => (base, factor, cap),
+        };
+        // The backoff's own gap `d`, and the last decorrelated wait's upper bound.
+        let (mut d, mut last_hi) = (base.min(cap), base);
+        for _ in 0..retries {
+            out.push(match self.policy.jitter {
+                Jitter::None => (d, d),
+                Jitter::Full => (0, d),
+                Jitter::Equal => (d / 2, d / 2 + d / 2),
+                Jitter::Decorrelated => {
+                    let hi = last_hi.saturating_mul(3).max(base).min(cap);
+                    last_hi = hi;
+                    (base.min(cap), hi)
+                }
+            });
+            d = (u128::from(d) * u128::from(factor) / 1000).min(u128::from(cap)) as Micros;
+        }
+        out
+    }
+
+    /// The try `attempt` due at `at` of a fixed-policy client (one that hears back times and
+    /// try numbers only): its first try came `(attempt − 1) · every` before.
     pub fn fixed_try(&self, at: Micros, attempt: u32) -> Try {
         Try {
             at,
             attempt,
             first: at.saturating_sub(u64::from(attempt.saturating_sub(1)) * self.every),
             sleep: self.every,
+            seen: self.firsts_sent,
         }
+    }
+
+    /// No retry later than `at`: a request whose retry would come later gives up.
+    pub fn set_horizon(&mut self, at: Micros) {
+        self.horizon = at.min(crate::sim::MAX_TIME);
+    }
+
+    /// Its policy.
+    pub fn policy(&self) -> RetryPolicy {
+        self.policy
     }
 
     /// Whether it asks the limiter for `Retry-After`.
@@ -142,7 +189,8 @@ impl RetryClient {
             .filter_map(|(i, t)| t.map(|t| (i, t)))
             .min_by_key(|&(i, t)| (t, i))?;
         if which == 0 {
-            return self.retries.pop_front();
+            let seen = self.firsts_sent;
+            return self.retries.pop_front().map(|r| Try { seen, ..r });
         }
         if which == 1 {
             self.spike_left -= 1;
@@ -150,6 +198,7 @@ impl RetryClient {
             self.next_first = self.first.next();
         }
         self.requests += 1;
+        self.firsts_sent += 1;
         if self.policy.budget.is_some() {
             self.firsts.push_back(t);
         }
@@ -158,6 +207,7 @@ impl RetryClient {
             attempt: 1,
             first: t,
             sleep: 0,
+            seen: self.firsts_sent,
         })
     }
 
@@ -172,7 +222,17 @@ impl RetryClient {
     /// order of their times (the simulator does); a retry due before others is put in its
     /// place.
     pub fn rejected(&mut self, tr: Try, retry_after: Option<Micros>) {
-        if tr.attempt >= self.tries || !self.budget_allows(tr.at) {
+        self.rejected_heard(tr, retry_after, 0);
+    }
+
+    /// [`RetryClient::rejected`], for a rejection heard at `heard` (a probe's): its retry is
+    /// due when the policy says, but never before `heard`, since no real client retries a
+    /// request before it has heard it was rejected. Rejections must be reported in the order
+    /// the tries were taken ([`RetryClient::next`]), each after its try; other tries may have
+    /// been taken in between, as a probe's sender takes them while answers are on their way,
+    /// but none due after `heard`.
+    pub fn rejected_heard(&mut self, tr: Try, retry_after: Option<Micros>, heard: Micros) {
+        if tr.attempt >= self.tries || !self.budget_allows(&tr) {
             self.gave_up += 1;
             return;
         }
@@ -188,9 +248,10 @@ impl RetryClient {
             }
             None => wait,
         };
-        let at = tr.at.saturating_add(wait);
-        if at > crate::sim::MAX_TIME {
+        let at = tr.at.saturating_add(wait).max(heard);
+        if at > self.horizon {
             self.gave_up += 1;
+            self.past_horizon += 1;
             return;
         }
         let retry = Try {
@@ -198,6 +259,8 @@ impl RetryClient {
             attempt: tr.attempt + 1,
             first: tr.first,
             sleep,
+            // Set when it is taken.
+            seen: 0,
         };
         if self.retries.back().is_none_or(|r| r.at <= at) {
             self.retries.push_back(retry);
@@ -209,7 +272,7 @@ impl RetryClient {
 
     /// Without the core's `clients` feature the policy is the essays': no budget.
     #[cfg(not(feature = "clients"))]
-    fn budget_allows(&mut self, _: Micros) -> bool {
+    fn budget_allows(&mut self, _: &Try) -> bool {
         true
     }
 
@@ -220,21 +283,26 @@ impl RetryClient {
     }
 
     #[cfg(feature = "clients")]
-    /// Whether the budget allows one more retry at `t` (and if so, spends it).
-    fn budget_allows(&mut self, t: Micros) -> bool {
+    /// Whether the budget allows one more retry of `tr` (and if so, spends it): its client's
+    /// retries over the trailing minute, this one included, against the first tries of that
+    /// minute sent up to `tr` (`tr.seen` of them in all; later ones, sent while a probe's
+    /// answer was on its way, are not counted, as the simulator has not sent them yet).
+    fn budget_allows(&mut self, tr: &Try) -> bool {
         let Some(ppm) = self.policy.budget else {
             return true;
         };
-        let from = t.saturating_sub(MINUTE - 1);
-        for q in [&mut self.firsts, &mut self.spent] {
-            while q.front().is_some_and(|&x| x < from) {
-                q.pop_front();
-            }
+        let from = tr.at.saturating_sub(MINUTE - 1);
+        while self.firsts.front().is_some_and(|&x| x < from) {
+            self.firsts.pop_front();
+            self.firsts_gone += 1;
         }
-        let ok = (self.spent.len() as u128 + 1) * 1_000_000
-            <= self.firsts.len() as u128 * u128::from(ppm);
+        while self.spent.front().is_some_and(|&x| x < from) {
+            self.spent.pop_front();
+        }
+        let firsts = tr.seen.saturating_sub(self.firsts_gone);
+        let ok = (self.spent.len() as u128 + 1) * 1_000_000 <= u128::from(firsts) * u128::from(ppm);
         if ok {
-            self.spent.push_back(t);
+            self.spent.push_back(tr.at);
         }
         ok
     }
@@ -303,6 +371,21 @@ impl RetryClients {
         &self.clients
     }
 
+    /// No retry of any of them later than `at` (see [`RetryClient::set_horizon`]).
+    pub fn set_horizon(&mut self, at: Micros) {
+        for c in &mut self.clients {
+            c.set_horizon(at);
+        }
+    }
+
+    /// When the next try of any client comes, without taking it.
+    pub fn peek(&self) -> Option<Micros> {
+        match self.clients.as_slice() {
+            [one] => one.peek(),
+            _ => self.queue.peek().map(|r| r.0 .0),
+        }
+    }
+
     /// Whether they ask for `Retry-After`.
     pub fn honors(&self) -> bool {
         self.clients.first().is_some_and(RetryClient::honors)
@@ -338,6 +421,7 @@ impl RetryClients {
                 self.queue
                     .push(Reverse((t, c, self.generation[c as usize])));
             }
+            self.drop_stale();
             return Some((c, tr));
         }
     }
@@ -349,9 +433,15 @@ impl RetryClients {
 
     /// Client `c`'s try `tr` was rejected (see [`RetryClient::rejected`]).
     pub fn rejected(&mut self, c: u32, tr: Try, retry_after: Option<Micros>) {
+        self.rejected_heard(c, tr, retry_after, 0);
+    }
+
+    /// Client `c`'s try `tr` was rejected, heard at `heard` (see
+    /// [`RetryClient::rejected_heard`]).
+    pub fn rejected_heard(&mut self, c: u32, tr: Try, retry_after: Option<Micros>, heard: Micros) {
         let client = &mut self.clients[c as usize];
         let before = client.peek();
-        client.rejected(tr, retry_after);
+        client.rejected_heard(tr, retry_after, heard);
         let after = client.peek();
         if cfg!(feature = "clients") && self.clients.len() > 1 && after != before {
             if let Some(t) = after {
@@ -359,6 +449,18 @@ impl RetryClients {
                 self.queue
                     .push(Reverse((t, c, self.generation[c as usize])));
             }
+            self.drop_stale();
+        }
+    }
+
+    /// Drops the replaced entries at the queue's head, so that its head is a client's next
+    /// time ([`RetryClients::peek`]).
+    fn drop_stale(&mut self) {
+        while let Some(&Reverse((_, c, g))) = self.queue.peek() {
+            if g == self.generation[c as usize] {
+                break;
+            }
+            self.queue.pop();
         }
     }
 }
