@@ -9,6 +9,7 @@
 
 pub mod analysis;
 pub mod audit;
+pub mod decimal;
 pub mod error;
 pub mod histogram;
 pub mod import;
