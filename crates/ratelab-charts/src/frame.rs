@@ -9,6 +9,7 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use ratelab::decimal::fixed;
 use std::cell::RefCell;
 use std::ops::Range;
 
@@ -224,9 +225,9 @@ impl Ticks {
     /// written 60, not 60.0), one decimal otherwise.
     fn label(&self, v: f64) -> String {
         if self.counts || self.range.end - self.range.start >= 10.0 {
-            format!("{v:.0}")
+            fixed(v, 0)
         } else {
-            format!("{v:.1}")
+            fixed(v, 1)
         }
     }
 

@@ -10,6 +10,7 @@ use legend::{Entry, Stroke, Swatch};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use ratelab::decimal::fixed;
 use std::ops::Range;
 #[cfg(feature = "canvas")]
 pub mod canvas;
@@ -171,7 +172,10 @@ pub fn arrivals_chart<DB: DrawingBackend>(
         ("admitted".to_owned(), Swatch::Block(rgb(BLUE).to_rgba())),
         ("rejected".to_owned(), Swatch::Block(rgb(ORANGE).to_rgba())),
     ];
-    let title = format!("Requests per {:.0} s: admitted and rejected", bins.width_s);
+    let title = format!(
+        "Requests per {} s: admitted and rejected",
+        fixed(bins.width_s, 0)
+    );
     let body = frame(area, &title, &entries, theme)?;
     let axes = time_against_counts(x_max, f64::from(bins.tallest()) * 1.1);
     let chart = xy_axes(&body, &axes, theme)?;
@@ -227,12 +231,12 @@ pub fn window_chart<DB: DrawingBackend>(
         entries.push(("over the limit".to_owned(), Swatch::Dot(rgb(RED))));
     }
     entries.push((
-        format!("limit L = {limit:.0}"),
+        format!("limit L = {}", fixed(limit, 0)),
         Swatch::Line(limit_line, false),
     ));
     if let Some(b) = bound {
         entries.push((
-            format!("worst case in theory = {b:.0}"),
+            format!("worst case in theory = {}", fixed(b, 0)),
             Swatch::Line(legend::BOUND, false),
         ));
     }
@@ -401,7 +405,10 @@ pub fn bar_chart<DB: DrawingBackend>(
     for (label, _, _) in bars {
         labels.push(frame::shorten(label, w as i32 / 2, &mut width)?);
     }
-    let values: Vec<String> = bars.iter().map(|b| format!("{:.1}{unit}", b.1)).collect();
+    let values: Vec<String> = bars
+        .iter()
+        .map(|b| format!("{}{unit}", fixed(b.1, 1)))
+        .collect();
     let ends: Vec<(f64, &str)> = bars
         .iter()
         .zip(&values)

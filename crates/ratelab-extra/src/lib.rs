@@ -9,7 +9,7 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters_canvas::CanvasBackend as Canvas;
+use ratelab_charts::canvas::Canvas;
 use ratelab_charts::{Draw, Plot, Theme};
 use ratelab_page::controls::{Controls, Named};
 use ratelab_page::mechanism;
@@ -97,7 +97,7 @@ fn section_of(name: &str, dials: JsValue) -> Result<(Section, SectionParams), Js
             Section::names()
         ))
     })?;
-    let dials: Dials = serde_wasm_bindgen::from_value(dials).map_err(js_error)?;
+    let dials: Dials = ratelab_js::from_value(dials).map_err(js_error)?;
     Ok((section, section.params(&dials)))
 }
 
@@ -184,7 +184,7 @@ impl MechanismView {
     /// Runs `controls` (the main figure's), keeping every decision's mechanism; the lists of
     /// the last run are reused.
     pub fn run(&mut self, controls: JsValue) -> Result<(), JsValue> {
-        let mut controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
+        let mut controls: Controls = ratelab_js::from_value(controls).map_err(js_error)?;
         controls.replay = REPLAY.with(|r| r.borrow().clone());
         let (horizon_s, trace, mech) = page::run_mechanism_into(
             &controls,

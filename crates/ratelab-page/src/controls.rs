@@ -596,7 +596,11 @@ impl Controls {
                 }
                 text
             }
-            Attack::None => format!("{}:load={}", self.traffic.name(), self.load),
+            Attack::None => format!(
+                "{}:load={}",
+                self.traffic.name(),
+                ratelab::decimal::shortest(self.load)
+            ),
             // The two-tick attack, aimed at a window boundary for any W: the ticks come W/120
             // either side of it (500 ms at a minute), so they are always far closer together
             // than a window. Most limiters are weakest across a boundary; the sliding-window

@@ -7,6 +7,7 @@ use crate::controls::{
 };
 use crate::link::{MAX_CAPACITY, MAX_SEED};
 use crate::page::Readout;
+use ratelab::decimal::fixed;
 use ratelab::limiter::{thousandths_per_second, LeakyMode};
 use ratelab::spec::{LimiterKind, MAX_BURST, MAX_RATE_COUNT};
 use ratelab::text::{shown, SHOWN};
@@ -309,7 +310,7 @@ pub fn display_name(kind: LimiterKind) -> &'static str {
 
 /// A share of requests as the page writes it.
 fn pct(share: f64) -> String {
-    format!("{:.1}%", 100.0 * share)
+    format!("{}%", fixed(100.0 * share, 1))
 }
 
 /// The retry storm's client in numbers: its tries per request, the requests it gave up, how
@@ -358,9 +359,9 @@ pub fn explain(c: &Controls, r: &Readout) -> String {
         format!("{name} kept the rule: no trailing window held more than {l}.")
     } else {
         format!(
-            "{name} broke the rule: one trailing window held {worst} admitted requests, {} more than the limit of {l}, ending at {:.1} s.",
+            "{name} broke the rule: one trailing window held {worst} admitted requests, {} more than the limit of {l}, ending at {} s.",
             worst - l,
-            r.worst_at_s
+            fixed(r.worst_at_s, 1)
         )
     }];
     let theory = |measured: &str| match r.bound {
@@ -447,14 +448,15 @@ pub fn explain(c: &Controls, r: &Readout) -> String {
                     )
                 } else if points > 0.0 {
                     format!(
-                        "Recording rejected requests costs the client {points:.1} points ({} recorded, {} not): each rejected retry counts against it, so its retries keep the count up and are rejected in turn.",
+                        "Recording rejected requests costs the client {} points ({} recorded, {} not): each rejected retry counts against it, so its retries keep the count up and are rejected in turn.",
+                        fixed(points, 1),
                         pct(with),
                         pct(without)
                     )
                 } else {
                     format!(
-                        "Recording rejected requests serves it {:.1} points more here ({} recorded, {} not).",
-                        -points,
+                        "Recording rejected requests serves it {} points more here ({} recorded, {} not).",
+                        fixed(-points, 1),
                         pct(with),
                         pct(without)
                     )
@@ -467,8 +469,8 @@ pub fn explain(c: &Controls, r: &Readout) -> String {
                     "Your own traffic was enough to do that.".to_owned()
                 } else {
                     format!(
-                        "Honest traffic averaging {:.0} requests a window was enough: random arrivals bunch, and this limiter let a bunch through.",
-                        c.load * l as f64
+                        "Honest traffic averaging {} requests a window was enough: random arrivals bunch, and this limiter let a bunch through.",
+                fixed(c.load * l as f64, 0)
                     )
                 });
             }
@@ -511,7 +513,7 @@ fn secs(s: f64) -> String {
         .iter()
         .find(|&&(at_least, _)| s >= at_least)
         .map_or(6, |&(_, d)| d);
-    format!("{s:.decimals$} s")
+    format!("{} s", fixed(s, decimals))
 }
 
 /// What is nginx's own in a run of `n`: how nginx stores its rate, when it rounds it; what

@@ -4,6 +4,7 @@
 //! the core's, run slice by slice in a worker.)
 
 use crate::page::ReplayReport;
+use ratelab::decimal::fixed;
 use ratelab::import::{Counts, Field, Filter, Format, ImportOptions, Imported};
 use ratelab::time::format_duration;
 use serde::Serialize;
@@ -18,8 +19,8 @@ pub fn check_size(name: &str, bytes: f64) -> Result<(), String> {
         return Ok(());
     }
     Err(format!(
-        "The file '{name}' is {:.1} GiB; the page reads files of up to 1 GiB. For bigger ones use the command line: ratelab simulate --traffic replay:file=PATH.",
-        bytes / MAX_FILE_BYTES
+        "The file '{name}' is {} GiB; the page reads files of up to 1 GiB. For bigger ones use the command line: ratelab simulate --traffic replay:file=PATH.",
+        fixed(bytes / MAX_FILE_BYTES, 1)
     ))
 }
 
@@ -56,7 +57,7 @@ fn grouped(n: u64) -> String {
 
 /// A share as the page writes it, with `digits` decimals.
 fn pct(share: f64, digits: usize) -> String {
-    format!("{:.*}%", digits, 100.0 * share)
+    format!("{}%", fixed(100.0 * share, digits))
 }
 
 /// `n` and the noun, plural unless `n` is 1: `3 lines`.
@@ -92,15 +93,15 @@ fn iso(us: u64) -> String {
 pub fn progress(lines: f64, bytes: f64, total: f64) -> String {
     let done = if total > 0.0 { bytes / total } else { 1.0 };
     format!(
-        "Read {} lines ({:.0}%)",
+        "Read {} lines ({}%)",
         grouped(lines as u64),
-        (100.0 * done).round()
+        fixed((100.0 * done).round(), 0)
     )
 }
 
 /// The status line when the file `name` has been read in `ms` milliseconds.
 pub fn done(name: &str, ms: f64) -> String {
-    format!("Read {name} in {:.2} s.", ms / 1000.0)
+    format!("Read {name} in {} s.", fixed(ms / 1000.0, 2))
 }
 
 /// The message for the file `name` that the importer refused (`message` says why).
@@ -293,7 +294,10 @@ pub fn report_text(r: &ReplayReport) -> ReportText {
                 (i + 1).to_string(),
                 iso(w.end),
                 w.count.to_string(),
-                format!("{:.0}%", (100.0 * w.count as f64 / r.limit as f64).round()),
+                format!(
+                    "{}%",
+                    fixed((100.0 * w.count as f64 / r.limit as f64).round(), 0)
+                ),
             ]
         })
         .collect();

@@ -179,7 +179,7 @@ pub const PARAMS: [Param; 20] = [
             d.controls.load = load(v)?;
             Ok(())
         },
-        |d| Some(d.controls.load.to_string()),
+        |d| Some(ratelab::decimal::shortest(d.controls.load)),
     ),
     Param::new(
         "seed",

@@ -3,6 +3,7 @@
 //! and what the limiter holds, from [`ratelab::sim::Mechanism`]; this module turns that into
 //! the frame the page writes out and the chart it draws.
 
+use ratelab::decimal::{fixed, shortest};
 use ratelab::limiter::{State, StateKind};
 use ratelab::sim::{Mechanism, Trace};
 use ratelab_charts::{self as charts, Bins, MechanismChart};
@@ -113,15 +114,16 @@ impl Playback {
         let decision = if !trace.admitted[i] {
             "rejected".to_owned()
         } else if mech.at_departure && time_s > arrival {
-            format!("admitted, queued until {time_s:.3} s")
+            format!("admitted, queued until {} s", fixed(time_s, 3))
         } else {
             "admitted".to_owned()
         };
         let l = mech.limit;
         let text = format!(
-            "Decision {} of {}, arriving at {arrival:.3} s: {decision}.",
+            "Decision {} of {}, arriving at {} s: {decision}.",
             i + 1,
-            mech.len()
+            mech.len(),
+            fixed(arrival, 3)
         );
         let band_text = format!(
             "admitted in (t − W, t], {} L = {l}",
@@ -207,8 +209,9 @@ fn mark_label(kind: StateKind) -> &'static str {
 fn state_text(s: &State) -> String {
     match *s {
         State::Tokens { tokens, capacity } => format!(
-            "The bucket holds {tokens:.2} tokens of {capacity}: {} more requests would pass at once.",
-            tokens.floor()
+            "The bucket holds {} tokens of {capacity}: {} more requests would pass at once.",
+            fixed(tokens, 2),
+            shortest(tokens.floor())
         ),
         State::Log {
             entries,
@@ -230,10 +233,12 @@ fn state_text(s: &State) -> String {
             estimate,
             limit,
         } => format!(
-            "Previous window {previous}, this one {current}: the weighted estimate is {estimate:.2}, against L = {limit}."
+            "Previous window {previous}, this one {current}: the weighted estimate is {}, against L = {limit}.",
+            fixed(estimate, 2)
         ),
         State::Excess { excess, burst } => format!(
-            "The excess is {excess:.2} requests, against a burst of {burst}."
+            "The excess is {} requests, against a burst of {burst}.",
+            fixed(excess, 2)
         ),
         State::Queue { queued, burst } => {
             format!("{queued} requests wait in the queue, which holds {burst}.")

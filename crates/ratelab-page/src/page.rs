@@ -285,7 +285,7 @@ pub fn replay_of(
     let mut out = Vec::with_capacity(times.len());
     for &t in times {
         if !(t.is_finite() && t >= 0.0 && t.fract() == 0.0 && t < 9_007_199_254_740_992.0) {
-            return Err(bad(&t.to_string()));
+            return Err(bad(&ratelab::decimal::shortest(t)));
         }
         let t = t as u64;
         if out.last().is_some_and(|&l| l > t) {

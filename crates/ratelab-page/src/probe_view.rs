@@ -6,6 +6,7 @@
 //! none of this; a reader's own report, or another model, is read and run in the browser.
 
 use crate::wire::{self, Packed};
+use ratelab::decimal::fixed;
 use ratelab::probe::ProbeReport;
 use ratelab::text::{shown, SHOWN};
 use ratelab::time::format_duration;
@@ -24,9 +25,9 @@ const EXPECTED: &str = "expected the JSON that `ratelab probe --format json` wri
 pub fn check_size(bytes: f64, name: &str) -> Result<(), String> {
     if bytes > MAX_PROBE_REPORT_BYTES as f64 {
         return Err(format!(
-            "The file '{}' is {:.0} MB: a probe report is at most {} MB",
+            "The file '{}' is {} MB: a probe report is at most {} MB",
             shown(name, SHOWN),
-            bytes / f64::from(1 << 20),
+            fixed(bytes / f64::from(1 << 20), 0),
             MAX_PROBE_REPORT_BYTES >> 20
         ));
     }
@@ -193,8 +194,8 @@ impl ProbeSummary {
             ));
         }
         text.push_str(&format!(
-            "Sends were at most {:.2} ms late at the 99th percentile.",
-            self.lateness_p99_ms
+            "Sends were at most {} ms late at the 99th percentile.",
+            fixed(self.lateness_p99_ms, 2)
         ));
         self.text = text;
         self
@@ -264,14 +265,14 @@ impl Delays {
     /// What the panel says of them.
     fn sentence(&self) -> String {
         format!(
-            "The model lets {} of its admissions through at once and delays {}, by up to {:.0} ms; the real limiter's {} slowest admitted answers took {:.0} to {:.0} ms, its others at most {:.1} ms. ",
+            "The model lets {} of its admissions through at once and delays {}, by up to {} ms; the real limiter's {} slowest admitted answers took {} to {} ms, its others at most {} ms. ",
             self.model_at_once,
             self.model_delayed,
-            self.model_longest_ms,
+            fixed(self.model_longest_ms, 0),
             self.model_delayed,
-            self.slowest_ms.0,
-            self.slowest_ms.1,
-            self.others_ms
+            fixed(self.slowest_ms.0, 0),
+            fixed(self.slowest_ms.1, 0),
+            fixed(self.others_ms, 1)
         )
     }
 }
@@ -312,7 +313,7 @@ pub fn view(report: &ProbeReport, label: &str) -> View {
 
 /// A share as the page writes it.
 fn pct(share: f64) -> String {
-    format!("{:.1}%", 100.0 * share)
+    format!("{}%", fixed(100.0 * share, 1))
 }
 
 /// The message for a model the page could not use (`error` says why).

@@ -8,6 +8,7 @@
 use crate::controls::Jitter;
 use crate::controls::{Attack, Controls, Named, Traffic, CAPACITY_FACTOR};
 use crate::page::{self, CompareRow};
+use ratelab::decimal::fixed;
 use ratelab::limiter::LeakyMode;
 use ratelab::plot::{series_color, Plot, Series};
 use ratelab::sim::Scenario;
@@ -236,7 +237,7 @@ fn rules_table(rows: &[CompareRow]) -> Vec<Vec<String>> {
         .chain(rows.iter().map(|r| {
             vec![
                 r.limiter.clone(),
-                format!("{:.1}%", 100.0 * r.served_share),
+                format!("{}%", fixed(100.0 * r.served_share, 1)),
                 r.worst_window.to_string(),
                 r.bound.map_or_else(|| "–".into(), |b| b.to_string()),
             ]
@@ -385,17 +386,17 @@ pub fn honest_client(traffic: Traffic, load: f64, seed: u64) -> Result<Figure, E
         let over = r.runs.iter().any(|run| run[i].busiest > 100);
         table.push(vec![
             name.clone(),
-            format!("{share:.1}%"),
-            format!("{:.0}", busiest(&r, i).mean),
+            format!("{}%", fixed(share, 1)),
+            fixed(busiest(&r, i).mean, 0),
             if over { "yes" } else { "never" }.into(),
         ]);
         bars.push((name, share, series_color(shown)));
     }
     let plot = Plot::Bars {
         title: format!(
-            "Share of an honest {} client served at {:.0}% of the limit",
+            "Share of an honest {} client served at {}% of the limit",
             traffic.name(),
-            100.0 * load
+            fixed(100.0 * load, 0)
         ),
         bars,
         max: 100.0,
@@ -538,7 +539,7 @@ pub fn boundary_table(limit: u64) -> Result<Figure, Error> {
     let share = |i| served(&r, i).mean;
     let ratio = |a: f64, b: f64| {
         if b > 0.0 {
-            format!("{:.1}×", a / b)
+            format!("{}×", fixed(a / b, 1))
         } else {
             "-".into()
         }
@@ -552,14 +553,14 @@ pub fn boundary_table(limit: u64) -> Result<Figure, Error> {
         ],
         vec![
             "most admitted in one window".into(),
-            format!("{:.0}", most(0)),
-            format!("{:.0}", most(1)),
+            fixed(most(0), 0),
+            fixed(most(1), 0),
             ratio(most(0), most(1)),
         ],
         vec![
             "share admitted".into(),
-            format!("{:.0}%", 100.0 * share(0)),
-            format!("{:.0}%", 100.0 * share(1)),
+            format!("{}%", fixed(100.0 * share(0), 0)),
+            format!("{}%", fixed(100.0 * share(1), 0)),
             ratio(share(0), share(1)),
         ],
     ];

@@ -10,9 +10,9 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters_canvas::CanvasBackend as Canvas;
 use ratelab::import::{Imported, Importer};
 use ratelab::study::{self, Job, JobResult, StudyConfig};
+use ratelab_charts::canvas::Canvas;
 use ratelab_charts::{Draw, Plot, Theme};
 use ratelab_page::controls::Controls;
 use ratelab_page::export::{self, View};

@@ -3,8 +3,8 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
 use ratelab::sim::Trace;
+use ratelab_charts::canvas::Canvas;
 use ratelab_charts::{draw_xy, Theme};
 use ratelab_page::form::Form;
 use ratelab_page::link as state;
@@ -34,7 +34,7 @@ fn theme(dark: bool) -> Theme {
 }
 
 /// The canvas `id`'s drawing area, at its layout size and the screen's resolution.
-fn canvas(id: &str) -> Result<DrawingArea<CanvasBackend, Shift>, JsValue> {
+fn canvas(id: &str) -> Result<DrawingArea<Canvas, Shift>, JsValue> {
     ratelab_charts::canvas::area(id).map_err(js_error)
 }
 
@@ -49,7 +49,7 @@ impl Lab {
     /// Runs the figure with `controls`; returns its read-outs, or a message naming the bad
     /// control and what it accepts.
     pub fn run(&mut self, controls: JsValue) -> Result<JsValue, JsValue> {
-        let mut controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
+        let mut controls: Controls = ratelab_js::from_value(controls).map_err(js_error)?;
         controls.replay = self.replay.clone();
         // The last run's lists are reused: the page re-runs at every move of a dial.
         let (readout, trace) =
@@ -114,14 +114,14 @@ impl Lab {
 /// the sentence naming the first wrong field and what to enter.
 #[wasm_bindgen(js_name = readForm)]
 pub fn read_form(form: JsValue) -> Result<JsValue, JsValue> {
-    let form: Form = serde_wasm_bindgen::from_value(form).map_err(js_error)?;
+    let form: Form = ratelab_js::from_value(form).map_err(js_error)?;
     serde_wasm_bindgen::to_value(&form.controls().map_err(js_error)?).map_err(js_error)
 }
 
 /// Which of the form's fields apply to its limiter, and the capacity dial's range.
 #[wasm_bindgen(js_name = formApplies)]
 pub fn form_applies(form: JsValue) -> Result<JsValue, JsValue> {
-    let form: Form = serde_wasm_bindgen::from_value(form).map_err(js_error)?;
+    let form: Form = ratelab_js::from_value(form).map_err(js_error)?;
     serde_wasm_bindgen::to_value(&form.applies()).map_err(js_error)
 }
 
@@ -139,8 +139,8 @@ pub fn encode_state(
     compare: bool,
     sections: JsValue,
 ) -> Result<String, JsValue> {
-    let controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
-    let sections: state::Sections = serde_wasm_bindgen::from_value(sections).map_err(js_error)?;
+    let controls: Controls = ratelab_js::from_value(controls).map_err(js_error)?;
+    let sections: state::Sections = ratelab_js::from_value(sections).map_err(js_error)?;
     Ok(state::encode(&controls, compare, &sections))
 }
 

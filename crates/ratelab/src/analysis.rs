@@ -120,7 +120,7 @@ pub fn smallest_burst(
     if !(share > 0.0 && share <= 1.0) {
         return Err(Error::Invalid {
             what: "share to serve".into(),
-            got: share.to_string(),
+            got: crate::decimal::shortest(share),
             accepted: "a share above 0 and at most 1 (above 0% and at most 100%)".into(),
         });
     }

@@ -91,11 +91,8 @@ impl Big {
                     .is_some_and(|&l| l & ((1 << bits) - 1) != 0))
     }
 
-    /// `self >> bits`, rounded half to even (or, `even` false, half up).
-    fn shr_round(&self, bits: u32, even: bool) -> Big {
-        if bits == 0 {
-            return self.clone();
-        }
+    /// `self >> bits`, rounded down.
+    fn shr_floor(&self, bits: u32) -> Big {
         let (limbs, sh) = ((bits / 32) as usize, bits % 32);
         let mut out: Vec<u32> = self.0.iter().skip(limbs).copied().collect();
         if sh > 0 {
@@ -106,6 +103,24 @@ impl Big {
         }
         let mut q = Big(out);
         q.trim();
+        q
+    }
+
+    /// `self >> bits`, rounded up.
+    fn shr_ceil(&self, bits: u32) -> Big {
+        let mut q = self.shr_floor(bits);
+        if self.any_below(bits) {
+            q.add_small(1);
+        }
+        q
+    }
+
+    /// `self >> bits`, rounded half to even (or, `even` false, half up).
+    fn shr_round(&self, bits: u32, even: bool) -> Big {
+        if bits == 0 {
+            return self.clone();
+        }
+        let mut q = self.shr_floor(bits);
         let half = self.bit(bits - 1);
         let rest = self.any_below(bits - 1);
         let odd = q.0.first().is_some_and(|l| l & 1 == 1);
@@ -157,8 +172,19 @@ fn parts(v: f64) -> (u64, i32) {
     }
 }
 
-/// `round(v · 10^digits)` (half to even, or half up), for finite non-negative `v`.
-fn scaled(v: f64, digits: u32, even: bool) -> Big {
+/// How a value is rounded to an integer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Round {
+    /// To the nearest, a tie to even.
+    HalfEven,
+    /// To the nearest, a tie up.
+    HalfUp,
+    /// Up.
+    Up,
+}
+
+/// `v · 10^digits` rounded to an integer, for finite non-negative `v`.
+fn scaled(v: f64, digits: u32, round: Round) -> Big {
     let (m, e) = parts(v);
     let mut n = Big::from_u64(m);
     for _ in 0..digits {
@@ -167,29 +193,36 @@ fn scaled(v: f64, digits: u32, even: bool) -> Big {
     if e >= 0 {
         n.shl(e as u32);
         n
+    } else if round == Round::Up {
+        n.shr_ceil((-e) as u32)
     } else {
-        n.shr_round((-e) as u32, even)
+        n.shr_round((-e) as u32, round == Round::HalfEven)
     }
 }
 
-/// `round(v / 10^k)` (half up), for finite non-negative `v`.
-fn rounded_to_tens(v: f64, k: u32) -> Big {
-    let mut n = scaled(v, 0, true);
+/// `v / 10^k` rounded half up (or, `round` [`Round::Up`], up) to an integer, for finite
+/// non-negative `v`.
+fn rounded_to_tens(v: f64, k: u32, round: Round) -> Big {
+    let mut n = scaled(v, 0, Round::HalfEven);
     if n.is_zero() {
         return n;
     }
     // Exact only when `v` is an integer (it is, wherever the shortest form drops digits
     // before the point: `v` ≥ 10^16 > 2^53).
-    let (mut top, mut _rest) = (0, false);
+    let (mut top, mut rest) = (0, false);
     for i in 0..k {
         let d = n.div_small(10);
         if i + 1 == k {
             top = d;
         } else {
-            _rest |= d != 0;
+            rest |= d != 0;
         }
     }
-    if top >= 5 {
+    let up = match round {
+        Round::Up => top > 0 || rest,
+        _ => top >= 5,
+    };
+    if up {
         n.add_small(1);
     }
     n
@@ -227,12 +260,12 @@ pub fn fixed(v: f64, digits: usize) -> String {
         return s.into();
     }
     let sign = if v.is_sign_negative() { "-" } else { "" };
-    format!("{sign}{}", unsigned(v.abs(), digits, true))
+    format!("{sign}{}", unsigned(v.abs(), digits, Round::HalfEven))
 }
 
-/// `v` (finite, non-negative) with `digits` decimals, ties to even or up.
-fn unsigned(v: f64, digits: usize, even: bool) -> String {
-    with_point(&scaled(v, digits as u32, even).to_decimal(), digits)
+/// `v` (finite, non-negative) with `digits` decimals, rounded as `round` says.
+fn unsigned(v: f64, digits: usize, round: Round) -> String {
+    with_point(&scaled(v, digits as u32, round).to_decimal(), digits)
 }
 
 /// `format!("{v}")`: the shortest decimal that reads back as `v`, never with an exponent.
@@ -246,26 +279,105 @@ pub fn shortest(v: f64) -> String {
         return format!("{sign}0");
     }
     // The fewest decimals (or, for large values, the most trailing zeros) at which `a`,
-    // rounded (an exact tie up, as std's shortest form does), reads back as itself: the shortest form, and the nearest to `a` of
-    // that length. The decimal exponent estimate may be off by one either way.
+    // rounded (an exact tie up, as std's shortest form does), reads back as itself: the
+    // shortest form, and the nearest to `a` of that length. At a power of two the gap to the
+    // next value below is half the gap above, so a form of that length above `a` may read back
+    // though the nearest one, below, does not: there the next one up is tried too. The decimal
+    // exponent estimate may be off by one either way.
     let (m, e) = parts(a);
+    let lopsided = m == 1 << 52 && e > -1074;
     let log10 = ((64 - m.leading_zeros()) as i32 - 1 + e) as f64 * std::f64::consts::LOG10_2;
     let point = log10.floor() as i32 + 1;
+    let rounds: &[Round] = if lopsided {
+        &[Round::HalfUp, Round::Up]
+    } else {
+        &[Round::HalfUp]
+    };
     for keep in (-point - 1)..=1100 {
-        let text = if keep >= 0 {
-            unsigned(a, keep as usize, false)
-        } else {
-            let int = rounded_to_tens(a, (-keep) as u32).to_decimal();
-            if int == "0" {
-                continue;
+        for &round in rounds {
+            let text = if keep >= 0 {
+                unsigned(a, keep as usize, round)
+            } else {
+                let int = rounded_to_tens(a, (-keep) as u32, round).to_decimal();
+                if int == "0" {
+                    continue;
+                }
+                format!("{int}{}", "0".repeat((-keep) as usize))
+            };
+            if text.parse::<f64>().ok() == Some(a) {
+                return format!("{sign}{}", trim(&text));
             }
-            format!("{int}{}", "0".repeat((-keep) as usize))
-        };
-        if text.parse::<f64>().ok() == Some(a) {
-            return format!("{sign}{}", trim(&text));
         }
     }
-    format!("{sign}{}", trim(&unsigned(a, 1100, false)))
+    format!("{sign}{}", trim(&unsigned(a, 1100, Round::HalfUp)))
+}
+
+/// `format!("{v:.digits$e}")`: `digits` decimals after the first significant digit and an
+/// exponent (`1.235e10`, `5e-324`), rounded half to even on the exact binary value, as std does.
+pub fn exponential(v: f64, digits: usize) -> String {
+    if let Some(s) = special(v) {
+        return s.into();
+    }
+    let sign = if v.is_sign_negative() { "-" } else { "" };
+    let a = v.abs();
+    if a == 0.0 {
+        let zeros = "0".repeat(digits);
+        let point = if digits > 0 { "." } else { "" };
+        return format!("{sign}0{point}{zeros}e0");
+    }
+    // The exact decimal expansion of `a`: `a · 10^frac` is an integer for `frac` = -e.
+    let (_, e) = parts(a);
+    let frac = (-e).max(0) as u32;
+    let all = scaled(a, frac, Round::HalfEven).to_decimal().into_bytes();
+    // The first `digits + 1` significant digits, rounded half to even on the rest.
+    let mut kept: Vec<u8> = all.iter().take(digits + 1).map(|d| d - b'0').collect();
+    let mut exp = all.len() as i32 - 1 - frac as i32;
+    kept.resize(digits + 1, 0);
+    let rest = all.get(digits + 1..).unwrap_or(&[]);
+    let first = rest.first().map_or(0, |d| d - b'0');
+    let beyond = rest.iter().skip(1).any(|&d| d != b'0');
+    let odd = kept[digits] % 2 == 1;
+    if first > 5 || (first == 5 && (beyond || odd)) {
+        let mut i = digits;
+        loop {
+            if kept[i] < 9 {
+                kept[i] += 1;
+                break;
+            }
+            kept[i] = 0;
+            if i == 0 {
+                // 9.99… rounded up to 10.0…: one more power of ten.
+                kept.insert(0, 1);
+                kept.pop();
+                exp += 1;
+                break;
+            }
+            i -= 1;
+        }
+    }
+    let text: String = kept.iter().map(|&d| char::from(b'0' + d)).collect();
+    let (lead, tail) = text.split_at(1);
+    let point = if digits > 0 { "." } else { "" };
+    format!("{sign}{lead}{point}{tail}e{exp}")
+}
+
+/// `format!("{v:+.digits$}")`: [`fixed`] with a `+` before a value that is not negative.
+pub fn fixed_signed(v: f64, digits: usize) -> String {
+    plus(v, fixed(v, digits))
+}
+
+/// `format!("{v:+}")`: [`shortest`] with a `+` before a value that is not negative.
+pub fn shortest_signed(v: f64) -> String {
+    plus(v, shortest(v))
+}
+
+/// A `+` before `text` unless `v` is negative (`-0.0` included) or NaN, as std writes `{:+}`.
+fn plus(v: f64, text: String) -> String {
+    if v.is_sign_negative() || v.is_nan() {
+        text
+    } else {
+        format!("+{text}")
+    }
 }
 
 /// Drops a fraction's trailing zeros (and a bare point).
@@ -278,7 +390,7 @@ fn trim(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{fixed, shortest};
+    use super::{exponential, fixed, fixed_signed, shortest, shortest_signed};
     use proptest::prelude::*;
 
     #[test]
@@ -296,6 +408,11 @@ mod tests {
             1e21,
             9.995,
             0.045,
+            9.5,
+            99.5,
+            125.0,
+            1e10,
+            12_345_678_901.0,
             1.0 / 3.0,
             f64::MAX,
             f64::MIN_POSITIVE,
@@ -307,6 +424,8 @@ mod tests {
         ] {
             for d in 0..=20 {
                 assert_eq!(fixed(v, d), format!("{v:.d$}"), "{v:e} at {d}");
+                assert_eq!(fixed_signed(v, d), format!("{v:+.d$}"), "{v:e} at {d}");
+                assert_eq!(exponential(v, d), format!("{v:.d$e}"), "{v:e} at {d}");
             }
         }
     }
@@ -335,6 +454,25 @@ mod tests {
             f64::INFINITY,
         ] {
             assert_eq!(shortest(v), format!("{v}"), "{v:e}");
+            assert_eq!(shortest_signed(v), format!("{v:+}"), "{v:e}");
+            assert_eq!(shortest_signed(-v), format!("{:+}", -v), "{v:e}");
+        }
+    }
+
+    /// Every power of two, where the gap below a value is half the gap above it (a shortest
+    /// form may then lie above the value though a nearer one of its length lies below), and
+    /// its neighbours.
+    #[test]
+    fn shortest_matches_std_at_every_power_of_two() {
+        for e in -1074..=1023 {
+            let bits: u64 = if e >= -1022 {
+                ((e + 1023) as u64) << 52
+            } else {
+                1 << (e + 1074)
+            };
+            for v in [bits, bits + 1, bits - 1].map(f64::from_bits) {
+                assert_eq!(shortest(v), format!("{v}"), "{v:e}");
+            }
         }
     }
 
@@ -356,6 +494,24 @@ mod tests {
         fn shortest_matches_std(bits in any::<u64>()) {
             let v = f64::from_bits(bits);
             prop_assert_eq!(shortest(v), format!("{v}"));
+        }
+
+        #[test]
+        fn exponential_matches_std(bits in any::<u64>(), d in 0usize..=17) {
+            let v = f64::from_bits(bits);
+            prop_assert_eq!(exponential(v, d), format!("{v:.d$e}"));
+        }
+
+        #[test]
+        fn exponential_matches_std_on_page_sized_values(v in -1e12f64..1e12, d in 0usize..=6) {
+            prop_assert_eq!(exponential(v, d), format!("{v:.d$e}"));
+        }
+
+        #[test]
+        fn signed_forms_match_std(bits in any::<u64>(), d in 0usize..=6) {
+            let v = f64::from_bits(bits);
+            prop_assert_eq!(fixed_signed(v, d), format!("{v:+.d$}"));
+            prop_assert_eq!(shortest_signed(v), format!("{v:+}"));
         }
 
         #[test]

@@ -244,7 +244,7 @@ fn num(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)
     } else {
-        format!("{v}")
+        crate::decimal::shortest(v)
     }
 }
 

@@ -87,7 +87,7 @@ pub fn format_duration(d: Micros) -> String {
         }
     }
     if d >= SECOND {
-        return format!("{}s", d as f64 / SECOND as f64);
+        return format!("{}s", crate::decimal::shortest(d as f64 / SECOND as f64));
     }
     format!("{d}us")
 }

@@ -224,7 +224,10 @@ fn lenient_u64<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> 
                 // Saturating: 2^64 − 1 arrives as 2^64.
                 Ok(v as u64)
             } else {
-                Err(E::custom(format!("a seed of {v}")))
+                Err(E::custom(format!(
+                    "a seed of {}",
+                    crate::decimal::shortest(v)
+                )))
             }
         }
     }

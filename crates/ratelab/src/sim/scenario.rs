@@ -1,6 +1,7 @@
 //! The scenario: everything that determines a simulation, the ranges it is checked against,
 //! its validation, its arrivals and limiters, and the bound on the memory it needs.
 
+use crate::decimal::{exponential, fixed};
 use crate::error::Error;
 use crate::import::MAX_REPLAY;
 #[cfg(feature = "fleet")]
@@ -170,7 +171,9 @@ impl Scenario {
             return Err(Error::TooLarge {
                 what: "the scenario".into(),
                 detail: format!(
-                    "about {decisions:.3e} decisions (runs × limiters × arrivals); the most is {MAX_DECISIONS:.0e}: use fewer runs, minutes or a lower load"
+                    "about {} decisions (runs × limiters × arrivals); the most is {}: use fewer runs, minutes or a lower load",
+                    exponential(decisions, 3),
+                    exponential(MAX_DECISIONS, 0)
                 ),
             });
         }
@@ -877,9 +880,9 @@ pub fn format_bytes(bytes: u64) -> String {
     if unit == 0 {
         format!("{bytes} bytes")
     } else if value < 10.0 && value.fract() != 0.0 {
-        format!("{value:.1} {}", units[unit])
+        format!("{} {}", fixed(value, 1), units[unit])
     } else {
-        format!("{value:.0} {}", units[unit])
+        format!("{} {}", fixed(value, 0), units[unit])
     }
 }
 

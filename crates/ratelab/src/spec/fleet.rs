@@ -39,7 +39,10 @@ impl FleetSpec {
         match self.route {
             Route::RoundRobin => "round-robin".into(),
             Route::Random => "random".into(),
-            Route::Skewed { hot } => format!("skewed:hot={}", f64::from(hot) / 1e6),
+            Route::Skewed { hot } => format!(
+                "skewed:hot={}",
+                crate::decimal::shortest(f64::from(hot) / 1e6)
+            ),
         }
     }
 

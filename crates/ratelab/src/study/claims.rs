@@ -4,6 +4,7 @@
 //! its explanation, or its verdict says it is unexplained.
 
 use super::tables::Estimate;
+use crate::decimal::{fixed, fixed_signed, shortest_signed};
 use serde::{Deserialize, Serialize};
 
 /// Which essay a claim is from.
@@ -292,15 +293,15 @@ impl Claim {
     /// The difference as printed: in SE, or absolute for exact values.
     pub fn difference_text(&self) -> String {
         if let Some(z) = self.z() {
-            return format!("{z:+.1} SE");
+            return format!("{} SE", fixed_signed(z, 1));
         }
         match (self.target, self.ours) {
             (Target::Number(t), Some(v)) if !matches!(v, Value::Range(..)) => {
                 let d = v.center() - t;
                 match v.unit() {
-                    Unit::Share => format!("{:+.2} pt", 100.0 * d),
-                    Unit::Count if d == d.round() => format!("{d:+}"),
-                    _ => format!("{d:+.2}"),
+                    Unit::Share => format!("{} pt", fixed_signed(100.0 * d, 2)),
+                    Unit::Count if d == d.round() => shortest_signed(d),
+                    _ => fixed_signed(d, 2),
                 }
             }
             _ => "-".into(),
@@ -316,21 +317,19 @@ fn share_text(mean: f64, se: Option<f64>) -> String {
     };
     match se {
         Some(se) => format!(
-            "{:.*} ± {:.*}%",
-            decimals,
-            100.0 * mean,
-            decimals,
-            100.0 * se
+            "{} ± {}%",
+            fixed(100.0 * mean, decimals),
+            fixed(100.0 * se, decimals)
         ),
-        None => format!("{:.*}%", decimals, 100.0 * mean),
+        None => format!("{}%", fixed(100.0 * mean, decimals)),
     }
 }
 
 fn number_text(x: f64) -> String {
     if x == x.round() {
-        format!("{x:.0}")
+        fixed(x, 0)
     } else {
-        format!("{x:.2}")
+        fixed(x, 2)
     }
 }
 
@@ -338,15 +337,15 @@ fn number_text(x: f64) -> String {
 pub fn value_text(v: Value) -> String {
     match v {
         Value::Estimate(e, Unit::Share) => share_text(e.mean, Some(e.se)),
-        Value::Estimate(e, _) => format!("{:.1} ± {:.1}", e.mean, e.se),
+        Value::Estimate(e, _) => format!("{} ± {}", fixed(e.mean, 1), fixed(e.se, 1)),
         Value::Exact(x, Unit::Share) => share_text(x, None),
         Value::Exact(x, Unit::Times) => format!("{}×", number_text(x)),
         Value::Exact(x, Unit::Count) => number_text(x),
         Value::Of(k, n) => format!("{k} of {n}"),
         Value::Range(lo, hi, Unit::Share) => {
-            format!("{:.1}% to {:.1}%", 100.0 * lo, 100.0 * hi)
+            format!("{}% to {}%", fixed(100.0 * lo, 1), fixed(100.0 * hi, 1))
         }
-        Value::Range(lo, hi, Unit::Times) => format!("{lo:.1} to {hi:.1}×"),
+        Value::Range(lo, hi, Unit::Times) => format!("{} to {}×", fixed(lo, 1), fixed(hi, 1)),
         Value::Range(lo, hi, Unit::Count) => format!("{} to {}", number_text(lo), number_text(hi)),
     }
 }

@@ -13,6 +13,7 @@ use super::experiments::{
 };
 use super::plan::{Job, JobResult, StudyConfig};
 use super::tables::{busiest, find, served, Estimate};
+use crate::decimal::{fixed, fixed_signed, shortest};
 use crate::theory;
 use crate::time::MINUTE;
 
@@ -187,7 +188,7 @@ fn pooled_row(row: Claim, pool: Pooled) -> Claim {
 }
 
 fn honest_traffic(shape: usize, load: usize) -> String {
-    format!("{}:load={}", SHAPES[shape], LOADS[load])
+    format!("{}:load={}", SHAPES[shape], shortest(LOADS[load]))
 }
 
 fn names(parts: &[(&str, Estimate)]) -> String {
@@ -275,7 +276,7 @@ fn checks(study: &Study, out: &mut Vec<Claim>) {
         // The same limiter on the same steady traffic also runs in the honest table (80%,
         // 100%) and, for the log at 80%, in the split experiment on one server.
         let honest_load = LOADS.iter().position(|&l| l == load);
-        let pct_load = format!("{:.0}%", 100.0 * load);
+        let pct_load = format!("{}%", fixed(100.0 * load, 0));
         for (at_theory, at_honest, name, quote_sim, quote_theory, exact, formula) in [
             (
                 THEORY_LOG,
@@ -296,7 +297,7 @@ fn checks(study: &Study, out: &mut Vec<Claim>) {
                 "E[min(N, 100)] / E[N]",
             ),
         ] {
-            let traffic = format!("steady:load={load}");
+            let traffic = format!("steady:load={}", shortest(load));
             let pool = if load == 0.8 && at_theory == THEORY_LOG {
                 study.steady_log_80()
             } else {
@@ -476,10 +477,10 @@ fn honest(study: &Study, out: &mut Vec<Claim>) {
         for i in below {
             let d = paired(r, i, SLIDING_LOG);
             exceptions.push(format!(
-                "{shape}: {} − log = {:+.2} ± {:.2} points",
+                "{shape}: {} − log = {} ± {} points",
                 LIMITERS[i],
-                100.0 * d.mean,
-                100.0 * d.se
+                fixed_signed(100.0 * d.mean, 2),
+                fixed(100.0 * d.se, 2)
             ));
         }
     }
@@ -673,7 +674,7 @@ fn counter(study: &Study, out: &mut Vec<Claim>) {
             };
             cells += 1;
             let swc = served(r, COUNTER).mean;
-            let name = format!("{shape} {:.0}%", 100.0 * load);
+            let name = format!("{shape} {}%", fixed(100.0 * load, 0));
             for (at, wins, losses) in [
                 (BUCKET_50, &mut wins50, &mut losses50),
                 (BUCKET_75, &mut wins75, &mut losses75),
@@ -696,7 +697,13 @@ fn counter(study: &Study, out: &mut Vec<Claim>) {
     let loss_text = |losses: &[(String, usize, usize, Estimate, Estimate, Estimate)]| {
         losses
             .iter()
-            .map(|(n, _, _, d, _, _)| format!("{n} ({:+.2} ± {:.2})", 100.0 * d.mean, 100.0 * d.se))
+            .map(|(n, _, _, d, _, _)| {
+                format!(
+                    "{n} ({} ± {})",
+                    fixed_signed(100.0 * d.mean, 2),
+                    fixed(100.0 * d.se, 2)
+                )
+            })
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -763,7 +770,7 @@ fn counter(study: &Study, out: &mut Vec<Claim>) {
                 .is_some()
         })
         .filter(|(s, l)| !losses50.iter().any(|(_, s2, l2, ..)| s2 == s && l2 == l))
-        .map(|(s, l)| format!("{} {:.0}%", SHAPES[*s], 100.0 * LOADS[*l]))
+        .map(|(s, l)| format!("{} {}%", SHAPES[*s], fixed(100.0 * LOADS[*l], 0)))
         .collect();
     let shared: Vec<_> = losses50
         .iter()
@@ -934,7 +941,10 @@ fn lockout(study: &Study, out: &mut Vec<Claim>) {
             forgetting.push(served(r, RETRY_FORGETTING).mean);
             let f = served(r, RETRY_FORGETTING).mean;
             if !(0.95..=0.99).contains(&f) {
-                outside.push(format!("{rate}/min, {tries} tries: {:.1}%", 100.0 * f));
+                outside.push(format!(
+                    "{rate}/min, {tries} tries: {}%",
+                    fixed(100.0 * f, 1)
+                ));
             }
         }
     }
@@ -1008,15 +1018,20 @@ fn lockout(study: &Study, out: &mut Vec<Claim>) {
                     .map_or(0.0, |&r| f64::from(tries) * r as f64 / 100.0);
                 ratios.push(ratio);
                 points.push(format!(
-                    "{tries} tries: {rate}/min, so between {below:.1}× and {ratio:.1}×"
+                    "{tries} tries: {rate}/min, so between {}× and {}×",
+                    fixed(below, 1),
+                    fixed(ratio, 1)
                 ));
                 earlier.1 += 1;
                 earlier.0 += u64::from(counter_rate.is_some_and(|c| c <= rate));
             }
             None => points.push(format!(
-                "{tries} tries: none up to {}/min (over {:.1}×)",
+                "{tries} tries: none up to {}/min (over {}×)",
                 RETRY_RATES[RETRY_RATES.len() - 1],
-                f64::from(tries) * RETRY_RATES[RETRY_RATES.len() - 1] as f64 / 100.0
+                fixed(
+                    f64::from(tries) * RETRY_RATES[RETRY_RATES.len() - 1] as f64 / 100.0,
+                    1
+                )
             )),
         }
     }
@@ -1049,8 +1064,8 @@ fn lockout(study: &Study, out: &mut Vec<Claim>) {
             .ours((ratios.len() > 1).then(|| Value::Of(rising, ratios.len() as u64 - 1)))
             .note(format!(
                 "from {} at the fewest tries to {} at the most",
-                ratios.first().map_or("-".into(), |r| format!("{r:.1}×")),
-                ratios.last().map_or("-".into(), |r| format!("{r:.1}×"))
+                ratios.first().map_or("-".into(), |r| format!("{}×", fixed(*r, 1))),
+                ratios.last().map_or("-".into(), |r| format!("{}×", fixed(*r, 1)))
             ))
             .why("the rise holds from the fewest tries to the most but not at every step: each point is only known to lie between two rates of the grid (the row above lists them), and where a step falls, the two intervals sit close")
             .judged(),
@@ -1065,8 +1080,7 @@ fn lockout(study: &Study, out: &mut Vec<Claim>) {
                 format!("outside 95% to 99%: {}", outside.join(", "))
             })
             .why(format!(
-                "the grid's ends: at 10 a minute the spike of 200 is 9% of the 2,200 requests and about half of it is turned away; at 100 a minute the client is at the limit, where an exact log serves 1 − B(100, 100) = {:.1}% with no spike at all",
-                100.0 * theory::sliding_log_served(100, 1.0)
+                "the grid's ends: at 10 a minute the spike of 200 is 9% of the 2,200 requests and about half of it is turned away; at 100 a minute the client is at the limit, where an exact log serves 1 − B(100, 100) = {}% with no spike at all", fixed(100.0 * theory::sliding_log_served(100, 1.0), 1)
             ))
             .judged(),
     );
@@ -1118,10 +1132,10 @@ fn split(study: &Study, out: &mut Vec<Claim>) {
         let target = parse_pct(quote);
         let side = if target > exact { "above" } else { "below" };
         let off = format!(
-            "the essay's figure is {:.2} points {side} the exact value, 1 − B({}, {}) = {}",
-            100.0 * (target - exact).abs(),
+            "the essay's figure is {} points {side} the exact value, 1 − B({}, {}) = {}",
+            fixed(100.0 * (target - exact).abs(), 2),
             100 / k,
-            80.0 / f64::from(*k),
+            shortest(80.0 / f64::from(*k)),
             value_text(Value::Exact(exact, Unit::Share))
         );
         let mut row = Claim::new(
@@ -1145,7 +1159,7 @@ fn split(study: &Study, out: &mut Vec<Claim>) {
         };
         out.push(row.judged());
         out.push(
-            Claim::new(RULE, S, format!("the same, exactly: 1 − B({}, {})", 100 / k, 80.0 / f64::from(*k)), quote)
+            Claim::new(RULE, S, format!("the same, exactly: 1 − B({}, {})", 100 / k, shortest(80.0 / f64::from(*k))), quote)
                 .target(target, Unit::Share)
                 .ours(Some(Value::Exact(exact, Unit::Share)))
                 .note("uniform random routing gives each server Poisson traffic at 80/K a minute, and an exact log on it is an Erlang loss system with 100/K slots held one window each")
@@ -1286,8 +1300,7 @@ fn boundary(study: &Study, out: &mut Vec<Claim>) {
         .ours(over.map(|(_, r)| share(served(r, at))));
         if let Some((_, r)) = attack {
             row = row.note(format!(
-                "measured against a steady client offering twice the limit, as the essay explains the row; under the two-tick attack alone: {:.2}",
-                r.runs[0][at].served_share().unwrap_or(0.0)
+                "measured against a steady client offering twice the limit, as the essay explains the row; under the two-tick attack alone: {}", fixed(r.runs[0][at].served_share().unwrap_or(0.0), 2)
             ));
         }
         if let Some((j, _)) = over {

@@ -4,6 +4,7 @@
 //! study: its scenario at a given [`Size`] and what is measured of its results.
 
 use super::plan::JobResult;
+use crate::decimal::shortest;
 use crate::error::Error;
 use crate::sim::Scenario;
 use crate::spec::{LimiterSpec, TrafficSpec};
@@ -169,7 +170,12 @@ pub(super) fn scenario<S: AsRef<str>>(
 pub fn honest(shape: &str, load: f64, size: Size) -> Result<Scenario, Error> {
     let mut limiters = LIMITERS.to_vec();
     limiters.push(TWIN);
-    scenario(&limiters, &format!("{shape}:load={load}"), 100, size)
+    scenario(
+        &limiters,
+        &format!("{shape}:load={}", shortest(load)),
+        100,
+        size,
+    )
 }
 
 /// The flood starts the essay names for the counter: 30 s (worst 150) and 59 s ("nearly 200").

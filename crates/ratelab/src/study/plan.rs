@@ -5,6 +5,7 @@ use super::experiments::{
     BOUNDARY_LIMIT, BOUNDARY_LIMITERS, COUNTER_STARTS_MS, LIMITERS, LOADS, OBEYING_RATES,
     OFFSET_STEPS, RETRY_RATES, RETRY_TRIES, SERVERS, SHAPES, SPLIT_SHAPES, THEORY_LIMITERS,
 };
+use crate::decimal::shortest;
 use crate::error::Error;
 use crate::optimum::{check_optimality, OptimalityCheck};
 use crate::rng::{splitmix64, Rng, Stream};
@@ -162,7 +163,7 @@ pub fn plan(config: StudyConfig) -> Result<Vec<Job>, Error> {
         )?,
     });
     for (i, load) in [0.8, 1.0, 1.2].into_iter().enumerate() {
-        let traffic = format!("steady:load={load}");
+        let traffic = format!("steady:load={}", shortest(load));
         jobs.push(Job {
             kind: JobKind::Theory { load },
             scenario: scenario(

@@ -12,6 +12,7 @@ use super::experiments::{
     SHAPES, SPLIT_SHAPES, STEADY, THEORY_FIXED, THEORY_LOG,
 };
 use super::plan::{Job, JobResult, StudyConfig};
+use crate::decimal::{fixed, fixed_signed};
 use crate::plot::{Plot, Series, BLUE, ORANGE};
 use crate::sim::mean_se;
 use crate::spec::LimiterSpec;
@@ -124,7 +125,7 @@ impl StudyReport {
 }
 
 fn pct(e: Estimate) -> String {
-    format!("{:.1} ± {:.1}", 100.0 * e.mean, 100.0 * e.se)
+    format!("{} ± {}", fixed(100.0 * e.mean, 1), fixed(100.0 * e.se, 1))
 }
 
 pub(super) fn find<'a>(
@@ -154,9 +155,13 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
     for (s, shape) in SHAPES.iter().enumerate() {
         for (l, load) in LOADS.iter().enumerate() {
             let Some(r) = honest(s, l) else { continue };
-            let mut row = vec![shape.to_string(), format!("{:.0}%", load * 100.0)];
+            let mut row = vec![shape.to_string(), format!("{}%", fixed(load * 100.0, 0))];
             for i in 0..LIMITERS.len() {
-                row.push(format!("{} [{:.0}]", pct(served(r, i)), busiest(r, i).mean));
+                row.push(format!(
+                    "{} [{}]",
+                    pct(served(r, i)),
+                    fixed(busiest(r, i).mean, 0)
+                ));
             }
             rows.push(row);
             for run in &r.runs {
@@ -193,8 +198,8 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
             let wr: u64 = r.runs.iter().map(|run| run[COUNTER].wrong_rejects).sum();
             wrong_rows.push(vec![
                 SHAPES[s].to_string(),
-                format!("{:.2}%", 100.0 * wr as f64 / decisions.max(1) as f64),
-                format!("{:.2}%", 100.0 * wa as f64 / decisions.max(1) as f64),
+                format!("{}%", fixed(100.0 * wr as f64 / decisions.max(1) as f64, 2)),
+                format!("{}%", fixed(100.0 * wa as f64 / decisions.max(1) as f64, 2)),
             ]);
         }
     }
@@ -248,7 +253,7 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
         id: "counter-offsets".into(),
         title: format!("The counter's worst minute against the flood's start: simulation equals the formula at {matched} of {} offsets", swc_offsets.len()),
         header: vec!["start (s)".into(), "simulated".into(), "formula".into()],
-        rows: swc_offsets.iter().map(|(o, s, f)| vec![format!("{o:.3}"), s.to_string(), f.map_or("-".into(), |f| f.to_string())]).collect(),
+        rows: swc_offsets.iter().map(|(o, s, f)| vec![fixed(*o, 3), s.to_string(), f.map_or("-".into(), |f| f.to_string())]).collect(),
     });
 
     // The best rule-obeying bucket per shape.
@@ -372,18 +377,18 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
             );
             let z = |e: Estimate, t: f64| {
                 if e.se > 0.0 {
-                    format!("{:+.1}", (e.mean - t) / e.se)
+                    fixed_signed((e.mean - t) / e.se, 1)
                 } else {
                     "-".into()
                 }
             };
             rows.push(vec![
-                format!("{:.0}%", load * 100.0),
+                format!("{}%", fixed(load * 100.0, 0)),
                 pct(log),
-                format!("{:.2}", 100.0 * tl),
+                fixed(100.0 * tl, 2),
                 z(log, tl),
                 pct(fw),
-                format!("{:.2}", 100.0 * tf),
+                fixed(100.0 * tf, 2),
                 z(fw, tf),
             ]);
         }
