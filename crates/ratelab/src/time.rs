@@ -79,6 +79,11 @@ pub fn parse_decimal_scaled(number: &str, scale: u64) -> Option<u64> {
     u64::try_from(value).ok()
 }
 
+/// The latest time, in µs from a run's start, that any arrival, retry or window end of an
+/// accepted scenario may reach: 2^53 − 1 (about 285 years). Far from 64-bit overflow once a
+/// window or a bucket's capacity is added, and exact as a JavaScript number.
+pub const MAX_TIME: Micros = (1 << 53) - 1;
+
 /// Formats a duration in the largest unit that divides it exactly (`60s` prints as `1min`).
 pub fn format_duration(d: Micros) -> String {
     for &(suffix, unit) in &[("h", HOUR), ("min", MINUTE), ("s", SECOND), ("ms", MS)] {

@@ -66,10 +66,7 @@ pub const RUNS_RANGE: (u64, u64) = (1, 100_000);
 pub const MAX_DECISIONS: f64 = 1e10;
 /// The most memory a scenario may need, by [`Scenario::memory`]'s bound: 512 MB.
 pub const MEMORY_BUDGET: u64 = 512 << 20;
-/// The latest time, in µs from a run's start, that any arrival, retry or window end of an
-/// accepted scenario may reach: 2^53 − 1 (about 285 years). Far from 64-bit overflow once a
-/// window or a bucket's capacity is added, and exact as a JavaScript number.
-pub const MAX_TIME: Micros = (1 << 53) - 1;
+pub use crate::time::MAX_TIME;
 
 /// The chunk of arrivals handed to every limiter at a time (small enough that a chunk and the
 /// auditor's scratch for it stay in a core's L1 cache).

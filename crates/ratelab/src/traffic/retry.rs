@@ -93,7 +93,7 @@ impl RetryClient {
             spent: VecDeque::new(),
             firsts_sent: 0,
             firsts_gone: 0,
-            horizon: crate::sim::MAX_TIME,
+            horizon: crate::time::MAX_TIME,
             requests: 0,
             admitted: 0,
             gave_up: 0,
@@ -164,7 +164,7 @@ impl RetryClient {
 
     /// No retry later than `at`: a request whose retry would come later gives up.
     pub fn set_horizon(&mut self, at: Micros) {
-        self.horizon = at.min(crate::sim::MAX_TIME);
+        self.horizon = at.min(crate::time::MAX_TIME);
     }
 
     /// Its policy.
