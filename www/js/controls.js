@@ -19,13 +19,13 @@ const nginxOf = (fields) => ({
   delay: fields.nginxDelay.value, nodelay: fields.nginxNodelay.checked,
 });
 
-/** What the reader left in the form, as text, for Rust to read. */
-const formOf = (fields, attack) => ({
-  algorithm: fields.algorithm.value, leakyMode: fields.leakyMode.value, capacity: fields.capacity.value,
-  limit: fields.limit.value, windowS: fields.windowS.value, traffic: fields.traffic.value,
-  load: fields.load.value, seed: fields.seed.value, recordRejects: fields.recordRejects.checked, attack,
-  nginx: nginxText(nginxOf(fields)), client: clientText(fields),
-});
+/** What the reader left in the form, as text for Rust to read (`Form::from_text`): each
+ * field's text, one a line, in `FORM_FIELDS`' order. */
+const formOf = (fields, attack) => [
+  fields.algorithm.value, fields.leakyMode.value, fields.capacity.value, fields.limit.value,
+  fields.windowS.value, fields.traffic.value, fields.load.value, fields.seed.value,
+  String(fields.recordRejects.checked), attack, nginxText(nginxOf(fields)), clientText(fields),
+].join('\n');
 
 /** The retry storm's client as one text, as Rust's `Client::fields` writes it: backoff,
  * jitter, and `honor` or `ignore` (`exponential full honor`). */

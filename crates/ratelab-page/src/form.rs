@@ -121,7 +121,47 @@ fn named<T: Named>(text: &str, what: &str) -> Result<T, String> {
     })
 }
 
+/// The order of the form's fields in its text ([`Form::from_text`]).
+pub const FORM_FIELDS: [&str; 12] = [
+    "algorithm",
+    "leakyMode",
+    "capacity",
+    "limit",
+    "windowS",
+    "traffic",
+    "load",
+    "seed",
+    "recordRejects",
+    "attack",
+    "nginx",
+    "client",
+];
+
 impl Form {
+    /// The form from its fields' text, one a line in [`FORM_FIELDS`]' order (`recordRejects`
+    /// is `true` when ticked): how the page passes it, as one string rather than an object
+    /// (reading an object of twelve fields cost the main module 1.8 KB gzipped). A line that
+    /// is missing is empty; no field's text holds a line break (they are numbers, menus'
+    /// values and nginx's and the client's space-separated words).
+    pub fn from_text(text: &str) -> Form {
+        let mut lines = text.split('\n');
+        let mut next = || lines.next().unwrap_or_default().to_owned();
+        Form {
+            algorithm: next(),
+            leaky_mode: next(),
+            capacity: next(),
+            limit: next(),
+            window_s: next(),
+            traffic: next(),
+            load: next(),
+            seed: next(),
+            record_rejects: next() == "true",
+            attack: next(),
+            nginx: next(),
+            client: next(),
+        }
+    }
+
     /// The controls the form describes, or the first wrong field's sentence.
     pub fn controls(&self) -> Result<Controls, String> {
         let limit = whole(&self.limit, "Limit", 1, 100_000)?;
@@ -327,9 +367,9 @@ fn client_sentence(requests: u64, tries: u64, client: &ratelab::sim::ClientStats
         if t == 0 {
             "at once".to_owned()
         } else if s < 10.0 {
-            format!("within {} s", ratelab::decimal::fixed(s, 1))
+            format!("within {} s", fixed(s, 1))
         } else {
-            format!("within {} s", ratelab::decimal::fixed(s, 0))
+            format!("within {} s", fixed(s, 0))
         }
     };
     let served = if client.success.is_empty() {
@@ -343,7 +383,7 @@ fn client_sentence(requests: u64, tries: u64, client: &ratelab::sim::ClientStats
     };
     format!(
         "It sent {tries} tries for {requests} requests ({} a request) and gave up on {}; {served}. Its busiest second held {} tries.",
-        ratelab::decimal::fixed(per, 2),
+        fixed(per, 2),
         client.gave_up,
         client.peak_second
     )
@@ -1113,5 +1153,39 @@ mod tests {
         assert!(e.to_string().contains("policy=exponential"), "{e}");
         assert!(storm("fixed none ignore").applies().client);
         assert!(!form().applies().client);
+    }
+
+    #[test]
+    fn the_forms_text_is_its_fields_one_a_line_in_order() {
+        let f = Form {
+            record_rejects: true,
+            attack: "retry-storm".into(),
+            client: "exponential full honor".into(),
+            ..form()
+        };
+        let text = [
+            &f.algorithm,
+            &f.leaky_mode,
+            &f.capacity,
+            &f.limit,
+            &f.window_s,
+            &f.traffic,
+            &f.load,
+            &f.seed,
+            "true",
+            &f.attack,
+            &f.nginx,
+            &f.client,
+        ]
+        .join("\n");
+        assert_eq!(Form::from_text(&text), f);
+        assert_eq!(FORM_FIELDS.len(), text.lines().count());
+        // Missing lines are empty fields, named by the checks as any empty field is.
+        let short = Form::from_text("token-bucket\nmeter");
+        assert_eq!((short.capacity.as_str(), short.record_rejects), ("", false));
+        assert!(short
+            .controls()
+            .expect_err("no limit")
+            .starts_with("Limit ''"));
     }
 }

@@ -652,11 +652,11 @@ pub fn herding(jitter: Jitter, seed: u64) -> Result<Figure, Error> {
             row.push(vec![
                 shown.to_owned(),
                 name(j).to_owned(),
-                ratelab::decimal::fixed(st.decisions as f64 / st.offered.max(1) as f64, 2),
+                fixed(st.decisions as f64 / st.offered.max(1) as f64, 2),
                 client.peak_second.to_string(),
                 quantile(0.5),
                 quantile(0.99),
-                format!("{}%", ratelab::decimal::fixed(given_up, 1)),
+                format!("{}%", fixed(given_up, 1)),
             ]);
         }
         let (_, trace) = ratelab::sim::trace(&scenario, 0, 0)?;
@@ -699,9 +699,9 @@ pub fn herding(jitter: Jitter, seed: u64) -> Result<Figure, Error> {
 fn seconds(t: Micros) -> String {
     let s = t as f64 / SECOND as f64;
     if t >= MINUTE || t == 0 {
-        format!("{} s", ratelab::decimal::fixed(s, 0))
+        format!("{} s", fixed(s, 0))
     } else {
-        format!("{} s", ratelab::decimal::fixed(s, 2))
+        format!("{} s", fixed(s, 2))
     }
 }
 

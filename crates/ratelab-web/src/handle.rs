@@ -110,19 +110,18 @@ impl Lab {
     }
 }
 
-/// The controls of the lab's form (`{algorithm, capacity, limit, ...}`, each field's text), or
-/// the sentence naming the first wrong field and what to enter.
+/// The controls of the lab's form (each field's text, one a line, in `FORM_FIELDS`' order:
+/// see `Form::from_text`), or the sentence naming the first wrong field and what to enter.
 #[wasm_bindgen(js_name = readForm)]
-pub fn read_form(form: JsValue) -> Result<JsValue, JsValue> {
-    let form: Form = ratelab_js::from_value(form).map_err(js_error)?;
+pub fn read_form(form: &str) -> Result<JsValue, JsValue> {
+    let form = Form::from_text(form);
     serde_wasm_bindgen::to_value(&form.controls().map_err(js_error)?).map_err(js_error)
 }
 
 /// Which of the form's fields apply to its limiter, and the capacity dial's range.
 #[wasm_bindgen(js_name = formApplies)]
-pub fn form_applies(form: JsValue) -> Result<JsValue, JsValue> {
-    let form: Form = ratelab_js::from_value(form).map_err(js_error)?;
-    serde_wasm_bindgen::to_value(&form.applies()).map_err(js_error)
+pub fn form_applies(form: &str) -> Result<JsValue, JsValue> {
+    serde_wasm_bindgen::to_value(&Form::from_text(form).applies()).map_err(js_error)
 }
 
 /// Reads the main figure's state from a query string: `{controls, compare, embed, problems}`.

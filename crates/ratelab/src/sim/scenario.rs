@@ -1,7 +1,7 @@
 //! The scenario: everything that determines a simulation, the ranges it is checked against,
 //! its validation, its arrivals and limiters, and the bound on the memory it needs.
 
-use crate::decimal::{exponential, fixed};
+use crate::decimal::fixed;
 use crate::error::Error;
 use crate::import::MAX_REPLAY;
 #[cfg(feature = "fleet")]
@@ -71,6 +71,25 @@ pub use crate::time::MAX_TIME;
 /// The chunk of arrivals handed to every limiter at a time (small enough that a chunk and the
 /// auditor's scratch for it stay in a core's L1 cache).
 pub const CHUNK: usize = 1024;
+
+/// A large count as its first three significant digits, rounded down, times a power of ten
+/// (`2.34 × 10^12`), or whole below a million; "over 10^38" past `u128`. Written with
+/// integers: a float's exponent form costs each page module 1 KB.
+fn about(v: f64) -> String {
+    if !(v < 1e38) {
+        return "over 10^38".into();
+    }
+    let digits = (v.max(0.0) as u128).to_string();
+    if digits.len() <= 6 {
+        return digits;
+    }
+    format!(
+        "{}.{} × 10^{}",
+        &digits[..1],
+        &digits[1..3],
+        digits.len() - 1
+    )
+}
 
 impl Scenario {
     /// The retrying client of run `run` (`None` unless the traffic retries): the fleet's
@@ -168,9 +187,8 @@ impl Scenario {
             return Err(Error::TooLarge {
                 what: "the scenario".into(),
                 detail: format!(
-                    "about {} decisions (runs × limiters × arrivals); the most is {}: use fewer runs, minutes or a lower load",
-                    exponential(decisions, 3),
-                    exponential(MAX_DECISIONS, 0)
+                    "about {} decisions (runs × limiters × arrivals); the most is 10^10: use fewer runs, minutes or a lower load",
+                    about(decisions),
                 ),
             });
         }
@@ -886,6 +904,17 @@ pub fn format_bytes(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_large_count_is_its_leading_digits_and_a_power_of_ten() {
+        assert_eq!(about(999_999.0), "999999");
+        assert_eq!(about(1e10), "1.00 × 10^10");
+        assert_eq!(about(23_456_789_012.0), "2.34 × 10^10");
+        assert_eq!(about(2f64.powi(100)), "1.26 × 10^30");
+        assert_eq!(about(1e38), "over 10^38");
+        assert_eq!(about(f64::INFINITY), "over 10^38");
+        assert_eq!(about(f64::NAN), "over 10^38");
+    }
 
     fn scenario() -> Scenario {
         Scenario {
