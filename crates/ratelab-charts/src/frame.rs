@@ -3,9 +3,9 @@
 //! hold, measured, so that nothing is cut at an edge and no text runs into other text.
 
 use crate::legend::{self, Entry};
+use crate::ticks::Axis;
 use crate::{err, font, Theme};
 use plotters::coord::cartesian::MeshLine;
-use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use std::ops::Range;
 
 /// An XY chart's plot, on `f64 × f64` coordinates, as every chart here is built.
-pub(crate) type Chart<DB> = DrawingArea<DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+pub(crate) type Chart<DB> = DrawingArea<DB, Cartesian2d<Axis, Axis>>;
 
 /// The margin around every chart, in pixels.
 const MARGIN: i32 = 8;
@@ -233,8 +233,7 @@ impl Ticks {
 
     /// The labels plotters writes given at most `n` of them.
     fn labels(&self, n: usize) -> Vec<String> {
-        RangedCoordf64::from(self.range.clone())
-            .key_points(self.most(n))
+        crate::ticks::key_points((self.range.start, self.range.end), self.most(n))
             .into_iter()
             .map(|v| self.label(v))
             .collect()
@@ -423,7 +422,7 @@ fn place<DB: DrawingBackend>(
     let (px, py) = plot.get_pixel_range();
     let pixels = (px.start..px.end - 1, py.end - 1..py.start);
     (
-        plot.apply_coord_spec(Cartesian2d::new(x, y, pixels)),
+        plot.apply_coord_spec(Cartesian2d::new(Axis::from(x), Axis::from(y), pixels)),
         labels,
     )
 }

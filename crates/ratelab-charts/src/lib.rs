@@ -17,6 +17,7 @@ pub mod canvas;
 mod frame;
 pub mod legend;
 mod mechanism;
+mod ticks;
 pub use mechanism::{mechanism_chart, MechanismChart};
 
 pub use ratelab::plot::{
