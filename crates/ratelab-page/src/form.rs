@@ -381,10 +381,13 @@ fn client_sentence(requests: u64, tries: u64, client: &ratelab::sim::ClientStats
             wait(0.99)
         )
     };
+    let gave_up = match client.gave_up {
+        0 => "none".to_owned(),
+        n => n.to_string(),
+    };
     format!(
-        "It sent {tries} tries for {requests} requests ({} a request) and gave up on {}; {served}. Its busiest second held {} tries.",
+        "It sent {tries} tries for {requests} requests ({} a request) and gave up on {gave_up}; {served}. Its busiest second held {} tries.",
         fixed(per, 2),
-        client.gave_up,
         client.peak_second
     )
 }
@@ -1123,7 +1126,11 @@ mod tests {
             )),
             "{e}"
         );
-        assert!(e.contains(&format!("gave up on {}", client.gave_up)), "{e}");
+        let gave_up = match client.gave_up {
+            0 => "none".to_owned(),
+            n => n.to_string(),
+        };
+        assert!(e.contains(&format!("gave up on {gave_up};")), "{e}");
         assert!(
             e.contains(&format!("held {} tries", client.peak_second)),
             "{e}"

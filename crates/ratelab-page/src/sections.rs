@@ -685,7 +685,14 @@ pub fn herding(jitter: Jitter, seed: u64) -> Result<Figure, Error> {
             title: "A hundred clients honouring Retry-After against a fixed window".into(),
             x_label: "seconds".into(),
             y_label: "tries in that second".into(),
-            series: Series::palette(lines),
+            // A point a second: lines alone, or the marks would hide the herd's spikes.
+            series: Series::palette(lines)
+                .into_iter()
+                .map(|s| Series {
+                    markers: false,
+                    ..s
+                })
+                .collect(),
             references: Vec::new(),
             y_range: None,
             x_range: Some((0.0, seconds_shown as f64)),
