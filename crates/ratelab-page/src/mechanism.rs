@@ -209,9 +209,14 @@ fn mark_label(kind: StateKind) -> &'static str {
 fn state_text(s: &State) -> String {
     match *s {
         State::Tokens { tokens, capacity } => format!(
-            "The bucket holds {} tokens of {capacity}: {} more requests would pass at once.",
+            "The bucket holds {} tokens of {capacity}: {} more {} would pass at once.",
             fixed(tokens, 2),
-            shortest(tokens.floor())
+            shortest(tokens.floor()),
+            if tokens.floor() == 1.0 {
+                "request"
+            } else {
+                "requests"
+            }
         ),
         State::Log {
             entries,

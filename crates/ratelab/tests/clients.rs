@@ -3,27 +3,16 @@
 //! of a fleet being the essays' client, and herding at a fixed window's boundary dissolved
 //! by jitter.
 
+mod common;
+
 use ratelab::limiter::Decide;
 use ratelab::sim::{simulate, simulate_run, Scenario};
-use ratelab::spec::{LimiterSpec, TrafficSpec};
+
 use ratelab::time::{Micros, MINUTE, SECOND};
 use ratelab::traffic::{RetryClient, Try};
 
 fn scenario(traffic: &str, limiters: &[&str], limit: u64, window: Micros) -> Scenario {
-    let s = Scenario {
-        limiters: limiters
-            .iter()
-            .map(|l| LimiterSpec::parse(l).expect("a valid limiter"))
-            .collect(),
-        traffic: TrafficSpec::parse(traffic).expect("valid traffic"),
-        limit,
-        window,
-        duration: 10 * MINUTE,
-        runs: 4,
-        seed: 11,
-    };
-    s.validate().expect("a valid scenario");
-    s
+    common::scenario(traffic, limiters, (limit, window), 10 * MINUTE, (4, 11))
 }
 
 /// One request's tries when every one is rejected: (time, try number).

@@ -2,8 +2,10 @@
 //! retries, then the spike, then the steady stream; retries due at one instant in the order
 //! they were rejected), how many tries a request gets, and what the simulator counts.
 
+mod common;
+
 use ratelab::sim::{simulate_run, Scenario};
-use ratelab::spec::{LimiterSpec, TrafficSpec};
+use ratelab::spec::TrafficSpec;
 use ratelab::time::{Micros, MS, SECOND};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -67,20 +69,7 @@ fn reference(scenario: &Scenario, run: u32, limiter: &mut PlainLog) -> Vec<(Micr
 }
 
 fn scenario(traffic: &str, limiters: &[&str], limit: u64, window: Micros) -> Scenario {
-    let s = Scenario {
-        limiters: limiters
-            .iter()
-            .map(|l| LimiterSpec::parse(l).expect("a valid limiter"))
-            .collect(),
-        traffic: TrafficSpec::parse(traffic).expect("valid traffic"),
-        limit,
-        window,
-        duration: 6 * SECOND,
-        runs: 3,
-        seed: 5,
-    };
-    s.validate().expect("a valid scenario");
-    s
+    common::scenario(traffic, limiters, (limit, window), 6 * SECOND, (3, 5))
 }
 
 /// The client's own tries, driven by the plain log.

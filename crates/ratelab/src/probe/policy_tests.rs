@@ -7,21 +7,12 @@ use super::plan::Peaks;
 use super::*;
 use crate::limiter::Decide;
 use crate::sim::{trace, Scenario};
-use crate::spec::{LimiterSpec, TrafficSpec};
+use crate::spec::TrafficSpec;
 use crate::time::{Micros, MINUTE, MS, SECOND};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-fn scenario(traffic: &str, limiter: &str) -> Scenario {
-    Scenario {
-        limiters: vec![LimiterSpec::parse(limiter).expect("limiter")],
-        traffic: TrafficSpec::parse(traffic).expect("traffic"),
-        limit: 20,
-        window: SECOND,
-        duration: 10 * SECOND,
-        ..Scenario::default()
-    }
-}
+use super::tests::scenario;
 
 /// Policies, each against a limiter that rejects enough of it to retry often.
 const POLICIES: [(&str, &str); 10] = [

@@ -10,7 +10,9 @@ use crate::sim::{trace, Scenario};
 use crate::spec::{LimiterSpec, TrafficSpec};
 use crate::time::{Micros, HOUR, MINUTE, MS, SECOND};
 
-fn scenario(traffic: &str, limiter: &str) -> Scenario {
+/// A probe's scenario: `traffic` against `limiter` at 20 a second, for ten seconds (the
+/// policy tests' too).
+pub(super) fn scenario(traffic: &str, limiter: &str) -> Scenario {
     Scenario {
         limiters: vec![LimiterSpec::parse(limiter).expect("limiter")],
         traffic: TrafficSpec::parse(traffic).expect("traffic"),
