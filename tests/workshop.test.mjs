@@ -49,7 +49,7 @@ test('the presenter view shows one section at a time, in large type, with next a
   const visible = () => page.evaluate(() => [document.getElementById('lab'), ...document.querySelectorAll('.essay > section')]
     .filter((el) => getComputedStyle(el).display !== 'none').map((el) => el.id));
   assert.deepEqual(await visible(), ['lab']);
-  assert.match(await text(page, 'slide-status'), /^1 of 12: The lab/);
+  assert.match(await text(page, 'slide-status'), /^1 of 13: The lab/);
   assert.ok(await page.evaluate(() => parseFloat(getComputedStyle(document.body).fontSize)) >= baseFont * 1.3, 'large type');
   assert.equal(await page.isDisabled('[data-testid=slide-prev]'), true);
   await page.click('[data-testid=slide-next]');
@@ -62,7 +62,7 @@ test('the presenter view shows one section at a time, in large type, with next a
   await page.waitForSelector('#plot-ceiling[data-drawn=true]', { timeout: 20000 });
   await page.keyboard.press('ArrowLeft');
   assert.deepEqual(await visible(), ['boundary']);
-  assert.match(await text(page, 'slide-status'), /^3 of 12: 2\. The boundary burst/);
+  assert.match(await text(page, 'slide-status'), /^3 of 13: 2\. The boundary burst/);
   // "Set that up for me" sets the lab and goes to its slide.
   await page.click('#boundary [data-goto]');
   assert.deepEqual(await visible(), ['lab']);
@@ -119,7 +119,7 @@ test('every presenter slide fits a 1280×720 and a 1920×1080 screen, alone, wit
       assert.ok(m.top >= -1 && m.bottom <= m.nav + 1, `${where}: the slide (${Math.round(m.top)} to ${Math.round(m.bottom)} px) is on screen above the navigation (${Math.round(m.nav)} px)`);
       assert.deepEqual(m.others, [], `${where}: nothing else shows`);
       for (const [k, small] of m.charts) assert.ok(k >= (small ? 1.15 : 1.45), `${where}: a chart drawn at ${k.toFixed(2)} CSS px per chart px, not projector type`);
-      if (await page.isDisabled('[data-testid=slide-next]')) { assert.equal(i, 11, 'twelve slides'); break; }
+      if (await page.isDisabled('[data-testid=slide-next]')) { assert.equal(i, 12, 'thirteen slides'); break; }
       await page.click('[data-testid=slide-next]');
     }
     assert.deepEqual(problems, []);
