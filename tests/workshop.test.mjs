@@ -67,7 +67,7 @@ test('the presenter view shows one section at a time, in large type, with next a
   await page.click('#boundary [data-goto]');
   assert.deepEqual(await visible(), ['lab']);
   await page.keyboard.press('Escape');
-  assert.equal((await visible()).length, 12, 'every section is back');
+  assert.equal((await visible()).length, 13, 'every section is back');
   assert.equal(await page.isVisible('[data-testid=slide-next]'), false);
   assert.deepEqual(problems, []);
 });
