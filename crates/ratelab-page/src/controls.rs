@@ -57,6 +57,18 @@ pub trait Named: Copy + PartialEq + 'static {
     }
 }
 
+/// One of an enum's names, or the sentence naming `what` was given and what is offered (the
+/// form's menus offer only those).
+pub(crate) fn by_name<T: Named>(text: &str, what: &str) -> Result<T, String> {
+    T::from_name(text).ok_or_else(|| {
+        format!(
+            "{what} '{}' is not one ratelab offers: choose one of {}",
+            ratelab::text::shown(text, ratelab::text::SHOWN),
+            T::names()
+        )
+    })
+}
+
 /// The limiters the lab offers, in its menu's order: the essays' six, then nginx as
 /// configured (in nginx's units). HAProxy is not offered.
 pub const OFFERED: [LimiterKind; 7] = [
@@ -416,21 +428,18 @@ impl Client {
         let mut parts = text.split(' ');
         let mut next = || parts.next().unwrap_or_default();
         let (backoff, jitter, honor) = (next(), next(), next());
-        let wrong = |what: &str, got: &str, names: String| {
-            format!(
-                "{what} '{}' is not one ratelab offers: choose one of {names}",
-                ratelab::text::shown(got, ratelab::text::SHOWN)
-            )
-        };
         Ok(Client {
-            backoff: Backoff::from_name(backoff)
-                .ok_or_else(|| wrong("Backoff", backoff, Backoff::names()))?,
-            jitter: Jitter::from_name(jitter)
-                .ok_or_else(|| wrong("Jitter", jitter, Jitter::names()))?,
+            backoff: by_name(backoff, "Backoff")?,
+            jitter: by_name(jitter, "Jitter")?,
             honor: match honor {
                 "honor" => true,
                 "ignore" => false,
-                _ => return Err(wrong("Retry-After", honor, "honor, ignore".into())),
+                _ => {
+                    return Err(format!(
+                        "Retry-After '{}' is not one ratelab offers: choose one of honor, ignore",
+                        ratelab::text::shown(honor, ratelab::text::SHOWN)
+                    ))
+                }
             },
         })
     }

@@ -3,7 +3,7 @@
 //! only reads the fields' text and shows what comes back.
 
 use crate::controls::{
-    Attack, Backoff, Client, Controls, Jitter, Named, NginxConf, RateUnit, Traffic,
+    by_name, Attack, Backoff, Client, Controls, Jitter, Named, NginxConf, RateUnit, Traffic,
 };
 use crate::link::{MAX_CAPACITY, MAX_SEED};
 use crate::page::Readout;
@@ -77,7 +77,7 @@ fn nginx_conf(f: &NginxForm, strict: bool) -> Result<NginxConf, String> {
     };
     Ok(NginxConf {
         rate: number(&f.rate, "nginx's rate", 1, MAX_RATE_COUNT, d.rate)?,
-        unit: match named::<RateUnit>(&f.unit, "nginx's rate unit") {
+        unit: match by_name::<RateUnit>(&f.unit, "nginx's rate unit") {
             Err(e) if strict => return Err(e),
             r => r.unwrap_or(d.unit),
         },
@@ -108,17 +108,6 @@ fn whole(text: &str, name: &str, min: u64, max: u64) -> Result<u64, String> {
         Ok(v) => Err(out_of_range(&v.to_string())),
         Err(_) => Err(out_of_range(&shown(t.trim_start_matches('0'), SHOWN))),
     }
-}
-
-/// One of an enum's names (the form's menus offer only those).
-fn named<T: Named>(text: &str, what: &str) -> Result<T, String> {
-    T::from_name(text).ok_or_else(|| {
-        format!(
-            "{what} '{}' is not one ratelab offers: choose one of {}",
-            shown(text, SHOWN),
-            T::names()
-        )
-    })
 }
 
 /// The order of the form's fields in its text ([`Form::from_text`]).
@@ -181,11 +170,11 @@ impl Form {
                 )
             })?;
         let seed = whole(&self.seed, "Seed", 0, MAX_SEED)?;
-        let algorithm: LimiterKind = named(&self.algorithm, "Limiter")?;
+        let algorithm: LimiterKind = by_name(&self.algorithm, "Limiter")?;
         let min_capacity = u64::from(algorithm != LimiterKind::LeakyBucket);
         let capacity = whole(&self.capacity, "Capacity", min_capacity, MAX_CAPACITY)?;
         let nginx = nginx_conf(&self.nginx(), algorithm == LimiterKind::Nginx)?;
-        let attack = named::<Attack>(&self.attack, "Attack")?;
+        let attack = by_name::<Attack>(&self.attack, "Attack")?;
         // As nginx's fields: a wrong value is the reader's concern when the retry storm runs.
         let client = match Client::from_fields(&self.client) {
             Err(e) if attack == Attack::RetryStorm => return Err(e),
@@ -196,13 +185,13 @@ impl Form {
             capacity,
             limit,
             window_s,
-            traffic: named::<Traffic>(&self.traffic, "Traffic")?,
+            traffic: by_name::<Traffic>(&self.traffic, "Traffic")?,
             load,
             seed,
             minutes: Controls::default().minutes,
             attack,
             record_rejects: self.record_rejects,
-            leaky_mode: named::<LeakyMode>(&self.leaky_mode, "Leaky-bucket form")?,
+            leaky_mode: by_name::<LeakyMode>(&self.leaky_mode, "Leaky-bucket form")?,
             nginx,
             client,
             replay: None,

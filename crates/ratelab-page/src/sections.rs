@@ -598,12 +598,6 @@ pub fn herding(jitter: Jitter, seed: u64) -> Result<Figure, Error> {
     } else {
         jitter
     };
-    let name = |j: Jitter| match j {
-        Jitter::None => "none",
-        Jitter::Full => "full",
-        Jitter::Equal => "equal",
-        Jitter::Decorrelated => "decorrelated",
-    };
     let mut table = vec![vec![
         "limiter".into(),
         "jitter".into(),
@@ -622,7 +616,7 @@ pub fn herding(jitter: Jitter, seed: u64) -> Result<Figure, Error> {
                 .iter()
                 .map(|(spec, _)| LimiterSpec::parse(spec))
                 .collect::<Result<_, _>>()?,
-            traffic: TrafficSpec::parse(&format!("{HERDING_CLIENTS},jitter={}", name(j)))?,
+            traffic: TrafficSpec::parse(&format!("{HERDING_CLIENTS},jitter={}", j.name()))?,
             limit: 100,
             window: MINUTE,
             duration: HERDING_MINUTES * MINUTE,
@@ -651,7 +645,7 @@ pub fn herding(jitter: Jitter, seed: u64) -> Result<Figure, Error> {
             };
             row.push(vec![
                 shown.to_owned(),
-                name(j).to_owned(),
+                j.name().to_owned(),
                 fixed(st.decisions as f64 / st.offered.max(1) as f64, 2),
                 client.peak_second.to_string(),
                 quantile(0.5),
@@ -677,7 +671,7 @@ pub fn herding(jitter: Jitter, seed: u64) -> Result<Figure, Error> {
             .enumerate()
             .map(|(k, &c)| ((k + 1) as f64, c as f64))
             .collect();
-        lines.push((format!("jitter: {}", name(j)), points));
+        lines.push((format!("jitter: {}", j.name()), points));
     }
     table.extend(rows.into_iter().flatten());
     Ok(Figure {
