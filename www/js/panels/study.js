@@ -2,7 +2,7 @@
 // Loaded by lazy.js when the study's panel comes near the viewport or the study is run.
 import { $, dark, fillTable, fitCanvas, chartSize, onRefit, scrollBox } from '../dom.js';
 import { addExport, download } from '../export.js';
-import { loadTools } from '../modules.js';
+import { loadExtra, loadTools } from '../modules.js';
 
 export function startStudy() {
   const button = $('run-study');
@@ -22,17 +22,30 @@ export function startStudy() {
   // Draws the results so far, step by step; returns the longest step in ms. Stops early if
   // another study started or this one was stopped (`gen` is no longer current).
   let shown = null; // the study whose plots are on the page, drawn again when they resize
+  // The plots are drawn by the extra module, as the section figures are: its drawing code is
+  // warm by now (the tools module's would be compiled in the middle of the study).
+  let extra = null;
+  const draw = (id) => {
+    const { numbers, text } = shown.packedPlot(id);
+    extra.drawPlot(`study-plot-${id}`, numbers, text, dark());
+  };
   onRefit(() => {
-    for (const [id] of shown?.plots() ?? []) if ($(`study-plot-${id}`)) shown.drawPlot(id, `study-plot-${id}`, dark());
+    for (const [id] of shown?.plots() ?? []) if ($(`study-plot-${id}`)) draw(id);
   });
   async function render(study, gen) {
+    // Assembling the results into tables and plots (once per new result) is a step of its
+    // own, not part of the worker's message that started this render.
+    await nextTask();
+    if (gen !== generation) return 0;
     shown = study;
-    let longest = 0;
+    let t0 = performance.now();
+    const plots = study.plots();
+    let longest = performance.now() - t0;
     const box = $('study-plots');
-    for (const [id, title] of study.plots()) {
+    for (const [id, title] of plots) {
       await nextTask();
       if (gen !== generation) return longest;
-      const t0 = performance.now();
+      t0 = performance.now();
       let c = $(`study-plot-${id}`);
       if (!c) {
         c = document.createElement('canvas');
@@ -44,13 +57,13 @@ export function startStudy() {
         addExport(c, id, () => async (cv) => study.exportPlot(id, ...chartSize(cv), dark()));
       }
       fitCanvas(c);
-      study.drawPlot(id, c.id, dark());
+      draw(id);
       c.dataset.drawn = 'true';
       longest = Math.max(longest, performance.now() - t0);
     }
     await nextTask();
     if (gen !== generation) return longest;
-    const t0 = performance.now();
+    t0 = performance.now();
     const tables = study.tables();
     $('study-tables').replaceChildren(...tables.map((t) => {
       const table = document.createElement('table');
@@ -106,7 +119,7 @@ export function startStudy() {
     button.disabled = true;
     let Study;
     try {
-      ({ StudyResults: Study } = await loadTools());
+      [{ StudyResults: Study }, extra] = await Promise.all([loadTools(), loadExtra()]);
     } catch (e) {
       stop(`The study could not start: ${e.message}`);
       return;
