@@ -480,10 +480,15 @@ pub fn explain(c: &Controls, r: &Readout) -> String {
                     )
                 } else if points > 0.0 {
                     format!(
-                        "Recording rejected requests costs the client {} points ({} recorded, {} not): each rejected retry counts against it, so its retries keep the count up and are rejected in turn.",
+                        "Recording rejected requests costs the client {} points ({} recorded, {} not): each rejected retry counts against it, so its retries keep the count up and are rejected in turn.{}",
                         fixed(points, 1),
                         pct(with),
-                        pct(without)
+                        pct(without),
+                        if cl.honor && c.record_rejects {
+                            " Honouring Retry-After does not undo that: each answer is exact for one request alone, but the spike's other requests are turned away and logged meanwhile, and every one logged moves the next answer later."
+                        } else {
+                            ""
+                        }
                     )
                 } else {
                     format!(
@@ -1149,6 +1154,33 @@ mod tests {
         assert!(e.to_string().contains("policy=exponential"), "{e}");
         assert!(storm("fixed none ignore").applies().client);
         assert!(!form().applies().client);
+    }
+
+    #[test]
+    fn a_log_that_records_rejects_says_why_honouring_retry_after_does_not_save_the_client() {
+        let storm = |client: &str, record: bool| Form {
+            algorithm: "sliding-log".into(),
+            capacity: "100".into(),
+            limit: "100".into(),
+            record_rejects: record,
+            attack: "retry-storm".into(),
+            client: client.into(),
+            ..form()
+        };
+        let why = "Honouring Retry-After does not undo that";
+        let (r, _) =
+            run(&storm("fixed none honor", true).controls().expect("valid")).expect("runs");
+        let e = &r.explanation;
+        assert!(
+            e.contains("Recording rejected requests costs the client"),
+            "{e}"
+        );
+        assert!(e.contains(why), "{e}");
+        // Not said where the client ignores Retry-After, nor where nothing is recorded.
+        for (client, record) in [("fixed none ignore", true), ("fixed none honor", false)] {
+            let (r, _) = run(&storm(client, record).controls().expect("valid")).expect("runs");
+            assert!(!r.explanation.contains(why), "{}", r.explanation);
+        }
     }
 
     #[test]
