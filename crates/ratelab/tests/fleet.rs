@@ -361,3 +361,104 @@ fn the_probes_router_is_the_fleets() {
         }
     }
 }
+
+/// What each gateway believed against what the fleet decided: for sliding logs, a gateway
+/// admits exactly when it believes the window holds fewer than `L`, and an admission is a room
+/// instant exactly when the window truly held `L` or more; and the trace's decisions and room
+/// instants are the simulator's own.
+fn check_gateway_trace(s: &Scenario) {
+    let g = ratelab::sim::gateway_trace(s, 0, 0).expect("a fleet's trace");
+    let (stats, trace) = ratelab::sim::trace(s, 0, 0).expect("runs");
+    assert_eq!(g.times, trace.times);
+    assert_eq!(g.admitted, trace.admitted);
+    let fleet = stats.fleet.expect("a fleet");
+    assert_eq!(
+        g.room.iter().filter(|&&r| r).count() as u64,
+        fleet.room_instants
+    );
+    for (k, gw) in fleet.gateways.iter().enumerate() {
+        let mine = g.gateway.iter().filter(|&&x| x as usize == k).count() as u64;
+        assert_eq!(mine, gw.offered, "gateway {k}");
+    }
+    let l = s.limit;
+    for i in 0..g.times.len() {
+        let what = || {
+            format!(
+                "decision {i} at {} µs: {:?}",
+                g.times[i], s.limiters[0].fleet
+            )
+        };
+        assert_eq!(g.admitted[i], g.believed[i] < l, "{}", what());
+        assert_eq!(g.room[i], g.admitted[i] && g.global[i] >= l, "{}", what());
+    }
+}
+
+#[test]
+fn each_gateway_admits_what_it_believes_has_room_and_room_instants_are_true_counts_at_l() {
+    for (n, route, coord) in [
+        ("1", "round-robin", "local"),
+        ("4", "round-robin", "local"),
+        ("8", "random", "local"),
+        ("4", "random", "central"),
+        ("1", "random", "sync:every=1s,delay=200ms"),
+        ("8", "random", "sync:every=1s,delay=100ms"),
+        ("8", "round-robin", "sync:every=10s"),
+        ("3", "skewed:hot=0.7", "sync:every=250ms,delay=2s"),
+        ("16", "random", "sync:every=2min,delay=30s"),
+    ] {
+        for traffic in ["steady:load=1.5", "page-loads:load=0.9"] {
+            let s = scenario(
+                vec![spec("sliding-log", Some((n, Some(route), Some(coord))))],
+                traffic,
+                60,
+            );
+            check_gateway_trace(&s);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #[test]
+    fn a_sync_fleets_gateways_believe_what_their_views_hold(
+        n in 1u32..=12,
+        every_ms in 1u64..=90_000,
+        delay_ms in 0u64..=30_000,
+        random in any::<bool>(),
+        load in 0.5f64..3.0,
+        limit in 1u64..=120,
+        seed in 0u64..1000,
+    ) {
+        let coord = format!("sync:every={every_ms}ms,delay={delay_ms}ms");
+        let route = if random { "random" } else { "round-robin" };
+        let mut s = scenario(
+            vec![spec("sliding-log", Some((&n.to_string(), Some(route), Some(&coord))))],
+            &format!("steady:load={load}"),
+            limit,
+        );
+        s.duration = 5 * MINUTE;
+        s.seed = seed;
+        check_gateway_trace(&s);
+    }
+}
+
+#[test]
+fn a_gateway_trace_refuses_what_it_cannot_show() {
+    let plain = scenario(vec![spec("sliding-log", None)], "steady:load=1", 60);
+    let e = ratelab::sim::gateway_trace(&plain, 0, 0).expect_err("no fleet");
+    assert!(e.to_string().contains("--gateways"), "{e}");
+    let lease = scenario(
+        vec![spec("sliding-log", Some(("4", None, Some("lease:size=5"))))],
+        "steady:load=1",
+        60,
+    );
+    let e = ratelab::sim::gateway_trace(&lease, 0, 0).expect_err("a lease");
+    assert!(e.to_string().contains("sync or central"), "{e}");
+    let retry = scenario(
+        vec![spec("sliding-log", Some(("4", None, Some("local"))))],
+        "retry:rate=25/1min,spike=200,at=5min,tries=5",
+        60,
+    );
+    let e = ratelab::sim::gateway_trace(&retry, 0, 0).expect_err("a retrying client");
+    assert!(e.to_string().contains("does not retry"), "{e}");
+}

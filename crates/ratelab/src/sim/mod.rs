@@ -5,11 +5,15 @@
 //! never held in full. A retrying client is the exception: it reacts to decisions, so each
 //! limiter gets its own client, built from the same seed, and sees the same first tries.
 
+#[cfg(feature = "fleet")]
+mod gateways;
 mod mechanism;
 mod report;
 mod run;
 mod scenario;
 
+#[cfg(feature = "fleet")]
+pub use gateways::{gateway_trace, GatewayTrace, GATEWAY_TRACE_BYTES_PER_DECISION};
 pub use mechanism::{
     mechanism, mechanism_into, playback_memory, Boundaries, Frame, Mechanism,
     MECHANISM_BYTES_PER_DECISION, TRACE_BYTES_PER_DECISION,

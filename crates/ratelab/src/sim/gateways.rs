@@ -1,0 +1,133 @@
+//! A fleet's decisions as its gateways saw them, for the figure of issue 19 ("every gateway
+//! thought there was room"): beside each decision, the backend's true count of the trailing
+//! window, the count the deciding gateway believed that window held, and whether an admission
+//! was a room instant (one the shared limiter, holding every gateway's admissions, would have
+//! refused).
+//!
+//! What a gateway believes, by coordination:
+//! - `local` and `split`: its own admissions in the window (it knows of no other's);
+//! - `sync:every=Δ,delay=δ`: every admission before its last snapshot, the one taken at the
+//!   latest `kΔ` with `kΔ + δ` no later than now, that is still in the window, plus its own
+//!   admissions since that instant;
+//! - `central`: the store's count, every admission (the one limiter decides them all).
+//!
+//! For limiters that count admissions (the sliding log), a gateway admits exactly when what it
+//! believes is under `L`, and an admission is a room instant exactly when the true count is at
+//! `L` or above: the tests check both against the fleet's own decisions.
+
+use super::{format_bytes, Scenario, MEMORY_BUDGET};
+use crate::error::Error;
+use crate::limiter::{Coord, Limiter};
+use crate::time::Micros;
+use std::collections::VecDeque;
+
+/// Bytes a [`GatewayTrace`] keeps per decision.
+pub const GATEWAY_TRACE_BYTES_PER_DECISION: u64 = 8 + 1 + 4 + 1 + 8 + 8;
+
+/// Every decision of one run of a fleet, in order (see the module's documentation).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GatewayTrace {
+    /// When each request arrived.
+    pub times: Vec<Micros>,
+    /// Whether it was admitted.
+    pub admitted: Vec<bool>,
+    /// The gateway the router sent it to.
+    pub gateway: Vec<u32>,
+    /// Whether its admission was a room instant.
+    pub room: Vec<bool>,
+    /// The backend's count just before the decision: admissions of every gateway in
+    /// `(t − W, t]`, each counted at the instant it was decided.
+    pub global: Vec<u64>,
+    /// What the deciding gateway believed that count was.
+    pub believed: Vec<u64>,
+}
+
+/// Run `run` of the scenario's limiter `index`, which must be a fleet (`--gateways`) coordinated
+/// `local`, `split`, `sync` or `central`, under traffic that does not react to decisions.
+pub fn gateway_trace(scenario: &Scenario, index: usize, run: u32) -> Result<GatewayTrace, Error> {
+    scenario.validate()?;
+    let spec = scenario.limiters.get(index).ok_or_else(|| {
+        Error::invalid(
+            "limiter",
+            &index.to_string(),
+            &format!("one of the scenario's {}", scenario.limiters.len()),
+        )
+    })?;
+    let refuse = |accepted: &str| Err(Error::invalid("gateway trace", &spec.text, accepted));
+    let Some(fleet_spec) = spec.fleet else {
+        return refuse("a limiter with --gateways");
+    };
+    if scenario.traffic.closed_loop() {
+        return refuse(
+            "traffic that does not retry (a retrying client's tries depend on each answer)",
+        );
+    }
+    if matches!(fleet_spec.coord, Coord::Lease { .. }) {
+        return refuse("--coord local, split, sync or central (a lease's permits are not counts)");
+    }
+    let Limiter::Fleet(mut fleet) = scenario.build_limiter(spec, run)? else {
+        return refuse("a limiter with --gateways");
+    };
+    // Counted first: the lists are allocated once, and a run too long for them refused.
+    let decisions = scenario.arrivals(run).count();
+    let most = MEMORY_BUDGET / GATEWAY_TRACE_BYTES_PER_DECISION;
+    if decisions as u64 > most {
+        return Err(Error::invalid(
+            "gateway trace",
+            &format!("{decisions} decisions"),
+            &format!(
+                "at most {most} decisions a run ({} each, within {})",
+                format_bytes(GATEWAY_TRACE_BYTES_PER_DECISION),
+                format_bytes(MEMORY_BUDGET)
+            ),
+        ));
+    }
+    let mut out = GatewayTrace {
+        times: Vec::with_capacity(decisions),
+        admitted: Vec::with_capacity(decisions),
+        gateway: Vec::with_capacity(decisions),
+        room: Vec::with_capacity(decisions),
+        global: Vec::with_capacity(decisions),
+        believed: Vec::with_capacity(decisions),
+    };
+    let window = scenario.window;
+    let coord = fleet.coord();
+    // Every admission in the trailing window, and each gateway's own, in time order.
+    let mut all: VecDeque<Micros> = VecDeque::new();
+    let mut own: Vec<VecDeque<Micros>> = vec![VecDeque::new(); fleet.len()];
+    let trim = |list: &mut VecDeque<Micros>, t: Micros| {
+        while list.front().is_some_and(|&a| a.saturating_add(window) <= t) {
+            list.pop_front();
+        }
+    };
+    for t in scenario.arrivals(run) {
+        let g = fleet.pick();
+        trim(&mut all, t);
+        trim(&mut own[g], t);
+        let mine = &own[g];
+        let global = all.len() as u64;
+        let believed = match coord {
+            Coord::Local | Coord::Split | Coord::Lease { .. } => mine.len() as u64,
+            Coord::Sync { every, delay } => {
+                let snapshot = t.saturating_sub(delay) / every * every;
+                let before = all.partition_point(|&a| a < snapshot);
+                let since = mine.len() - mine.partition_point(|&a| a < snapshot);
+                (before + since) as u64
+            }
+            Coord::Central { .. } => global,
+        };
+        let (decision, room) = fleet.decide_traced(g, t);
+        let ok = decision.admitted();
+        if ok {
+            all.push_back(t);
+            own[g].push_back(t);
+        }
+        out.times.push(t);
+        out.admitted.push(ok);
+        out.gateway.push(g as u32);
+        out.room.push(room);
+        out.global.push(global);
+        out.believed.push(believed);
+    }
+    Ok(out)
+}
