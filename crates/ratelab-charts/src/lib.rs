@@ -351,7 +351,14 @@ pub fn xy_chart<DB: DrawingBackend>(
         .collect();
     let entries: Vec<Entry> = lines
         .iter()
-        .map(|(stroke, s)| (s.name.clone(), Swatch::Line(*stroke, s.markers)))
+        .map(|(stroke, s)| {
+            let swatch = if s.line {
+                Swatch::Line(*stroke, s.markers)
+            } else {
+                Swatch::Dot(stroke.color)
+            };
+            (s.name.clone(), swatch)
+        })
         .chain(
             references
                 .iter()
@@ -375,8 +382,10 @@ pub fn xy_chart<DB: DrawingBackend>(
         stroke.plot(&chart, &[(x.start, *v), (x.end, *v)])?;
     }
     for (stroke, s) in lines {
-        stroke.plot(&chart, &s.points)?;
-        if s.markers {
+        if s.line {
+            stroke.plot(&chart, &s.points)?;
+        }
+        if s.markers || !s.line {
             for p in &s.points {
                 legend::dot(&screen, chart.map_coordinate(p), stroke.color)?;
             }
@@ -531,6 +540,46 @@ mod tests {
     }
 
     #[test]
+    fn a_series_without_a_line_marks_its_points_alone() {
+        let draw = |markers: bool, line: bool| {
+            let series = [Series {
+                name: "room instants".into(),
+                points: vec![(1.0, 10.0), (2.0, 20.0), (3.0, 15.0)],
+                color: RED,
+                markers,
+                line,
+            }];
+            let spec = XyChart {
+                title: "t",
+                x_label: "x",
+                y_label: "y",
+                series: &series,
+                references: &[],
+                y_range: None,
+                x_range: None,
+            };
+            let out = svg(|a| xy_chart(a, &spec, Theme::LIGHT));
+            (
+                out.matches("<circle").count(),
+                out.matches("<polyline").count(),
+            )
+        };
+        let (line_dots, line_paths) = draw(false, true);
+        let (marked_dots, marked_paths) = draw(true, true);
+        let (alone_dots, alone_paths) = draw(false, false);
+        // A line alone has no dots; marked, a dot a point; without the line, a dot a point
+        // and one in the legend, and one path fewer (the series' own).
+        assert_eq!(line_dots, 0);
+        assert_eq!(marked_dots, 3 + 1);
+        assert_eq!(marked_paths, line_paths);
+        assert_eq!(alone_dots, 3 + 1);
+        assert!(
+            alone_paths < line_paths,
+            "{alone_paths} paths, {line_paths} with the line"
+        );
+    }
+
+    #[test]
     fn bins_count_every_decision_once() {
         let times = [0, 1, 999_999, 1_000_000, 5_999_999];
         let oks = [true, false, true, true, false];
@@ -646,6 +695,7 @@ mod tests {
             points: vec![(0.0, 100.0), (30.0, 150.0)],
             color: BLUE,
             markers: true,
+            line: true,
         }];
         let refs = [(200.0, "2L".to_string())];
         let spec = XyChart {
@@ -727,12 +777,14 @@ mod tests {
                 points: vec![(1.0, 2.5), (2.0, 50.0)],
                 color: BLUE,
                 markers: true,
+                line: true,
             },
             Series {
                 name: "c".into(),
                 points: vec![(1.0, 90.0)],
                 color: ORANGE,
                 markers: true,
+                line: true,
             },
         ];
         let spec = XyChart {
@@ -807,6 +859,7 @@ mod tests {
             points: vec![(0.0, 1.0), (1.0, 2.0)],
             color: BLUE,
             markers: false,
+            line: true,
         }];
         let refs = [(1.5, "limit L = 2".to_owned())];
         let spec = XyChart {

@@ -7,6 +7,8 @@
 pub mod controls;
 pub mod export;
 pub mod form;
+#[cfg(feature = "fleet")]
+pub mod gateways;
 pub mod import_view;
 pub mod link;
 pub mod mechanism;

@@ -182,6 +182,7 @@ pub fn main_plots(controls: &Controls, readout: &Readout, trace: &Trace) -> [Plo
                 points: sx.into_iter().zip(sy).collect(),
                 color: charts::BLUE,
                 markers: false,
+                line: true,
             }],
             references: Vec::new(),
             y_range: Some((0.0, 105.0)),

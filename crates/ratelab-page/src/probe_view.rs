@@ -350,12 +350,14 @@ pub fn plot(r: &ProbeReport) -> Plot {
             points: sent,
             color: charts::SKY,
             markers: false,
+            line: true,
         },
         Series {
             name: "admitted by the real limiter".into(),
             points: real,
             color: charts::BLUE,
             markers: false,
+            line: true,
         },
     ];
     if let Some(c) = &r.comparison {
@@ -363,6 +365,7 @@ pub fn plot(r: &ProbeReport) -> Plot {
             name: format!("admitted by the model, {}", c.model),
             // Marked, so that it shows where it lies on the real line.
             markers: modelled.len() <= 400,
+            line: true,
             points: modelled,
             color: charts::PURPLE,
         });

@@ -113,6 +113,7 @@ pub fn pack(plot: &Plot) -> Packed {
                 points,
                 color,
                 markers,
+                line,
             } in series
             {
                 p.str(name);
@@ -121,7 +122,8 @@ pub fn pack(plot: &Plot) -> Packed {
                     p.pair(point);
                 }
                 p.color(*color);
-                p.num(f64::from(u8::from(*markers)));
+                // 0 or 1: a line, its points marked or not; 2 or 3 likewise without the line.
+                p.num(f64::from(u8::from(*markers) + 2 * u8::from(!*line)));
             }
             p.len(references.len());
             for (y, label) in references {
@@ -273,11 +275,14 @@ impl Reader<'_> {
                 x_label: self.str()?,
                 y_label: self.str()?,
                 series: self.list(|r| {
+                    let (name, points, color) = (r.str()?, r.list(Self::pair)?, r.color()?);
+                    let marks = r.whole(3.0)?;
                     Ok(Series {
-                        name: r.str()?,
-                        points: r.list(Self::pair)?,
-                        color: r.color()?,
-                        markers: r.flag()?,
+                        name,
+                        points,
+                        color,
+                        markers: marks == 1.0 || marks == 3.0,
+                        line: marks < 2.0,
                     })
                 })?,
                 references: self.list(|r| Ok((r.num()?, r.str()?)))?,
@@ -344,20 +349,24 @@ mod tests {
                 x_max: 60.0,
             });
         }
-        round_trip(&Plot::Xy {
-            title: "bob's «log» ✓".into(),
-            x_label: String::new(),
-            y_label: "y".into(),
-            series: vec![Series {
-                name: "naïve".into(),
-                points: vec![(0.0, 1.0), (f64::MIN_POSITIVE, f64::INFINITY)],
-                color: [0, 0x72, 0xff],
-                markers: true,
-            }],
-            references: vec![(100.0, "L".into()), (0.5, "".into())],
-            y_range: Some((0.0, 105.0)),
-            x_range: None,
-        });
+        // Lines with their points marked or not, and points marked alone.
+        for (markers, line) in [(true, true), (false, true), (true, false), (false, false)] {
+            round_trip(&Plot::Xy {
+                title: "bob's «log» ✓".into(),
+                x_label: String::new(),
+                y_label: "y".into(),
+                series: vec![Series {
+                    name: "naïve".into(),
+                    points: vec![(0.0, 1.0), (f64::MIN_POSITIVE, f64::INFINITY)],
+                    color: [0, 0x72, 0xff],
+                    markers,
+                    line,
+                }],
+                references: vec![(100.0, "L".into()), (0.5, "".into())],
+                y_range: Some((0.0, 105.0)),
+                x_range: None,
+            });
+        }
         round_trip(&Plot::Bars {
             title: "served".into(),
             bars: vec![("token bucket".into(), 99.5, [1, 2, 3])],

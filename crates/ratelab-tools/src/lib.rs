@@ -123,15 +123,7 @@ impl StudyResults {
     /// this module's own first, a plot took 13 to 26 ms the first time, half of it compiling.
     #[wasm_bindgen(js_name = packedPlot)]
     pub fn packed_plot(&self, id: &str) -> Result<JsValue, JsValue> {
-        let p = ratelab_page::wire::pack(&self.plot(id)?);
-        let out = js_sys::Object::new();
-        js_sys::Reflect::set(
-            &out,
-            &"numbers".into(),
-            &js_sys::Float64Array::from(p.numbers.as_slice()),
-        )?;
-        js_sys::Reflect::set(&out, &"text".into(), &p.text.into())?;
-        Ok(out.into())
+        packed(&self.plot(id)?)
     }
 
     /// The plot `id` as `{svg, csv}` (see [`export_plot`]).
@@ -248,6 +240,35 @@ pub fn export_plot(
         .get(index as usize)
         .ok_or_else(|| js_error(format!("the view has no plot {index}")))?;
     exported(plot, width, height, dark)
+}
+
+/// A chart packed as `ratelab_page::wire` packs it, `{numbers, text}`, for the extra module's
+/// `drawPlot`.
+fn packed(plot: &Plot) -> Result<JsValue, JsValue> {
+    let p = ratelab_page::wire::pack(plot);
+    let out = js_sys::Object::new();
+    js_sys::Reflect::set(
+        &out,
+        &"numbers".into(),
+        &js_sys::Float64Array::from(p.numbers.as_slice()),
+    )?;
+    js_sys::Reflect::set(&out, &"text".into(), &p.text.into())?;
+    Ok(out.into())
+}
+
+/// The gateways figure (`ratelab_page::gateways`) for `gateways` gateways syncing every
+/// `every_ms`: `{timeline, sweep, table}`, its two charts packed ([`packed`]) and its table as
+/// rows of strings, header first.
+#[wasm_bindgen(js_name = gatewaysFigure)]
+pub fn gateways_figure(gateways: u32, every_ms: u32, seed: u32) -> Result<JsValue, JsValue> {
+    let f = ratelab_page::gateways::figure(gateways, u64::from(every_ms), u64::from(seed))
+        .map_err(js_error)?;
+    let out = js_sys::Object::new();
+    js_sys::Reflect::set(&out, &"timeline".into(), &packed(&f.timeline)?)?;
+    js_sys::Reflect::set(&out, &"sweep".into(), &packed(&f.sweep)?)?;
+    let table = serde_wasm_bindgen::to_value(&f.table).map_err(js_error)?;
+    js_sys::Reflect::set(&out, &"table".into(), &table)?;
+    Ok(out.into())
 }
 
 fn exported(plot: &Plot, width: u32, height: u32, dark: bool) -> Result<JsValue, JsValue> {

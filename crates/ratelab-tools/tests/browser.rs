@@ -19,3 +19,18 @@ fn a_study_job_runs_and_its_result_is_taken_back() {
         .add_result(99, js_sys::Object::new().into())
         .is_err());
 }
+
+#[wasm_bindgen_test]
+fn the_gateways_figure_is_computed_here_and_a_bad_setting_named() {
+    let f = ratelab_tools::gateways_figure(4, 1_000, 1).expect("computed");
+    let table = js_sys::Reflect::get(&f, &"table".into()).expect("a table");
+    // The header and three coordinations.
+    assert_eq!(js_sys::Array::from(&table).length(), 4);
+    for part in ["timeline", "sweep"] {
+        let plot = js_sys::Reflect::get(&f, &part.into()).expect("a chart");
+        let numbers = js_sys::Reflect::get(&plot, &"numbers".into()).expect("its numbers");
+        assert!(js_sys::Float64Array::from(numbers).length() > 10, "{part}");
+    }
+    let e = ratelab_tools::gateways_figure(17, 1_000, 1).expect_err("too many");
+    assert!(e.as_string().expect("a message").contains("1 to 16"));
+}

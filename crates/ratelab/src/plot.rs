@@ -72,6 +72,14 @@ pub struct Series {
     pub color: Rgb,
     /// Whether to mark each point.
     pub markers: bool,
+    /// Whether to join its points with a line. Without one, its points are marked alone
+    /// (events at scattered instants, such as a fleet's room instants).
+    #[serde(default = "joined")]
+    pub line: bool,
+}
+
+fn joined() -> bool {
+    true
 }
 
 impl Series {
@@ -85,6 +93,7 @@ impl Series {
                 points,
                 color: series_color(i),
                 markers: true,
+                line: true,
             })
             .collect()
     }

@@ -109,6 +109,7 @@ impl StudyReport {
                 points,
                 color,
                 markers,
+                line: true,
             })
             .collect();
         Plot::Xy {
