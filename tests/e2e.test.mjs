@@ -275,6 +275,49 @@ test('the herding figure shows the jitter chosen against none, each limiter in i
   assert.deepEqual(problems, []);
 });
 
+test('the gateways section runs when asked, follows its dials, and equals the command line', async (t) => {
+  const { page, problems } = await open(t);
+  await page.locator('#gateways').scrollIntoViewIfNeeded();
+  await page.waitForTimeout(500);
+  // Computed only when the reader asks: the tools module is not loaded by a scroll.
+  assert.equal(await page.locator('#gateways-figure').isHidden(), true);
+  await page.click('[data-testid=gateways-run]');
+  await page.waitForSelector('#gateways[data-ready=true]', { timeout: 20000 });
+  const row = async (i) => (await page.locator('#gateways-table tbody tr').nth(i).locator('td, th').allTextContents()).map((c) => c.trim());
+  // The synced fleet's row against `ratelab simulate` with the same fleet, seed and size.
+  const fleet = async (n, every) => {
+    const args = ['simulate', '--limiter', 'sliding-log', '--traffic', 'steady:load=1.5', '--limit', '100', '--window', '1min', '--minutes', '10', '--runs', '3', '--seed', '1',
+      '--gateways', String(n), '--route', 'random', '--coord', `sync:every=${every}ms,delay=100ms`, '--format', 'json'];
+    return JSON.parse(execFileSync(cli(), args, { encoding: 'utf8' })).results[0];
+  };
+  const check = async (n, every, shown) => {
+    const r = await fleet(n, every);
+    const [name, busiest, , room, served] = await row(2);
+    assert.equal(name, `sync every ${shown}`);
+    assert.equal(Number(busiest), r.busiest_window_max);
+    assert.equal(Number(room), r.room_instants);
+    assert.equal(served, `${(100 * r.served_share).toFixed(1)}%`);
+    assert.match(await page.locator('#gateways-status').textContent(), new RegExp(`^With ${n} gateways syncing every ${shown}, the busiest minute held ${r.busiest_window_max}, ${r.busiest_window_max - 100} past L = 100, and ${r.room_instants} of`));
+  };
+  await check(8, 5000, '5 s');
+  for (const id of ['plot-gateways', 'plot-gateways-sweep']) assert.equal(await page.locator(`#${id}`).getAttribute('data-drawn'), 'true');
+  // The dials recompute it: a sync once a minute lets more through.
+  await page.selectOption('#gateways-sync', '60000');
+  await page.waitForFunction(() => /every 1 min/.test(document.getElementById('gateways-status').textContent), null, { timeout: 20000 });
+  await check(8, 60000, '1 min');
+  await page.locator('#gateways-n').fill('3');
+  await page.waitForFunction(() => /^With 3 gateways/.test(document.getElementById('gateways-status').textContent), null, { timeout: 20000 });
+  assert.equal(await page.locator('#gateways-n-out').textContent(), '3');
+  await check(3, 60000, '1 min');
+  const csv = await (async () => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-csv-plot-gateways-sweep]')]);
+    return readFileSync(await download.path(), 'utf8');
+  })();
+  assert.match(csv, /measured/);
+  assert.equal(await page.locator('#gateways [data-error]').count(), 0);
+  assert.deepEqual(problems, []);
+});
+
 test('the recall quiz remembers answers on this device', async (t) => {
   const { page } = await open(t);
   await page.locator('#recall').scrollIntoViewIfNeeded();

@@ -21,6 +21,9 @@ async function scrollThrough(page) {
   await page.waitForSelector('#boundary-table tbody tr', { timeout: 20000 });
   await page.waitForFunction(() => ['fig-rules', 'plot-ceiling', 'plot-honest', 'plot-swc', 'plot-lockout', 'plot-split', 'plot-herding'].every((id) => document.getElementById(id).dataset.drawn === 'true')
     && document.getElementById('fig-real').dataset.ready === 'true', null, { timeout: 30000 });
+  // The gateways section's figure is computed when asked for.
+  await page.locator('#gateways-run').click();
+  await page.waitForSelector('#gateways[data-ready=true]', { timeout: 30000 });
 }
 
 /** Every shown canvas: its CSS box, its backing store, the chart size it is laid out at. */

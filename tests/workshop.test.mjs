@@ -46,10 +46,12 @@ test('the presenter view shows one section at a time, in large type, with next a
   const { page, problems } = await open(t);
   const baseFont = await page.evaluate(() => parseFloat(getComputedStyle(document.body).fontSize));
   await page.click('[data-testid=present]');
+  // The presenter's code loads on this first use.
+  await page.waitForSelector('[data-testid=slide]');
   const visible = () => page.evaluate(() => [document.getElementById('lab'), ...document.querySelectorAll('.essay > section')]
     .filter((el) => getComputedStyle(el).display !== 'none').map((el) => el.id));
   assert.deepEqual(await visible(), ['lab']);
-  assert.match(await text(page, 'slide-status'), /^1 of 13: The lab/);
+  assert.match(await text(page, 'slide-status'), /^1 of 14: The lab/);
   assert.ok(await page.evaluate(() => parseFloat(getComputedStyle(document.body).fontSize)) >= baseFont * 1.3, 'large type');
   assert.equal(await page.isDisabled('[data-testid=slide-prev]'), true);
   await page.click('[data-testid=slide-next]');
@@ -62,12 +64,12 @@ test('the presenter view shows one section at a time, in large type, with next a
   await page.waitForSelector('#plot-ceiling[data-drawn=true]', { timeout: 20000 });
   await page.keyboard.press('ArrowLeft');
   assert.deepEqual(await visible(), ['boundary']);
-  assert.match(await text(page, 'slide-status'), /^3 of 13: 2\. The boundary burst/);
+  assert.match(await text(page, 'slide-status'), /^3 of 14: 2\. The boundary burst/);
   // "Set that up for me" sets the lab and goes to its slide.
   await page.click('#boundary [data-goto]');
   assert.deepEqual(await visible(), ['lab']);
   await page.keyboard.press('Escape');
-  assert.equal((await visible()).length, 13, 'every section is back');
+  assert.equal((await visible()).length, 14, 'every section is back');
   assert.equal(await page.isVisible('[data-testid=slide-next]'), false);
   assert.deepEqual(problems, []);
 });
@@ -77,7 +79,7 @@ test('the printed handout has every figure drawn and no controls', async (t) => 
   await page.evaluate(() => { window.print = () => { window.printed = true; }; });
   await page.click('[data-testid=print-handout]');
   await page.waitForFunction(() => window.printed === true);
-  const drawn = await page.evaluate(() => ['fig-rules', 'fig-boundary', 'plot-ceiling', 'plot-honest', 'plot-swc', 'plot-lockout', 'plot-split', 'plot-herding']
+  const drawn = await page.evaluate(() => ['fig-rules', 'fig-boundary', 'plot-ceiling', 'plot-honest', 'plot-swc', 'plot-lockout', 'plot-split', 'plot-herding', 'plot-gateways']
     .filter((id) => document.getElementById(id).dataset.drawn !== 'true'));
   assert.deepEqual(drawn, [], 'every section figure was drawn before printing');
   await page.emulateMedia({ media: 'print' });
@@ -119,7 +121,7 @@ test('every presenter slide fits a 1280×720 and a 1920×1080 screen, alone, wit
       assert.ok(m.top >= -1 && m.bottom <= m.nav + 1, `${where}: the slide (${Math.round(m.top)} to ${Math.round(m.bottom)} px) is on screen above the navigation (${Math.round(m.nav)} px)`);
       assert.deepEqual(m.others, [], `${where}: nothing else shows`);
       for (const [k, small] of m.charts) assert.ok(k >= (small ? 1.15 : 1.45), `${where}: a chart drawn at ${k.toFixed(2)} CSS px per chart px, not projector type`);
-      if (await page.isDisabled('[data-testid=slide-next]')) { assert.equal(i, 12, 'thirteen slides'); break; }
+      if (await page.isDisabled('[data-testid=slide-next]')) { assert.equal(i, 13, 'fourteen slides'); break; }
       await page.click('[data-testid=slide-next]');
     }
     assert.deepEqual(problems, []);

@@ -11,6 +11,14 @@ const loaded = {};
 const load = (name, get) => (loaded[name] ??= get());
 const importPanel = () => load('import', () => import('./panels/import.js'));
 const studyPanel = () => load('study', () => import('./panels/study.js'));
+const gatewaysPanel = () => load('gateways', () => import('./panels/gateways.js'));
+/** Computes and draws the gateways section's figure at its dials (the panel, once started,
+ * follows them). */
+let runGateways = null;
+const gatewaysFigure = async () => {
+  runGateways ??= (await gatewaysPanel()).startGateways();
+  return runGateways();
+};
 const quizPanel = () => load('quiz', () => import('./panels/quiz.js'));
 const realPanel = () => load('real', () => import('./panels/real.js'));
 const playheadModule = () => load('playhead', () => import('./playhead.js'));
@@ -25,8 +33,14 @@ export function startSectionsWhenNear() {
 }
 
 /** Draws the section figures not shown yet (those inside `within`, if given), loading their
- * code first: for the presenter view and the printed handout. */
-export const drawSections = (within) => (sectionsOn ? sectionsModule().then((m) => m.drawUnshown(within)) : Promise.resolve());
+ * code first, and runs the gateways (its figure is computed on demand): for the presenter
+ * view and the printed handout. */
+export const drawSections = (within) => (sectionsOn
+  ? Promise.all([
+    sectionsModule().then((m) => m.drawUnshown(within)),
+    !within || within.contains($('gateways')) ? gatewaysFigure() : null,
+  ])
+  : Promise.resolve());
 
 /** Draws again the section figures already shown (after a resize or a theme change). */
 export const redrawSections = () => { loaded.sections?.then((m) => m.redrawSections()); };
@@ -56,7 +70,8 @@ export function startImportPanel(ctx) {
   for (const el of [fields.limit, fields.windowS, fields.capacity]) el.addEventListener('input', () => reanalyze());
 }
 
-/** The recall quiz and the real limiters, each loaded when near, and the study, when run. */
+/** The recall quiz and the real limiters, each loaded when near, and the study and the
+ * gateways, when run. */
 export function startOtherPanels() {
   whenNear($('recall'), () => quizPanel().then((m) => m.startQuiz()));
   let real = null;
@@ -67,6 +82,9 @@ export function startOtherPanels() {
     runStudy ??= (await studyPanel()).startStudy();
     runStudy();
   });
+  const gateways = $('gateways-n');
+  gateways.addEventListener('input', () => { $('gateways-n-out').textContent = gateways.value; });
+  $('gateways-run').addEventListener('click', gatewaysFigure);
 }
 
 /** The main figure's mechanism view: its code loads when a fifth of its chart is in sight,

@@ -11,7 +11,7 @@
 //! it when the reader asks (the core's `fleet` feature, which this crate's `fleet` turns on).
 
 use ratelab::decimal::fixed;
-use ratelab::plot::{Plot, Series, BLUE, ORANGE, RED};
+use ratelab::plot::{Plot, Series, BLUE, GREEN, ORANGE, RED};
 use ratelab::sim::{gateway_trace, Scenario};
 use ratelab::spec::{FleetSpec, LimiterSpec, TrafficSpec};
 use ratelab::time::{Micros, MINUTE, MS, SECOND};
@@ -41,6 +41,8 @@ pub struct GatewaysFigure {
     pub sweep: Plot,
     /// Each coordination at this setting: header, then rows.
     pub table: Vec<Vec<String>>,
+    /// What the table says, in a sentence.
+    pub summary: String,
 }
 
 /// How long a sync takes to reach the gateways.
@@ -103,10 +105,12 @@ fn seconds(t: Micros) -> f64 {
 /// The figure for `gateways` gateways syncing every `every_ms`.
 pub fn figure(gateways: u32, every_ms: u64, seed: u64) -> Result<GatewaysFigure, Error> {
     check(gateways, every_ms)?;
+    let (table, summary) = table_and_summary(gateways, every_ms, seed)?;
     Ok(GatewaysFigure {
         timeline: timeline(gateways, every_ms, seed)?,
         sweep: sweep(gateways, seed)?,
-        table: table(gateways, every_ms, seed)?,
+        table,
+        summary,
     })
 }
 
@@ -146,7 +150,7 @@ pub fn timeline(gateways: u32, every_ms: u64, seed: u64) -> Result<Plot, Error> 
         y_label: "requests in the trailing minute".into(),
         series: vec![
             series("true count (every gateway)", truth, BLUE, false, true),
-            series("gateway 1 believed", believed, ORANGE, true, true),
+            series("gateway 1 believed", believed, GREEN, true, true),
             series("room instants", room, RED, true, false),
         ],
         references: vec![(LIMIT as f64, "L".into())],
@@ -238,11 +242,23 @@ pub fn sweep(gateways: u32, seed: u64) -> Result<Plot, Error> {
 /// `every_ms`, and one central store: the busiest minute, its bound, the room instants and
 /// the share served, over three runs of ten minutes.
 pub fn table(gateways: u32, every_ms: u64, seed: u64) -> Result<Vec<Vec<String>>, Error> {
+    Ok(table_and_summary(gateways, every_ms, seed)?.0)
+}
+
+/// [`table`], and what it says in a sentence: how far the synced fleet's busiest minute went
+/// past `L`, how many of its admissions were room instants, and what a central store kept.
+fn table_and_summary(
+    gateways: u32,
+    every_ms: u64,
+    seed: u64,
+) -> Result<(Vec<Vec<String>>, String), Error> {
     check(gateways, every_ms)?;
+    // Each coordination's busiest minute and room instants, in the rows' order.
+    let mut numbers = Vec::new();
     let mut rows = vec![vec![
         "coordination".to_owned(),
         "busiest minute".to_owned(),
-        "bound".to_owned(),
+        "worst case, any traffic".to_owned(),
         "room instants".to_owned(),
         "served".to_owned(),
     ]];
@@ -254,6 +270,7 @@ pub fn table(gateways: u32, every_ms: u64, seed: u64) -> Result<Vec<Vec<String>>
     ] {
         let s = scenario(gateways, coord, SWEEP_MINUTES, SWEEP_RUNS, seed)?;
         let r = &ratelab::simulate(&s)?.results[0];
+        numbers.push((r.busiest_window_max, r.room_instants.unwrap_or(0)));
         rows.push(vec![
             shown,
             r.busiest_window_max.to_string(),
@@ -263,7 +280,21 @@ pub fn table(gateways: u32, every_ms: u64, seed: u64) -> Result<Vec<Vec<String>>
                 .map_or_else(|| "-".to_owned(), |x| format!("{}%", fixed(100.0 * x, 1))),
         ]);
     }
-    Ok(rows)
+    let ((synced, room), (central, _)) = (numbers[1], numbers[2]);
+    let fleet = if gateways == 1 {
+        "one gateway".to_owned()
+    } else {
+        format!("{gateways} gateways")
+    };
+    let past = match synced.checked_sub(LIMIT) {
+        Some(0) | None => format!("{synced}, within L = {LIMIT}"),
+        Some(over) => format!("{synced}, {over} past L = {LIMIT}"),
+    };
+    let summary = format!(
+        "With {fleet} syncing every {}, the busiest minute held {past}, and {room} of the fleet's admissions were room instants; one central store kept {central}.",
+        interval(every_ms)
+    );
+    Ok((rows, summary))
 }
 
 #[cfg(test)]
@@ -346,6 +377,26 @@ mod tests {
             "sync {:?}, local {:?}",
             t[2],
             t[1]
+        );
+        let f = figure(4, 5_000, 1).expect("runs");
+        assert_eq!(f.table, t);
+        assert_eq!(
+            f.summary,
+            format!(
+                "With 4 gateways syncing every 5 s, the busiest minute held {}, {} past L = 100, and {} of the fleet's admissions were room instants; one central store kept {}.",
+                t[2][1],
+                busiest(2) - LIMIT,
+                t[2][3],
+                t[3][1]
+            )
+        );
+        let one = figure(1, 5_000, 1).expect("runs");
+        assert!(
+            one.summary.starts_with(
+                "With one gateway syncing every 5 s, the busiest minute held 100, within L = 100, and 0 of"
+            ),
+            "{}",
+            one.summary
         );
     }
 

@@ -258,7 +258,7 @@ fn packed(plot: &Plot) -> Result<JsValue, JsValue> {
 
 /// The gateways figure (`ratelab_page::gateways`) for `gateways` gateways syncing every
 /// `every_ms`: `{timeline, sweep, table}`, its two charts packed ([`packed`]) and its table as
-/// rows of strings, header first.
+/// rows of strings, header first, with `summary`, what the table says in a sentence.
 #[wasm_bindgen(js_name = gatewaysFigure)]
 pub fn gateways_figure(gateways: u32, every_ms: u32, seed: u32) -> Result<JsValue, JsValue> {
     let f = ratelab_page::gateways::figure(gateways, u64::from(every_ms), u64::from(seed))
@@ -268,7 +268,22 @@ pub fn gateways_figure(gateways: u32, every_ms: u32, seed: u32) -> Result<JsValu
     js_sys::Reflect::set(&out, &"sweep".into(), &packed(&f.sweep)?)?;
     let table = serde_wasm_bindgen::to_value(&f.table).map_err(js_error)?;
     js_sys::Reflect::set(&out, &"table".into(), &table)?;
+    js_sys::Reflect::set(&out, &"summary".into(), &f.summary.into())?;
     Ok(out.into())
+}
+
+/// A packed chart (as [`packed`] gives it) as `{svg, csv}` at `width` × `height`: what the
+/// page drew, saved.
+#[wasm_bindgen(js_name = exportPacked)]
+pub fn export_packed(
+    numbers: &[f64],
+    text: &str,
+    width: u32,
+    height: u32,
+    dark: bool,
+) -> Result<JsValue, JsValue> {
+    let plot = ratelab_page::wire::unpack(numbers, text).map_err(js_error)?;
+    exported(&plot, width, height, dark)
 }
 
 fn exported(plot: &Plot, width: u32, height: u32, dark: bool) -> Result<JsValue, JsValue> {

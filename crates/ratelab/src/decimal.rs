@@ -382,7 +382,8 @@ fn plus(v: f64, text: String) -> String {
 
 /// Drops a fraction's trailing zeros (and a bare point).
 fn trim(text: &str) -> String {
-    if !text.contains('.') {
+    // (A byte search: `str::contains` brought the substring searcher into the page's wasm.)
+    if !text.bytes().any(|b| b == b'.') {
         return text.to_owned();
     }
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
