@@ -76,6 +76,44 @@ const sectionTimes = {};
   await page.close();
 }
 
+// The gateways section, run once, then moved along its gateways dial: each move recomputes the
+// figure in the tools module (the timeline, the sweep of 7 sync intervals and the table of 3
+// coordinations) and redraws its two charts and table. Timed from the dial's input event to the
+// sentence it ends with: ten moves to each of 1, 8 and 16 gateways, each from a neighbouring
+// setting (syncing every 5 s).
+const gatewayMoves = {};
+{
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  await page.waitForSelector('#lab[data-ready=true]');
+  await page.locator('#gateways').scrollIntoViewIfNeeded();
+  await page.click('#gateways-run');
+  await page.waitForSelector('#gateways[data-ready=true]', { timeout: 30000 });
+  Object.assign(gatewayMoves, await page.evaluate(async () => {
+    const dial = document.getElementById('gateways-n');
+    const status = document.getElementById('gateways-status');
+    const out = {};
+    for (const n of [1, 8, 16]) {
+      for (let i = 0; i < 21; i++) {
+        // Alternating between n and a neighbour, so that each move changes the figure.
+        const to = i % 2 ? n : (n === 16 ? 15 : n + 1);
+        const said = new Promise((resolve) => {
+          const seen = new MutationObserver(() => { seen.disconnect(); resolve(performance.now()); });
+          seen.observe(status, { childList: true, characterData: true, subtree: true });
+        });
+        dial.value = String(to);
+        const t0 = performance.now();
+        dial.dispatchEvent(new Event('input'));
+        const t1 = await said;
+        if (to === n && i > 0) (out[n] ??= []).push(t1 - t0);
+        await new Promise((r) => setTimeout(r, 30));
+      }
+    }
+    return out;
+  }));
+  await page.close();
+}
+
 /** 200 dial moves by keyboard on honest traffic (a token bucket's capacity), each a full
  * re-run and redraw; with `mechanism`, the mechanism view is in sight and reruns too. */
 async function dialMoves(mechanism) {
@@ -187,6 +225,9 @@ console.log(`fetched for the first screen (1280 × 900, a second after the first
 console.log(`a scroll through the whole page (1280 × 900, every section figure, the mechanism view, the real limiters and the quiz drawn): ${scrolled.show()}: ${(scrolled.bytes / 1024).toFixed(1)} KB gzipped in all`);
 for (const [name, { compute, draw }] of Object.entries(sectionTimes)) {
   console.log(`section ${name}: computed in the section worker, p50 ${q(compute, 0.5).toFixed(1)} ms (max ${Math.max(...compute).toFixed(1)}); drawn, p50 ${q(draw, 0.5).toFixed(1)} ms (${compute.length} rounds)`);
+}
+for (const [n, ms] of Object.entries(gatewayMoves)) {
+  console.log(`gateways section at ${n} gateway(s): a dial move recomputed and redrawn, p50 ${q(ms, 0.5).toFixed(1)} ms, p95 ${q(ms, 0.95).toFixed(1)} ms (${ms.length} moves)`);
 }
 console.log(`first figure drawn after load: median ${q(firsts, 0.5).toFixed(0)} ms, max ${Math.max(...firsts).toFixed(0)} ms (${firsts.length} loads)`);
 console.log(`a million-line file read, parsed and replayed through every limiter in a worker: ${imports.map((x) => (x / 1000).toFixed(2)).join(', ')} s (${(million.length / 1e6).toFixed(1)} MB)`);
