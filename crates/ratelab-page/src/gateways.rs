@@ -12,7 +12,7 @@
 
 use ratelab::decimal::fixed;
 use ratelab::plot::{Plot, Series, BLUE, GREEN, ORANGE, RED};
-use ratelab::sim::{gateway_trace, Scenario};
+use ratelab::sim::{gateway_trace, LimiterReport, Scenario};
 use ratelab::spec::{FleetSpec, LimiterSpec, TrafficSpec};
 use ratelab::time::{Micros, MINUTE, MS, SECOND};
 use ratelab::Error;
@@ -105,13 +105,45 @@ fn seconds(t: Micros) -> f64 {
 /// The figure for `gateways` gateways syncing every `every_ms`.
 pub fn figure(gateways: u32, every_ms: u64, seed: u64) -> Result<GatewaysFigure, Error> {
     check(gateways, every_ms)?;
-    let (table, summary) = table_and_summary(gateways, every_ms, seed)?;
+    // The synced row of the table is the sweep's run at this interval.
+    let reports = sweep_reports(gateways, seed)?;
+    let at = SYNC_INTERVALS_MS.iter().position(|&ms| ms == every_ms);
+    let synced = at
+        .and_then(|i| reports.get(i))
+        .ok_or_else(|| Error::Invalid {
+            what: "sync interval".into(),
+            got: format!("{every_ms} ms"),
+            accepted: "one the sweep runs".into(),
+        })?;
+    let (table, summary) = table_and_summary(gateways, every_ms, seed, synced)?;
     Ok(GatewaysFigure {
         timeline: timeline(gateways, every_ms, seed)?,
-        sweep: sweep(gateways, seed)?,
+        sweep: sweep_plot(gateways, seed, &reports)?,
         table,
         summary,
     })
+}
+
+/// The fleet coordinated by `coord` over the sweep's and the table's runs.
+fn report(gateways: u32, coord: &str, seed: u64) -> Result<LimiterReport, Error> {
+    let s = scenario(gateways, coord, SWEEP_MINUTES, SWEEP_RUNS, seed)?;
+    ratelab::simulate(&s)?
+        .results
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::Invalid {
+            what: "gateways".into(),
+            got: coord.into(),
+            accepted: "a fleet that runs".into(),
+        })
+}
+
+/// The fleet syncing at each interval offered, in [`SYNC_INTERVALS_MS`]' order.
+fn sweep_reports(gateways: u32, seed: u64) -> Result<Vec<LimiterReport>, Error> {
+    SYNC_INTERVALS_MS
+        .iter()
+        .map(|&ms| report(gateways, &sync_coord(ms), seed))
+        .collect()
 }
 
 /// Five minutes of the fleet: at each request, the backend's true count of the trailing
@@ -191,21 +223,24 @@ fn most_within(times: &[Micros], span: Micros) -> u64 {
 /// gives it.)
 pub fn sweep(gateways: u32, seed: u64) -> Result<Plot, Error> {
     check(gateways, SYNC_INTERVALS_MS[0])?;
+    sweep_plot(gateways, seed, &sweep_reports(gateways, seed)?)
+}
+
+/// [`sweep`]'s chart from its runs, `reports` ([`sweep_reports`]).
+fn sweep_plot(gateways: u32, seed: u64, reports: &[LimiterReport]) -> Result<Plot, Error> {
+    // The runs' arrivals, the same at every interval (routing and syncing do not move them).
+    let s = scenario(gateways, "local", SWEEP_MINUTES, SWEEP_RUNS, seed)?;
+    let arrivals: Vec<Vec<Micros>> = (0..SWEEP_RUNS)
+        .map(|run| s.arrivals(run).collect())
+        .collect();
     let (mut measured, mut bound) = (Vec::new(), Vec::new());
-    for every_ms in SYNC_INTERVALS_MS {
-        let s = scenario(
-            gateways,
-            &sync_coord(every_ms),
-            SWEEP_MINUTES,
-            SWEEP_RUNS,
-            seed,
-        )?;
-        let r = ratelab::simulate(&s)?;
+    for (&every_ms, r) in SYNC_INTERVALS_MS.iter().zip(reports) {
         let x = every_ms as f64 / 1_000.0;
-        measured.push((x, r.results[0].busiest_window_max as f64));
+        measured.push((x, r.busiest_window_max as f64));
         let span = every_ms * MS + DELAY;
-        let most = (0..SWEEP_RUNS)
-            .map(|run| most_within(&s.arrivals(run).collect::<Vec<_>>(), span))
+        let most = arrivals
+            .iter()
+            .map(|times| most_within(times, span))
             .max()
             .unwrap_or(0);
         bound.push((x, (LIMIT + most) as f64));
@@ -242,17 +277,20 @@ pub fn sweep(gateways: u32, seed: u64) -> Result<Plot, Error> {
 /// `every_ms`, and one central store: the busiest minute, its bound, the room instants and
 /// the share served, over three runs of ten minutes.
 pub fn table(gateways: u32, every_ms: u64, seed: u64) -> Result<Vec<Vec<String>>, Error> {
-    Ok(table_and_summary(gateways, every_ms, seed)?.0)
+    check(gateways, every_ms)?;
+    let synced = report(gateways, &sync_coord(every_ms), seed)?;
+    Ok(table_and_summary(gateways, every_ms, seed, &synced)?.0)
 }
 
 /// [`table`], and what it says in a sentence: how far the synced fleet's busiest minute went
 /// past `L`, how many of its admissions were room instants, and what a central store kept.
+/// `synced` is the fleet's run syncing every `every_ms`.
 fn table_and_summary(
     gateways: u32,
     every_ms: u64,
     seed: u64,
+    synced: &LimiterReport,
 ) -> Result<(Vec<Vec<String>>, String), Error> {
-    check(gateways, every_ms)?;
     // Each coordination's busiest minute and room instants, in the rows' order.
     let mut numbers = Vec::new();
     let mut rows = vec![vec![
@@ -262,14 +300,15 @@ fn table_and_summary(
         "room instants".to_owned(),
         "served".to_owned(),
     ]];
-    let sync = sync_coord(every_ms);
-    for (coord, shown) in [
-        ("local", "each on its own".to_owned()),
-        (sync.as_str(), format!("sync every {}", interval(every_ms))),
-        ("central", "one central store".to_owned()),
+    let (local, central) = (
+        report(gateways, "local", seed)?,
+        report(gateways, "central", seed)?,
+    );
+    for (r, shown) in [
+        (&local, "each on its own".to_owned()),
+        (synced, format!("sync every {}", interval(every_ms))),
+        (&central, "one central store".to_owned()),
     ] {
-        let s = scenario(gateways, coord, SWEEP_MINUTES, SWEEP_RUNS, seed)?;
-        let r = &ratelab::simulate(&s)?.results[0];
         numbers.push((r.busiest_window_max, r.room_instants.unwrap_or(0)));
         rows.push(vec![
             shown,

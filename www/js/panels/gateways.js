@@ -48,15 +48,15 @@ export function startGateways() {
         fillTable($('gateways-table'), shown.table);
         status.textContent = shown.summary;
         $('gateways').dataset.ready = 'true';
-        // Saved as drawn: the packed chart, exported by the tools module.
-        for (const [id, name, part] of PLOTS) {
-          addExport($(id), name, () => async (c) => tools.exportPacked(shown[part].numbers, shown[part].text, ...chartSize(c), dark()));
-        }
       } while (again);
     } catch (e) {
       status.textContent = `The gateways could not run: ${e?.message ?? e}`;
     }
     busy = false;
+  }
+  // Saved as drawn: the packed chart, exported by the tools module.
+  for (const [id, name, part] of PLOTS) {
+    addExport($(id), name, () => async (c) => (await loadTools()).exportPacked(shown[part].numbers, shown[part].text, ...chartSize(c), dark()));
   }
   n.addEventListener('input', () => { if (shown) run(); });
   sync.addEventListener('change', () => { if (shown) run(); });

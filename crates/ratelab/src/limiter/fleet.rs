@@ -429,23 +429,7 @@ impl Fleet {
     /// asking the router: what a probe's model does with each request at the gateway the probe
     /// really sent it to. [`Decide::decide`] is the router's pick, then this.
     pub fn decide_on(&mut self, g: usize, t: Micros) -> Decision {
-        self.decide_traced(g, t).0
-    }
-
-    /// The router's pick for the next request (what [`Decide::decide`] decides it at).
-    pub fn pick(&mut self) -> usize {
-        self.router.pick()
-    }
-
-    /// How the gateways coordinate.
-    pub fn coord(&self) -> Coord {
-        self.coord
-    }
-
-    /// [`Fleet::decide_on`], and whether the admission, if it was one, was a room instant.
-    pub fn decide_traced(&mut self, g: usize, t: Micros) -> (Decision, bool) {
         let g = g.min(self.len() - 1);
-        let rooms = self.room;
         let (decision, taken) = self.decide_at(g, t);
         let ok = decision.admitted();
         // The shared limiter decides at the store's instant (a central store's clock).
@@ -470,6 +454,24 @@ impl Fleet {
         }
         self.tallies[g].0 += 1;
         self.tallies[g].1 += u64::from(ok);
+        decision
+    }
+
+    /// The router's pick for the next request (what [`Decide::decide`] decides it at).
+    pub fn pick(&mut self) -> usize {
+        self.router.pick()
+    }
+
+    /// How the gateways coordinate.
+    pub fn coord(&self) -> Coord {
+        self.coord
+    }
+
+    /// [`Fleet::decide_on`], and whether the admission, if it was one, was a room instant
+    /// (for a trace: the simulator's own decisions count room instants only in total).
+    pub fn decide_traced(&mut self, g: usize, t: Micros) -> (Decision, bool) {
+        let rooms = self.room;
+        let decision = self.decide_on(g, t);
         (decision, self.room > rooms)
     }
 }
