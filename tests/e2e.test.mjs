@@ -213,6 +213,8 @@ test('the honest-traffic and new-seed buttons rerun the figure with the chosen t
 test('compare mode shows every algorithm on the same arrivals', async (t) => {
   const { page, problems } = await open(t);
   await act(page, () => page.click('[data-testid=compare]'));
+  // The comparison is computed by the tools module, which may still be loading.
+  await page.waitForSelector('#compare-table[data-ready=true]');
   const rows = await page.locator('[data-testid=compare-table] tbody tr').count();
   assert.equal(rows, 6);
   assert.equal(await page.locator('#multiples canvas').count(), 6);

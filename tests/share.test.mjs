@@ -43,6 +43,8 @@ test('a link restores the same figure, compare mode included', async (t) => {
   assert.match(url, /attack=boundary-burst/);
   assert.match(url, /compare=1/);
   const before = await figure(page);
+  // The comparison is computed by the tools module, which may still be loading.
+  await page.waitForSelector('#compare-table[data-ready=true]');
   const rows = await page.locator('[data-testid=compare-table] tbody tr').allTextContents();
   // The copy-link button offers the same address.
   await page.click('[data-testid=copy-link]');
@@ -53,6 +55,7 @@ test('a link restores the same figure, compare mode included', async (t) => {
   assert.equal(await again.page.locator('[data-testid=algorithm]').inputValue(), 'sliding-window-counter');
   assert.equal(await again.page.locator('[data-testid=boundary-burst]').getAttribute('aria-pressed'), 'true');
   assert.equal(await again.page.isChecked('[data-testid=record-rejects]'), true);
+  await again.page.waitForSelector('#compare-table[data-ready=true]');
   assert.deepEqual(await again.page.locator('[data-testid=compare-table] tbody tr').allTextContents(), rows);
   assert.equal(await again.page.isVisible('[data-testid=url-error]'), false);
   // The capacity dial keeps a value above twice the limit rather than clamping it.

@@ -204,6 +204,9 @@ export function shortcuts(ctx) {
 let compareSeq = 0;
 async function runCompare(controls) {
   const seq = ++compareSeq;
+  // Ready once the latest run's comparison is on show (the tools module may still be loading).
+  const table = $('compare-table');
+  table.dataset.ready = 'false';
   const tools = await loadTools();
   if (seq !== compareSeq) return;
   const rows = tools.compare(controls);
@@ -221,6 +224,7 @@ async function runCompare(controls) {
     });
     return tr;
   }));
+  table.dataset.ready = 'true';
 }
 
 /** Small multiples: one captioned canvas per compared algorithm in `boxId`, drawn by `tools`. */
