@@ -204,17 +204,13 @@ export function shortcuts(ctx) {
 let compareSeq = 0;
 async function runCompare(controls) {
   const seq = ++compareSeq;
-  // Ready once the latest run's comparison is on show (the tools module may still be loading).
-  const table = $('compare-table');
-  table.dataset.ready = 'false';
+  const table = $('compare-table'); table.dataset.ready = 'false'; // true once this run's is shown
   const tools = await loadTools();
   if (seq !== compareSeq) return;
   const rows = tools.compare(controls);
   drawMultiples(tools, rows, 'multiples', 'multiple', 240, controls);
-  const body = $('compare-table').tBodies[0];
-  body.replaceChildren(...rows.map((row) => {
-    const tr = document.createElement('tr');
-    const cells = [row.limiter, pct(row.servedShare), String(row.worstWindow), row.bound == null ? '–' : String(row.bound), pct(row.wrongAdmits, 2), pct(row.wrongRejects, 2)];
+  table.tBodies[0].replaceChildren(...rows.map((row) => {
+    const tr = document.createElement('tr'), cells = [row.limiter, pct(row.servedShare), String(row.worstWindow), row.bound == null ? '–' : String(row.bound), pct(row.wrongAdmits, 2), pct(row.wrongRejects, 2)];
     cells.forEach((text, j) => {
       const td = document.createElement(j === 0 ? 'th' : 'td');
       if (j === 0) td.scope = 'row';
