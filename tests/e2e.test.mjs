@@ -286,31 +286,71 @@ test('the gateways section runs when asked, follows its dials, and equals the co
   await page.click('[data-testid=gateways-run]');
   await page.waitForSelector('#gateways[data-ready=true]', { timeout: 20000 });
   const row = async (i) => (await page.locator('#gateways-table tbody tr').nth(i).locator('td, th').allTextContents()).map((c) => c.trim());
-  // The synced fleet's row against `ratelab simulate` with the same fleet, seed and size.
-  const fleet = async (n, every) => {
+  const status = () => page.locator('#gateways-status').textContent();
+  // A row of the table against `ratelab simulate` with the same fleet, seed and size.
+  const fleet = (n, coord) => {
     const args = ['simulate', '--limiter', 'sliding-log', '--traffic', 'steady:load=1.5', '--limit', '100', '--window', '1min', '--minutes', '10', '--runs', '3', '--seed', '1',
-      '--gateways', String(n), '--route', 'random', '--coord', `sync:every=${every}ms,delay=100ms`, '--format', 'json'];
+      '--gateways', String(n), '--route', 'random', '--coord', coord, '--format', 'json'];
     return JSON.parse(execFileSync(cli(), args, { encoding: 'utf8' })).results[0];
   };
+  const rowIs = async (i, name, r) => {
+    const [shown, busiest, , room, served] = await row(i);
+    assert.equal(shown, name);
+    assert.equal(Number(busiest), r.busiest_window_max, name);
+    assert.equal(Number(room), r.room_instants, name);
+    assert.equal(served, `${(100 * r.served_share).toFixed(1)}%`, name);
+  };
   const check = async (n, every, shown) => {
-    const r = await fleet(n, every);
-    const [name, busiest, , room, served] = await row(2);
-    assert.equal(name, `sync every ${shown}`);
-    assert.equal(Number(busiest), r.busiest_window_max);
-    assert.equal(Number(room), r.room_instants);
-    assert.equal(served, `${(100 * r.served_share).toFixed(1)}%`);
-    assert.match(await page.locator('#gateways-status').textContent(), new RegExp(`^With ${n} gateways syncing every ${shown}, the busiest minute held ${r.busiest_window_max}, ${r.busiest_window_max - 100} past L = 100, and ${r.room_instants} of`));
+    const r = fleet(n, `sync:every=${every}ms,delay=100ms`);
+    await rowIs(3, `sync every ${shown}`, r);
+    assert.match(await status(), new RegExp(`^With ${n} gateways syncing every ${shown}, the busiest minute held ${r.busiest_window_max}, ${r.busiest_window_max - 100} past L = 100, and ${r.room_instants} of`));
   };
   await check(8, 5000, '5 s');
   for (const id of ['plot-gateways', 'plot-gateways-sweep']) assert.equal(await page.locator(`#${id}`).getAttribute('data-drawn'), 'true');
   // The dials recompute it: a sync once a minute lets more through.
-  await page.selectOption('#gateways-sync', '60000');
+  await page.selectOption('#gateways-sync', '1min');
   await page.waitForFunction(() => /every 1 min/.test(document.getElementById('gateways-status').textContent), null, { timeout: 20000 });
   await check(8, 60000, '1 min');
   await page.locator('#gateways-n').fill('3');
   await page.waitForFunction(() => /^With 3 gateways/.test(document.getElementById('gateways-status').textContent), null, { timeout: 20000 });
   assert.equal(await page.locator('#gateways-n-out').textContent(), '3');
   await check(3, 60000, '1 min');
+  await rowIs(1, 'each on its own', fleet(3, 'local'));
+  // 100 does not split three ways: the row says so, and choosing it says what would.
+  assert.deepEqual(await row(2), ['each with 1/3 of the limit', '3 does not divide 100', '-', '-', '-']);
+  await page.selectOption('#gateways-coord', 'split');
+  await page.waitForFunction(() => /could not run/.test(document.getElementById('gateways-status').textContent), null, { timeout: 20000 });
+  assert.match(await status(), /invalid number of gateways for a split limit '3': expected one that divides the limit 100: 1, 2, 4, 5, 10/);
+  assert.equal(await page.locator('#gateways-figure').isHidden(), true, 'no stale figure beside the message');
+  await page.locator('#gateways-n').fill('4');
+  await page.waitForFunction(() => /^With 4 gateways each with 1\/4/.test(document.getElementById('gateways-status').textContent), null, { timeout: 20000 });
+  await rowIs(2, 'each with 1/4 of the limit', fleet(4, 'split'));
+  await page.locator('#gateways-n').fill('3');
+  // One central store: the sentence is of it, and every gateway believes the backend's count.
+  await page.selectOption('#gateways-coord', 'central');
+  await page.waitForFunction(() => /sharing one central store/.test(document.getElementById('gateways-status').textContent), null, { timeout: 20000 });
+  const central = fleet(3, 'central');
+  await rowIs(4, 'one central store', central);
+  assert.equal(await status(), `With 3 gateways sharing one central store, the busiest minute held ${central.busiest_window_max}, within L = 100, and 0 of the fleet's admissions were room instants; the store decides every request, so none can be.`);
+  const views = () => page.evaluate(() => ({
+    bars: [...document.querySelectorAll('#gateways-views li')].map((li) => Number(li.lastElementChild.textContent)),
+    text: document.getElementById('gateways-views-text').textContent,
+    at: document.getElementById('gateways-at-out').textContent,
+  }));
+  let v = await views();
+  assert.equal(v.bars.length, 4, 'the backend and 3 gateways');
+  assert.ok(v.bars.every((b) => b === v.bars[0]), `one store: ${v.bars}`);
+  assert.match(v.text, new RegExp(`^At ${v.at}, the backend's trailing minute held ${v.bars[0]}; every gateway believed ${v.bars[0]}`));
+  // Each on its own: the playhead, moved by keyboard, shows beliefs that add up to the truth.
+  await page.selectOption('#gateways-coord', 'local');
+  await page.waitForFunction(() => /each on its own/.test(document.getElementById('gateways-status').textContent), null, { timeout: 20000 });
+  const before = (await views()).at;
+  await page.focus('#gateways-at');
+  for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction((b) => document.getElementById('gateways-at-out').textContent !== b, before, { timeout: 10000 });
+  v = await views();
+  assert.equal(v.bars.slice(1).reduce((a, b) => a + b, 0), v.bars[0], `each its own: ${v.bars}`);
+  assert.match(v.text, new RegExp(`^At ${v.at}, the backend's trailing minute held ${v.bars[0]};`));
   const csv = await (async () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-csv-plot-gateways-sweep]')]);
     return readFileSync(await download.path(), 'utf8');

@@ -78,6 +78,11 @@ export const runs = (page) => page.locator('#lab').getAttribute('data-runs').the
 export async function act(page, action) {
   const before = await runs(page);
   await action();
-  await page.waitForFunction((n) => Number(document.getElementById('lab').dataset.runs) > n, before, { timeout: 10000 });
+  // A new figure, drawn for the latest change: a field filled after a blur's `change` ran
+  // the figure once with the new field still empty, and that run alone is not the answer.
+  await page.waitForFunction((n) => {
+    const lab = document.getElementById('lab');
+    return Number(lab.dataset.runs) > n && lab.dataset.settled === 'true';
+  }, before, { timeout: 10000 });
 }
 

@@ -26,7 +26,7 @@ const onDemand = (f) => /^(ratelab-study|ratelab-extra|ratelab-tools|study-worke
 // What only an action loads: the study (its module, workers and panel), a file's import (its
 // worker and panel), the gateways section (its panel), export and probe reports read in the
 // browser (the tools module).
-const onAction = (f) => /^(ratelab-study|ratelab-tools|study-worker|import-worker|js\/panels\/(study|import|gateways)\.js)/.test(f);
+const onAction = (f) => /^(ratelab-study|ratelab-tools|study-worker|import-worker|js\/panels\/(study|import|gateways)\.js|js\/panels\/gateways\.css)/.test(f);
 const gz = (f) => gzipSync(readFileSync(join(dist, f)), { level: 9 }).length;
 
 /** Local .js, .wasm and .css files a piece of HTML or JS names statically, as paths in dist/

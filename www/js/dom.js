@@ -104,3 +104,15 @@ export function whenNear(el, fn) {
   }, { rootMargin: '200px 0px' });
   observer.observe(el);
 }
+
+/** After an attack is pressed, scrolls (if need be) so that the badge and the main plot are
+ * both in view, the plot's foot at the screen's foot; on a desktop they already are. */
+export function keepInView(badge, plot) {
+  const top = badge.getBoundingClientRect().top;
+  const bottom = plot.getBoundingClientRect().bottom;
+  if (top >= 0 && bottom <= innerHeight) return;
+  // Down until the plot's foot shows, or up until the badge does, never losing the other.
+  const down = bottom - innerHeight + 8;
+  const delta = down > 0 ? Math.min(down, top - 8) : Math.max(top - 8, down);
+  window.scrollBy({ top: delta, behavior: scrollBehavior() });
+}

@@ -1,6 +1,6 @@
 // The main figure: reads its controls, hands them to the Rust `Lab` handle, writes the
 // read-outs and lets Rust draw on the canvases. No simulation happens here.
-import { $, dark, pct, fitCanvases, scrollBehavior } from './dom.js';
+import { $, dark, pct, fitCanvases, scrollBehavior, keepInView } from './dom.js';
 import { addExport, fromView } from './export.js';
 import { isBroken } from './failure.js';
 import { loadTools } from './modules.js';
@@ -31,9 +31,11 @@ export function createLab(bindings) {
     figure.dataset.error = message ? 'true' : 'false';
   };
 
-  let pending = false;
+  // `asked` counts the schedules; a figure drawn for the latest is marked settled (tests wait on it).
+  let pending = false, asked = 0;
   ctx.runMain = () => {
     pending = false;
+    const seq = asked;
     if (isBroken()) return;
     let controls;
     try {
@@ -71,7 +73,11 @@ export function createLab(bindings) {
     // Time from navigation start to the first figure drawn, for the page benchmark.
     if (window.__ratelab.firstFigureMs === undefined) window.__ratelab.firstFigureMs = performance.now();
     if (timings.length > 500) timings.shift();
-    const drawn = () => { window.__ratelab.runs += 1; figure.dataset.runs = String(window.__ratelab.runs); };
+    const drawn = () => {
+      window.__ratelab.runs += 1;
+      figure.dataset.runs = String(window.__ratelab.runs);
+      figure.dataset.settled = String(seq === asked);
+    };
     // Compare mode comes from the tools module (an action): the figure is drawn once it is.
     if ($('compare').getAttribute('aria-pressed') === 'true') runCompare(controls).then(drawn, (e) => ctx.showError(String(e.message ?? e)));
     else drawn();
@@ -80,6 +86,7 @@ export function createLab(bindings) {
   /** Re-runs the figure on the next frame; `user` is false for a resize or a theme change. */
   ctx.schedule = (user = true) => {
     if (user) ctx.touched = true;
+    asked += 1;
     ctx.syncControls();
     if (!pending) {
       pending = true;
@@ -117,18 +124,6 @@ function clearResult() {
   for (const c of $('lab').querySelectorAll('canvas')) c.getContext('2d').clearRect(0, 0, c.width, c.height);
 }
 
-/** After an attack is pressed, scrolls (if need be) so that the badge and the main plot are
- * both in view, the plot's foot at the screen's foot; on a desktop they already are. */
-function keepInView() {
-  const top = $('invariant').getBoundingClientRect().top;
-  const bottom = $('plot-window').getBoundingClientRect().bottom;
-  if (top >= 0 && bottom <= innerHeight) return;
-  // Down until the plot's foot shows, or up until the badge does, never losing the other.
-  const down = bottom - innerHeight + 8;
-  const delta = down > 0 ? Math.min(down, top - 8) : Math.max(top - 8, down);
-  window.scrollBy({ top: delta, behavior: scrollBehavior() });
-}
-
 /** The figure's own controls: its fields, the attack buttons, new seed, compare, and the
  * essay's "Set that up for me" buttons. */
 export function wireControls(ctx) {
@@ -138,7 +133,7 @@ export function wireControls(ctx) {
     el.addEventListener('change', () => schedule());
   }
   for (const b of document.querySelectorAll('[data-attack]')) {
-    b.addEventListener('click', () => { ctx.attack = b.dataset.attack; schedule(); keepInView(); });
+    b.addEventListener('click', () => { ctx.attack = b.dataset.attack; schedule(); keepInView($('invariant'), $('plot-window')); });
   }
   // Pasted nginx.conf lines fill nginx's fields: at once when pasted, else on Enter or when
   // the box is left.

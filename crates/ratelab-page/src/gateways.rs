@@ -1,18 +1,23 @@
 //! Beyond the essays, "Every gateway thought there was room" (issue 19): a limit of 100 a
-//! minute enforced by `N` gateways, each a sliding log of the whole limit, that sync their
-//! counts every `Δ`, each sync reaching them 100 ms after it was taken, while a client sends
-//! one and a half times the limit to gateways chosen at random. Between syncs each gateway
-//! knows only its own admissions, so it finds room the fleet no longer has.
+//! minute enforced by `N` gateways, each a sliding log, while a client sends one and a half
+//! times the limit. The reader chooses [`Setting`]: how many gateways, how requests reach them
+//! (at random, in turn, or mostly to one), and how they coordinate (each on its own, each
+//! with `1/N` of the limit, syncing counts every `Δ` with each sync reaching them 100 ms after
+//! it was taken, or one central store). Between syncs a gateway knows only its own
+//! admissions, so it finds room the fleet no longer has.
 //!
 //! The figure is three parts: the timeline (the backend's true trailing-window count at each
-//! request, what gateway 1 believed at each request it decided, and the room instants), the
-//! sweep (the fleet's busiest window against the sync interval, with its bound) and a table
-//! of the coordinations side by side. Natively tested here; the page's tools module computes
-//! it when the reader asks (the core's `fleet` feature, which this crate's `fleet` turns on).
+//! request, what the deciding gateway believed, gateway 1's belief as a line, and the room
+//! instants), the sweep (the fleet's busiest window against the sync interval, with its
+//! bound) and a table of the coordinations side by side; and [`views`], each gateway's view
+//! at one instant (the section's playhead). Natively tested here; the page's tools module
+//! computes it when the reader asks (the core's `fleet` feature, which this crate's `fleet`
+//! turns on).
 
 use ratelab::decimal::fixed;
-use ratelab::plot::{Plot, Series, BLUE, GREEN, ORANGE, RED};
-use ratelab::sim::{gateway_trace, LimiterReport, Scenario};
+use ratelab::limiter::Coord;
+use ratelab::plot::{Plot, Series, BLUE, GREEN, ORANGE, PURPLE, RED, SKY};
+use ratelab::sim::{gateway_trace, GatewayTrace, LimiterReport, Scenario};
 use ratelab::spec::{FleetSpec, LimiterSpec, TrafficSpec};
 use ratelab::time::{Micros, MINUTE, MS, SECOND};
 use ratelab::Error;
@@ -22,8 +27,126 @@ use std::ops::RangeInclusive;
 pub const LIMIT: u64 = 100;
 /// How many gateways the reader can choose.
 pub const GATEWAYS: RangeInclusive<u32> = 1..=16;
+/// The routes offered, by the page's name.
+pub const GATEWAY_ROUTES: [&str; 3] = ["random", "round-robin", "hot"];
+/// The coordinations offered, by the page's name.
+pub const GATEWAY_COORDS: [&str; 4] = ["local", "split", "sync", "central"];
+/// The sync intervals offered, as the page's menu names them.
+pub const GATEWAY_SYNCS: [&str; 7] = ["100ms", "500ms", "1s", "5s", "15s", "30s", "1min"];
+/// Those intervals in milliseconds.
+const GATEWAY_SYNCS_MS: [u64; 7] = [100, 500, 1_000, 5_000, 15_000, 30_000, 60_000];
 /// The sync intervals offered, in milliseconds (the sweep runs each).
-pub const SYNC_INTERVALS_MS: [u64; 7] = [100, 500, 1_000, 5_000, 15_000, 30_000, 60_000];
+pub const SYNC_INTERVALS_MS: [u64; GATEWAY_SYNCS.len()] = GATEWAY_SYNCS_MS;
+/// The coordinations offered, by the page's (and a link's) name.
+pub const COORDINATIONS: [&str; 4] = GATEWAY_COORDS;
+
+/// What the reader chose: how many gateways, how requests reach them, how they coordinate,
+/// and how often they sync (what `sync` uses; the sweep runs every interval).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Setting {
+    /// From 1 to 16.
+    pub gateways: u32,
+    /// One of [`GATEWAY_ROUTES`].
+    pub route: &'static str,
+    /// One of [`COORDINATIONS`].
+    pub coord: &'static str,
+    /// One of [`SYNC_INTERVALS_MS`].
+    pub every_ms: u64,
+}
+
+impl Setting {
+    /// The setting, checked: a value out of range is named with what is accepted.
+    pub fn new(gateways: u32, route: &str, coord: &str, every_ms: u64) -> Result<Self, Error> {
+        check(gateways, every_ms)?;
+        let invalid = |what: &str, got: &str, accepted: String| Error::Invalid {
+            what: what.into(),
+            got: got.into(),
+            accepted,
+        };
+        let route = GATEWAY_ROUTES
+            .into_iter()
+            .find(|&r| r == route)
+            .ok_or_else(|| invalid("route", route, "random, round-robin or hot".into()))?;
+        let coord = COORDINATIONS
+            .into_iter()
+            .find(|&c| c == coord)
+            .ok_or_else(|| {
+                invalid(
+                    "coordination",
+                    coord,
+                    "local, split, sync or central".into(),
+                )
+            })?;
+        if coord == "split" && !splits(gateways) {
+            let ways: Vec<String> = GATEWAYS
+                .filter(|&n| splits(n))
+                .map(|n| n.to_string())
+                .collect();
+            return Err(invalid(
+                "number of gateways for a split limit",
+                &gateways.to_string(),
+                format!("one that divides the limit {LIMIT}: {}", ways.join(", ")),
+            ));
+        }
+        Ok(Setting {
+            gateways,
+            route,
+            coord,
+            every_ms,
+        })
+    }
+
+    /// The section's opening setting: 8 gateways at random, syncing every 5 s.
+    pub fn opening() -> Self {
+        Setting {
+            gateways: 8,
+            route: "random",
+            coord: "sync",
+            every_ms: 5_000,
+        }
+    }
+
+    /// `--route`: `hot` sends 70% to gateway 1.
+    pub fn route_spec(&self) -> &'static str {
+        match self.route {
+            "hot" => "skewed:hot=0.7",
+            "round-robin" => "round-robin",
+            _ => "random",
+        }
+    }
+
+    /// `--coord`.
+    pub fn coord_spec(&self) -> String {
+        match self.coord {
+            "sync" => sync_coord(self.every_ms),
+            other => other.into(),
+        }
+    }
+
+    /// The same fleet coordinated by `coord` (a `--coord` text).
+    fn scenario(&self, coord: &str, minutes: u64, runs: u32, seed: u64) -> Result<Scenario, Error> {
+        scenario(self.gateways, self.route_spec(), coord, minutes, runs, seed)
+    }
+
+    /// "8 gateways syncing every 5 s", "one gateway on its own", …
+    fn fleet_words(&self) -> String {
+        let fleet = if self.gateways == 1 {
+            "one gateway".to_owned()
+        } else {
+            format!("{} gateways", self.gateways)
+        };
+        let how = match self.coord {
+            "local" if self.gateways == 1 => "on its own".to_owned(),
+            "local" => "each on its own".to_owned(),
+            "split" if self.gateways == 1 => "with the whole limit".to_owned(),
+            "split" => format!("each with 1/{} of the limit", self.gateways),
+            "central" if self.gateways == 1 => "asking a central store".to_owned(),
+            "central" => "sharing one central store".to_owned(),
+            _ => format!("syncing every {}", interval(self.every_ms)),
+        };
+        format!("{fleet} {how}")
+    }
+}
 /// The client: one and a half times the limit, steady.
 const TRAFFIC: &str = "steady:load=1.5";
 /// How long the timeline runs.
@@ -32,10 +155,16 @@ const TIMELINE_MINUTES: u64 = 5;
 const SWEEP_RUNS: u32 = 3;
 const SWEEP_MINUTES: u64 = 10;
 
+/// Whether `L` splits into `gateways` equal shares (what `--coord split` asks).
+pub fn splits(gateways: u32) -> bool {
+    gateways > 0 && LIMIT % u64::from(gateways) == 0
+}
+
 /// The figure at one setting.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GatewaysFigure {
-    /// The true count, gateway 1's belief and the room instants, over time.
+    /// The true count, the gateways' beliefs and the room instants, over time, with the
+    /// playhead.
     pub timeline: Plot,
     /// The busiest window against the sync interval, with the bound.
     pub sweep: Plot,
@@ -43,6 +172,8 @@ pub struct GatewaysFigure {
     pub table: Vec<Vec<String>>,
     /// What the table says, in a sentence.
     pub summary: String,
+    /// Each gateway's view at the timeline's playhead (where the true count was highest).
+    pub views: Views,
 }
 
 /// How long a sync takes to reach the gateways.
@@ -53,9 +184,11 @@ pub fn sync_coord(every_ms: u64) -> String {
     format!("sync:every={every_ms}ms,delay=100ms")
 }
 
-/// The scenario of `gateways` gateways coordinated by `coord` (a `--coord` text).
+/// The scenario of `gateways` gateways routed by `route` and coordinated by `coord` (a
+/// `--route` and a `--coord` text).
 pub fn scenario(
     gateways: u32,
+    route: &str,
     coord: &str,
     minutes: u64,
     runs: u32,
@@ -64,7 +197,7 @@ pub fn scenario(
     let mut spec = LimiterSpec::parse("sliding-log")?;
     spec.fleet = Some(FleetSpec::parse(
         &gateways.to_string(),
-        Some("random"),
+        Some(route),
         Some(coord),
     )?);
     let s = Scenario {
@@ -102,31 +235,175 @@ fn seconds(t: Micros) -> f64 {
     t as f64 / SECOND as f64
 }
 
-/// The figure for `gateways` gateways syncing every `every_ms`.
-pub fn figure(gateways: u32, every_ms: u64, seed: u64) -> Result<GatewaysFigure, Error> {
-    check(gateways, every_ms)?;
+/// Each gateway's view at one instant of the timeline (the section's playhead).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Views {
+    /// The instant, in milliseconds from the start.
+    pub at_ms: u64,
+    /// The backend's true count of the trailing window, just before that instant.
+    pub truth: u64,
+    /// What each gateway believed that count was, gateway 1 first.
+    pub believed: Vec<u64>,
+    /// Each gateway admits while it believes fewer than this (`L`, or `L/N` when split).
+    pub limit: u64,
+    /// What they say, in a sentence.
+    pub sentence: String,
+}
+
+/// The figure for `setting`, its playhead at `at_ms` or, if `None`, where the true count was
+/// highest (the next tenth of a second after that decision: the playhead's steps).
+pub fn figure(setting: &Setting, seed: u64, at_ms: Option<u64>) -> Result<GatewaysFigure, Error> {
+    check(setting.gateways, setting.every_ms)?;
+    if let Some(at) = at_ms {
+        check_instant(at)?;
+    }
+    let reports = sweep_reports(setting, seed)?;
     // The synced row of the table is the sweep's run at this interval.
-    let reports = sweep_reports(gateways, seed)?;
-    let at = SYNC_INTERVALS_MS.iter().position(|&ms| ms == every_ms);
+    let at = SYNC_INTERVALS_MS
+        .iter()
+        .position(|&ms| ms == setting.every_ms);
     let synced = at
         .and_then(|i| reports.get(i))
         .ok_or_else(|| Error::Invalid {
             what: "sync interval".into(),
-            got: format!("{every_ms} ms"),
+            got: format!("{} ms", setting.every_ms),
             accepted: "one the sweep runs".into(),
         })?;
-    let (table, summary) = table_and_summary(gateways, every_ms, seed, synced)?;
+    let (table, summary) = table_and_summary(setting, seed, synced)?;
+    let (s, trace) = run_trace(setting, seed)?;
+    let busiest = || {
+        (0..trace.times.len())
+            .max_by_key(|&i| (trace.global[i], std::cmp::Reverse(i)))
+            .map_or(0, |i| trace.times[i].div_ceil(100 * MS) * 100)
+            .min(TIMELINE_MINUTES * MINUTE / MS)
+    };
+    let (timeline, views) = at_instant(setting, &s, &trace, at_ms.unwrap_or_else(busiest))?;
     Ok(GatewaysFigure {
-        timeline: timeline(gateways, every_ms, seed)?,
-        sweep: sweep_plot(gateways, seed, &reports)?,
+        timeline,
+        sweep: sweep_plot(setting, seed, &reports)?,
         table,
         summary,
+        views,
     })
 }
 
+/// The timeline with its playhead at `at_ms`, and each gateway's view there: what the page
+/// redraws as the reader moves the playhead (five minutes of one fleet, run again: cheap).
+pub fn playhead(setting: &Setting, seed: u64, at_ms: u64) -> Result<(Plot, Views), Error> {
+    check(setting.gateways, setting.every_ms)?;
+    check_instant(at_ms)?;
+    let (s, trace) = run_trace(setting, seed)?;
+    at_instant(setting, &s, &trace, at_ms)
+}
+
+/// An instant of the timeline, in milliseconds: from 0 to its five minutes.
+fn check_instant(at_ms: u64) -> Result<(), Error> {
+    let most = TIMELINE_MINUTES * MINUTE / MS;
+    if at_ms > most {
+        return Err(Error::Invalid {
+            what: "instant".into(),
+            got: format!("{at_ms} ms"),
+            accepted: format!("0 to {most} ms"),
+        });
+    }
+    Ok(())
+}
+
+/// The timeline's run: five minutes of the fleet, decision by decision.
+fn run_trace(setting: &Setting, seed: u64) -> Result<(Scenario, GatewayTrace), Error> {
+    let s = setting.scenario(&setting.coord_spec(), TIMELINE_MINUTES, 1, seed)?;
+    let trace = gateway_trace(&s, 0, 0)?;
+    Ok((s, trace))
+}
+
+fn at_instant(
+    setting: &Setting,
+    s: &Scenario,
+    trace: &GatewayTrace,
+    at_ms: u64,
+) -> Result<(Plot, Views), Error> {
+    let views = views_of(setting, s, trace, at_ms)?;
+    Ok((timeline_of(setting, trace, Some(at_ms)), views))
+}
+
+/// Each gateway's view at `at_ms` of `trace` (run by `s`).
+fn views_of(
+    setting: &Setting,
+    s: &Scenario,
+    trace: &GatewayTrace,
+    at_ms: u64,
+) -> Result<Views, Error> {
+    let fleet = s
+        .limiters
+        .first()
+        .and_then(|l| l.fleet)
+        .ok_or_else(|| Error::Invalid {
+            what: "gateways".into(),
+            got: setting.coord.into(),
+            accepted: "a fleet".into(),
+        })?;
+    let n = setting.gateways as usize;
+    let (truth, believed) = trace.views_at(fleet.coord, s.window, n, at_ms * MS);
+    let limit = match fleet.coord {
+        Coord::Split => LIMIT / u64::from(setting.gateways),
+        _ => LIMIT,
+    };
+    let sentence = views_sentence(at_ms, truth, &believed, limit);
+    Ok(Views {
+        at_ms,
+        truth,
+        believed,
+        limit,
+        sentence,
+    })
+}
+
+/// "m:ss" of an instant in milliseconds (tenths shown when not whole).
+pub fn clock(at_ms: u64) -> String {
+    let (m, s, tenths) = (at_ms / 60_000, at_ms / 1_000 % 60, at_ms / 100 % 10);
+    if at_ms % 1_000 == 0 {
+        format!("{m}:{s:02}")
+    } else {
+        format!("{m}:{s:02}.{tenths}")
+    }
+}
+
+fn views_sentence(at_ms: u64, truth: u64, believed: &[u64], limit: u64) -> String {
+    let (low, high) = (
+        believed.iter().copied().min().unwrap_or(0),
+        believed.iter().copied().max().unwrap_or(0),
+    );
+    let open = believed.iter().filter(|&&b| b < limit).count();
+    let n = believed.len();
+    let beliefs = match n {
+        1 => format!("the gateway believed {low}"),
+        _ if low == high => format!("every gateway believed {low}"),
+        _ => format!("the gateways believed {low} to {high}"),
+    };
+    let admit = match (n, open) {
+        (1, 1) => "so it would admit the next request".to_owned(),
+        (1, _) => "so it would refuse the next request".to_owned(),
+        (_, 0) => "so none would admit the next request".to_owned(),
+        _ if open == n => format!("so all {n} would admit the next request sent to them"),
+        _ => format!("so {open} of {n} would admit the next request sent to them"),
+    };
+    let rule = format!("(each admits while it believes fewer than {limit})");
+    let room = if truth >= LIMIT && open > 0 {
+        format!(
+            ": the minute already holds L = {LIMIT} or more, so each such admission is a room instant."
+        )
+    } else {
+        ".".to_owned()
+    };
+    format!(
+        "At {}, the backend's trailing minute held {truth}; {beliefs}, {admit} {rule}{room}",
+        clock(at_ms)
+    )
+}
+
 /// The fleet coordinated by `coord` over the sweep's and the table's runs.
-fn report(gateways: u32, coord: &str, seed: u64) -> Result<LimiterReport, Error> {
-    let s = scenario(gateways, coord, SWEEP_MINUTES, SWEEP_RUNS, seed)?;
+fn report(setting: &Setting, coord: &str, seed: u64) -> Result<LimiterReport, Error> {
+    let s = setting.scenario(coord, SWEEP_MINUTES, SWEEP_RUNS, seed)?;
     ratelab::simulate(&s)?
         .results
         .into_iter()
@@ -139,27 +416,32 @@ fn report(gateways: u32, coord: &str, seed: u64) -> Result<LimiterReport, Error>
 }
 
 /// The fleet syncing at each interval offered, in [`SYNC_INTERVALS_MS`]' order.
-fn sweep_reports(gateways: u32, seed: u64) -> Result<Vec<LimiterReport>, Error> {
+fn sweep_reports(setting: &Setting, seed: u64) -> Result<Vec<LimiterReport>, Error> {
     SYNC_INTERVALS_MS
         .iter()
-        .map(|&ms| report(gateways, &sync_coord(ms), seed))
+        .map(|&ms| report(setting, &sync_coord(ms), seed))
         .collect()
 }
 
 /// Five minutes of the fleet: at each request, the backend's true count of the trailing
-/// window before it was decided; at each request gateway 1 decided, the count it believed;
-/// and each room instant, at the true count (at `L` or above, where the gateway's belief
-/// was under it).
-pub fn timeline(gateways: u32, every_ms: u64, seed: u64) -> Result<Plot, Error> {
-    check(gateways, every_ms)?;
-    let s = scenario(gateways, &sync_coord(every_ms), TIMELINE_MINUTES, 1, seed)?;
-    let g = gateway_trace(&s, 0, 0)?;
-    let (mut truth, mut believed, mut room) = (Vec::new(), Vec::new(), Vec::new());
+/// window before it was decided, and the count the gateway deciding it believed; gateway 1's
+/// beliefs as a line; each room instant, at the true count (at `L` or above, where the
+/// gateway's belief was under it); and the playhead at `at_ms`, if any.
+pub fn timeline(setting: &Setting, seed: u64, at_ms: Option<u64>) -> Result<Plot, Error> {
+    check(setting.gateways, setting.every_ms)?;
+    let (_, trace) = run_trace(setting, seed)?;
+    Ok(timeline_of(setting, &trace, at_ms))
+}
+
+fn timeline_of(setting: &Setting, g: &GatewayTrace, at_ms: Option<u64>) -> Plot {
+    let (mut truth, mut each, mut first, mut room) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for i in 0..g.times.len() {
         let t = seconds(g.times[i]);
         truth.push((t, g.global[i] as f64));
+        each.push((t, g.believed[i] as f64));
         if g.gateway[i] == 0 {
-            believed.push((t, g.believed[i] as f64));
+            first.push((t, g.believed[i] as f64));
         }
         if g.room[i] {
             room.push((t, g.global[i] as f64));
@@ -172,23 +454,52 @@ pub fn timeline(gateways: u32, every_ms: u64, seed: u64) -> Result<Plot, Error> 
         markers,
         line,
     };
-    Ok(Plot::Xy {
-        title: format!(
-            "{gateways} gateway{} syncing every {}: the true count and what gateway 1 believed",
-            if gateways == 1 { "" } else { "s" },
-            interval(every_ms)
-        ),
+    let top = truth.iter().map(|p| p.1).fold(LIMIT as f64, f64::max);
+    let mut series = vec![
+        series("true count (every gateway)", truth, BLUE, false, true),
+        series("believed by the gateway deciding", each, SKY, true, false),
+        series("gateway 1 believed", first, GREEN, true, true),
+        series("room instants", room, RED, true, false),
+    ];
+    if let Some(at) = at_ms {
+        let x = at as f64 / 1_000.0;
+        series.push(Series {
+            name: format!("instant shown below, {}", clock(at)),
+            points: vec![(x, 0.0), (x, top)],
+            color: PURPLE,
+            markers: false,
+            line: true,
+        });
+    }
+    let mut references = vec![(LIMIT as f64, "L".into())];
+    if setting.coord == "split" && setting.gateways > 1 {
+        references.push(((LIMIT / u64::from(setting.gateways)) as f64, "L/N".into()));
+    }
+    let words = setting.fleet_words();
+    let mut title = words[..1].to_uppercase();
+    title.push_str(&words[1..]);
+    Plot::Xy {
+        title: format!("{title}: the true count and what the gateways believed"),
         x_label: "seconds".into(),
         y_label: "requests in the trailing minute".into(),
-        series: vec![
-            series("true count (every gateway)", truth, BLUE, false, true),
-            series("gateway 1 believed", believed, GREEN, true, true),
-            series("room instants", room, RED, true, false),
-        ],
-        references: vec![(LIMIT as f64, "L".into())],
+        series,
+        references,
         y_range: None,
         x_range: Some((0.0, (TIMELINE_MINUTES * 60) as f64)),
-    })
+    }
+}
+
+/// The interval of the menu's text (`5s`, one of [`GATEWAY_SYNCS`]), in milliseconds.
+pub fn sync_ms(text: &str) -> Result<u64, Error> {
+    GATEWAY_SYNCS
+        .iter()
+        .position(|s| *s == text)
+        .map(|i| GATEWAY_SYNCS_MS[i])
+        .ok_or_else(|| Error::Invalid {
+            what: "sync interval".into(),
+            got: text.into(),
+            accepted: GATEWAY_SYNCS.join(", "),
+        })
 }
 
 /// The sync interval as the page writes it.
@@ -220,16 +531,16 @@ fn most_within(times: &[Micros], span: Micros) -> u64 {
 /// `Δ + δ` before; so the true count never passes `L` plus what arrived in that time. (The
 /// worst case over every traffic, [`ratelab::theory::fleet_worst`], is `N·L` whenever
 /// `Δ + δ` is under a window: every gateway filled by a burst between two syncs. The table
-/// gives it.)
-pub fn sweep(gateways: u32, seed: u64) -> Result<Plot, Error> {
-    check(gateways, SYNC_INTERVALS_MS[0])?;
-    sweep_plot(gateways, seed, &sweep_reports(gateways, seed)?)
+/// gives it.) The setting's own coordination and interval do not enter: the sweep syncs.
+pub fn sweep(setting: &Setting, seed: u64) -> Result<Plot, Error> {
+    check(setting.gateways, setting.every_ms)?;
+    sweep_plot(setting, seed, &sweep_reports(setting, seed)?)
 }
 
 /// [`sweep`]'s chart from its runs, `reports` ([`sweep_reports`]).
-fn sweep_plot(gateways: u32, seed: u64, reports: &[LimiterReport]) -> Result<Plot, Error> {
+fn sweep_plot(setting: &Setting, seed: u64, reports: &[LimiterReport]) -> Result<Plot, Error> {
     // The runs' arrivals, the same at every interval (routing and syncing do not move them).
-    let s = scenario(gateways, "local", SWEEP_MINUTES, SWEEP_RUNS, seed)?;
+    let s = setting.scenario("local", SWEEP_MINUTES, SWEEP_RUNS, seed)?;
     let arrivals: Vec<Vec<Micros>> = (0..SWEEP_RUNS)
         .map(|run| s.arrivals(run).collect())
         .collect();
@@ -245,9 +556,11 @@ fn sweep_plot(gateways: u32, seed: u64, reports: &[LimiterReport]) -> Result<Plo
             .unwrap_or(0);
         bound.push((x, (LIMIT + most) as f64));
     }
+    let gateways = setting.gateways;
     Ok(Plot::Xy {
         title: format!(
-            "The busiest minute of {gateways} syncing gateways against how often they sync"
+            "The busiest minute of {gateways} syncing gateway{} against how often they sync",
+            if gateways == 1 { "" } else { "s" }
         ),
         x_label: "sync interval (s)".into(),
         y_label: "requests in the busiest minute".into(),
@@ -273,26 +586,25 @@ fn sweep_plot(gateways: u32, seed: u64, reports: &[LimiterReport]) -> Result<Plo
     })
 }
 
-/// Each coordination with `gateways` gateways: each on its own (`local`), syncing every
-/// `every_ms`, and one central store: the busiest minute, its bound, the room instants and
-/// the share served, over three runs of ten minutes.
-pub fn table(gateways: u32, every_ms: u64, seed: u64) -> Result<Vec<Vec<String>>, Error> {
-    check(gateways, every_ms)?;
-    let synced = report(gateways, &sync_coord(every_ms), seed)?;
-    Ok(table_and_summary(gateways, every_ms, seed, &synced)?.0)
+/// Each coordination of this fleet side by side: each on its own (`local`), each with `1/N`
+/// (`split`), syncing every `every_ms`, and one central store: the busiest minute, the worst
+/// case over any traffic, the room instants and the share served, over three runs of ten
+/// minutes.
+pub fn table(setting: &Setting, seed: u64) -> Result<Vec<Vec<String>>, Error> {
+    check(setting.gateways, setting.every_ms)?;
+    let synced = report(setting, &sync_coord(setting.every_ms), seed)?;
+    Ok(table_and_summary(setting, seed, &synced)?.0)
 }
 
-/// [`table`], and what it says in a sentence: how far the synced fleet's busiest minute went
-/// past `L`, how many of its admissions were room instants, and what a central store kept.
-/// `synced` is the fleet's run syncing every `every_ms`.
+/// [`table`], and what it says of the setting's coordination in a sentence: how far its
+/// busiest minute went past `L`, how many of its admissions were room instants, and what a
+/// central store kept (or, for `split`, served). `synced` is the fleet's run syncing every
+/// `every_ms`.
 fn table_and_summary(
-    gateways: u32,
-    every_ms: u64,
+    setting: &Setting,
     seed: u64,
     synced: &LimiterReport,
 ) -> Result<(Vec<Vec<String>>, String), Error> {
-    // Each coordination's busiest minute and room instants, in the rows' order.
-    let mut numbers = Vec::new();
     let mut rows = vec![vec![
         "coordination".to_owned(),
         "busiest minute".to_owned(),
@@ -300,38 +612,74 @@ fn table_and_summary(
         "room instants".to_owned(),
         "served".to_owned(),
     ]];
-    let (local, central) = (
-        report(gateways, "local", seed)?,
-        report(gateways, "central", seed)?,
-    );
-    for (r, shown) in [
-        (&local, "each on its own".to_owned()),
-        (synced, format!("sync every {}", interval(every_ms))),
-        (&central, "one central store".to_owned()),
-    ] {
-        numbers.push((r.busiest_window_max, r.room_instants.unwrap_or(0)));
-        rows.push(vec![
-            shown,
-            r.busiest_window_max.to_string(),
-            r.bound.map_or_else(|| "none".to_owned(), |b| b.to_string()),
-            r.room_instants.unwrap_or(0).to_string(),
-            r.served_share
-                .map_or_else(|| "-".to_owned(), |x| format!("{}%", fixed(100.0 * x, 1))),
-        ]);
-    }
-    let ((synced, room), (central, _)) = (numbers[1], numbers[2]);
-    let fleet = if gateways == 1 {
-        "one gateway".to_owned()
+    let n = setting.gateways;
+    // A limit splits only into equal shares: with a number of gateways that does not divide
+    // it, the split row says so.
+    let split = if splits(n) {
+        Some(report(setting, "split", seed)?)
     } else {
-        format!("{gateways} gateways")
+        None
     };
-    let past = match synced.checked_sub(LIMIT) {
-        Some(0) | None => format!("{synced}, within L = {LIMIT}"),
-        Some(over) => format!("{synced}, {over} past L = {LIMIT}"),
+    let (local, central) = (
+        report(setting, "local", seed)?,
+        report(setting, "central", seed)?,
+    );
+    let served = |r: &LimiterReport| {
+        r.served_share
+            .map_or_else(|| "-".to_owned(), |x| format!("{}%", fixed(100.0 * x, 1)))
+    };
+    let split_name = if n == 1 {
+        "the whole limit".to_owned()
+    } else {
+        format!("each with 1/{n} of the limit")
+    };
+    for (r, shown) in [
+        (Some(&local), "each on its own".to_owned()),
+        (split.as_ref(), split_name),
+        (
+            Some(synced),
+            format!("sync every {}", interval(setting.every_ms)),
+        ),
+        (Some(&central), "one central store".to_owned()),
+    ] {
+        rows.push(match r {
+            Some(r) => vec![
+                shown,
+                r.busiest_window_max.to_string(),
+                r.bound.map_or_else(|| "none".to_owned(), |b| b.to_string()),
+                r.room_instants.unwrap_or(0).to_string(),
+                served(r),
+            ],
+            None => {
+                let mut row = vec![shown, format!("{n} does not divide {LIMIT}")];
+                row.extend(["-".to_owned(), "-".to_owned(), "-".to_owned()]);
+                row
+            }
+        });
+    }
+    let chosen = match (setting.coord, &split) {
+        ("local", _) => &local,
+        ("split", Some(split)) => split,
+        ("central", _) => &central,
+        _ => synced,
+    };
+    let (busiest, room) = (chosen.busiest_window_max, chosen.room_instants.unwrap_or(0));
+    let past = match busiest.checked_sub(LIMIT) {
+        Some(0) | None => format!("{busiest}, within L = {LIMIT}"),
+        Some(over) => format!("{busiest}, {over} past L = {LIMIT}"),
+    };
+    let after = match setting.coord {
+        "central" => "the store decides every request, so none can be.".to_owned(),
+        "split" => format!(
+            "keeping a share each, the fleet served {} where one central store served {}.",
+            served(chosen),
+            served(&central)
+        ),
+        _ => format!("one central store kept {}.", central.busiest_window_max),
     };
     let summary = format!(
-        "With {fleet} syncing every {}, the busiest minute held {past}, and {room} of the fleet's admissions were room instants; one central store kept {central}.",
-        interval(every_ms)
+        "With {}, the busiest minute held {past}, and {room} of the fleet's admissions were room instants; {after}",
+        setting.fleet_words()
     );
     Ok((rows, summary))
 }
@@ -351,9 +699,13 @@ mod tests {
             .points
     }
 
+    fn setting(gateways: u32, coord: &'static str, every_ms: u64) -> Setting {
+        Setting::new(gateways, "random", coord, every_ms).expect("a setting offered")
+    }
+
     #[test]
     fn one_gateway_believes_the_truth_and_never_finds_room_that_is_not_there() {
-        let p = timeline(1, 60_000, 1).expect("runs");
+        let p = timeline(&setting(1, "sync", 60_000), 1, None).expect("runs");
         assert!(points(&p, "room instants").is_empty());
         assert_eq!(
             points(&p, "gateway 1 believed"),
@@ -363,7 +715,7 @@ mod tests {
 
     #[test]
     fn gateways_syncing_once_a_minute_find_room_the_fleet_no_longer_has() {
-        let p = timeline(8, 60_000, 1).expect("runs");
+        let p = timeline(&setting(8, "sync", 60_000), 1, None).expect("runs");
         let room = points(&p, "room instants");
         assert!(room.len() > 20, "{} room instants", room.len());
         // Each at a true count of L or more.
@@ -371,14 +723,28 @@ mod tests {
         let truth = points(&p, "true count (every gateway)");
         let most = truth.iter().map(|p| p.1).fold(0.0, f64::max);
         assert!(most > LIMIT as f64, "the true count passes L: {most}");
-        // Gateway 1 decides about an eighth of the requests.
+        // Gateway 1 decides about an eighth of the requests; every request's gateway believed
+        // something, and at every room instant it believed less than L.
         let mine = points(&p, "gateway 1 believed").len() as f64;
         assert!(mine > truth.len() as f64 / 16.0 && mine < truth.len() as f64 / 4.0);
+        let each = points(&p, "believed by the gateway deciding");
+        assert_eq!(each.len(), truth.len());
+        for r in room {
+            let i = truth
+                .iter()
+                .position(|t| t == r)
+                .expect("a request's point");
+            assert!(
+                each[i].1 < LIMIT as f64,
+                "room at {r:?} believed {:?}",
+                each[i]
+            );
+        }
     }
 
     #[test]
     fn syncing_less_often_lets_more_through_and_never_past_the_bound() {
-        let p = sweep(8, 1).expect("runs");
+        let p = sweep(&setting(8, "sync", 1_000), 1).expect("runs");
         let measured = points(&p, "measured (most of 3 runs)");
         let bound = points(&p, "bound: L + the most arriving within Δ + δ");
         assert_eq!(measured.len(), SYNC_INTERVALS_MS.len());
@@ -393,6 +759,8 @@ mod tests {
             last > LIMIT as f64,
             "a minute's sync lets the fleet past L: {last}"
         );
+        // The sweep syncs whatever the setting's own coordination.
+        assert_eq!(sweep(&setting(8, "local", 1_000), 1).expect("runs"), p);
     }
 
     #[test]
@@ -405,31 +773,70 @@ mod tests {
 
     #[test]
     fn the_table_has_the_central_store_keep_l_and_lone_gateways_pass_it() {
-        let t = table(4, 5_000, 1).expect("runs");
-        assert_eq!(t.len(), 4);
+        let t = table(&setting(4, "sync", 5_000), 1).expect("runs");
+        assert_eq!(t.len(), 5);
         let busiest = |row: usize| t[row][1].parse::<u64>().expect("a count");
+        let served = |row: usize| {
+            t[row][4]
+                .trim_end_matches('%')
+                .parse::<f64>()
+                .expect("a share")
+        };
         assert!(busiest(1) > LIMIT, "local: {:?}", t[1]);
-        assert!(busiest(3) <= LIMIT, "central: {:?}", t[3]);
-        assert_eq!(t[3][3], "0", "a central store finds no room it lacks");
+        assert!(busiest(2) <= LIMIT, "split: {:?}", t[2]);
+        assert!(busiest(4) <= LIMIT, "central: {:?}", t[4]);
+        assert_eq!(t[4][3], "0", "a central store finds no room it lacks");
+        assert_eq!(
+            t[2][3], "0",
+            "shares that add up to L find no room they lack"
+        );
         assert!(
-            busiest(2) <= busiest(1),
-            "sync {:?}, local {:?}",
+            served(2) < served(4),
+            "split {:?} serves less than central {:?}",
             t[2],
+            t[4]
+        );
+        assert!(
+            busiest(3) <= busiest(1),
+            "sync {:?}, local {:?}",
+            t[3],
             t[1]
         );
-        let f = figure(4, 5_000, 1).expect("runs");
+        let f = figure(&setting(4, "sync", 5_000), 1, None).expect("runs");
         assert_eq!(f.table, t);
         assert_eq!(
             f.summary,
             format!(
                 "With 4 gateways syncing every 5 s, the busiest minute held {}, {} past L = 100, and {} of the fleet's admissions were room instants; one central store kept {}.",
-                t[2][1],
-                busiest(2) - LIMIT,
-                t[2][3],
-                t[3][1]
+                t[3][1],
+                busiest(3) - LIMIT,
+                t[3][3],
+                t[4][1]
             )
         );
-        let one = figure(1, 5_000, 1).expect("runs");
+        // The sentence is of the coordination chosen; the table is the same.
+        let local = figure(&setting(4, "local", 5_000), 1, None).expect("runs");
+        assert_eq!(local.table, t);
+        assert!(
+            local.summary.starts_with(&format!(
+                "With 4 gateways each on its own, the busiest minute held {}, {} past L = 100, and {} of",
+                t[1][1],
+                busiest(1) - LIMIT,
+                t[1][3]
+            )),
+            "{}",
+            local.summary
+        );
+        let split = figure(&setting(4, "split", 5_000), 1, None).expect("runs");
+        assert!(
+            split.summary.ends_with(&format!(
+                "keeping a share each, the fleet served {} where one central store served {}.",
+                t[2][4], t[4][4]
+            )),
+            "{}",
+            split.summary
+        );
+        let one = figure(&setting(1, "sync", 5_000), 1, None).expect("runs");
         assert!(
             one.summary.starts_with(
                 "With one gateway syncing every 5 s, the busiest minute held 100, within L = 100, and 0 of"
@@ -440,14 +847,146 @@ mod tests {
     }
 
     #[test]
+    fn the_playhead_shows_each_gateways_view_and_says_what_it_means() {
+        // Syncing once a minute, the playhead opens where the true count was highest: past L,
+        // with gateways that still believe there is room.
+        let f = figure(&setting(8, "sync", 60_000), 1, None).expect("runs");
+        let v = &f.views;
+        assert_eq!(v.believed.len(), 8);
+        assert!(v.truth > LIMIT, "{v:?}");
+        let open = v.believed.iter().filter(|&&b| b < LIMIT).count();
+        assert!(open > 0, "{v:?}");
+        let (low, high) = (
+            v.believed.iter().min().expect("gateways"),
+            v.believed.iter().max().expect("gateways"),
+        );
+        assert!(
+            v.sentence.contains(&format!(
+                "the backend's trailing minute held {}; the gateways believed {low} to {high}, so {}",
+                v.truth,
+                if open == 8 { "all 8 would admit".to_owned() } else { format!("{open} of 8 would admit") }
+            )),
+            "{}",
+            v.sentence
+        );
+        assert!(
+            v.sentence
+                .ends_with("so each such admission is a room instant."),
+            "{}",
+            v.sentence
+        );
+        assert!(
+            v.sentence.starts_with(&format!("At {},", clock(v.at_ms))),
+            "{}",
+            v.sentence
+        );
+        // The timeline marks that instant.
+        let mark = format!("instant shown below, {}", clock(v.at_ms));
+        let line = points(&f.timeline, &mark);
+        assert_eq!(line[0].0, v.at_ms as f64 / 1_000.0);
+        // Moving the playhead gives the views there, as the figure would.
+        let (p, again) = playhead(&setting(8, "sync", 60_000), 1, v.at_ms).expect("runs");
+        assert_eq!((&p, &again), (&f.timeline, v));
+        // A figure asked for at an instant (the reader's, kept as the dials move) is there.
+        let kept = figure(&setting(8, "local", 60_000), 1, Some(61_000)).expect("runs");
+        assert_eq!(kept.views.at_ms, 61_000);
+        assert_eq!(
+            (kept.timeline, kept.views),
+            playhead(&setting(8, "local", 60_000), 1, 61_000).expect("runs")
+        );
+        assert!(figure(&setting(8, "local", 60_000), 1, Some(300_001)).is_err());
+        // Each on its own: the beliefs are each gateway's own share of the true count.
+        let (_, local) = playhead(&setting(8, "local", 5_000), 1, 150_000).expect("runs");
+        assert_eq!(local.believed.iter().sum::<u64>(), local.truth, "{local:?}");
+        assert!(
+            local.sentence.starts_with("At 2:30, "),
+            "{}",
+            local.sentence
+        );
+        // One store: every gateway believes the truth.
+        let (_, central) = playhead(&setting(8, "central", 5_000), 1, 150_000).expect("runs");
+        assert!(
+            central.believed.iter().all(|&b| b == central.truth),
+            "{central:?}"
+        );
+        assert!(central.truth <= LIMIT, "{central:?}");
+        // Split: each gateway's limit is its share.
+        let (_, split) = playhead(&setting(4, "split", 5_000), 1, 150_000).expect("runs");
+        assert_eq!(split.limit, LIMIT / 4);
+        assert!(
+            split.sentence.contains("fewer than 25)"),
+            "{}",
+            split.sentence
+        );
+        // At the start nothing is counted.
+        let (_, start) = playhead(&setting(3, "sync", 1_000), 1, 0).expect("runs");
+        assert_eq!((start.truth, start.believed.clone()), (0, vec![0, 0, 0]));
+        assert_eq!(
+            start.sentence,
+            "At 0:00, the backend's trailing minute held 0; every gateway believed 0, so all 3 would admit the next request sent to them (each admits while it believes fewer than 100)."
+        );
+        assert!(playhead(&setting(3, "sync", 1_000), 1, 300_001).is_err());
+    }
+
+    #[test]
+    fn a_menu_sync_interval_is_its_milliseconds() {
+        assert_eq!(sync_ms("5s").expect("offered"), 5_000);
+        assert_eq!(sync_ms("1min").expect("offered"), 60_000);
+        assert_eq!(
+            GATEWAY_SYNCS.map(|t| sync_ms(t).expect("offered")),
+            SYNC_INTERVALS_MS
+        );
+        assert!(sync_ms("2s").is_err());
+    }
+
+    #[test]
+    fn the_clock_reads_minutes_seconds_and_tenths() {
+        assert_eq!(clock(0), "0:00");
+        assert_eq!(clock(61_000), "1:01");
+        assert_eq!(clock(299_900), "4:59.9");
+    }
+
+    #[test]
     fn a_setting_out_of_range_is_named_with_what_is_accepted() {
-        let e = figure(17, 1_000, 1).expect_err("too many");
+        let e = Setting::new(17, "random", "sync", 1_000).expect_err("too many");
         assert!(
             e.to_string().contains("gateways") && e.to_string().contains("1 to 16"),
             "{e}"
         );
-        let e = figure(4, 2_000, 1).expect_err("not offered");
+        let e = Setting::new(4, "random", "sync", 2_000).expect_err("not offered");
         assert!(e.to_string().contains("sync interval"), "{e}");
-        assert!(figure(0, 1_000, 1).is_err());
+        assert!(Setting::new(0, "random", "sync", 1_000).is_err());
+        let e = Setting::new(4, "sideways", "sync", 1_000).expect_err("no such route");
+        assert!(e.to_string().contains("random, round-robin or hot"), "{e}");
+        let e = Setting::new(4, "random", "gossip", 1_000).expect_err("no such coordination");
+        assert!(
+            e.to_string().contains("local, split, sync or central"),
+            "{e}"
+        );
+        // A limit splits into equal shares only: 100 over 8 gateways is refused, and the
+        // table of 8 syncing gateways says so in the split row.
+        let e = Setting::new(8, "random", "split", 1_000).expect_err("100 / 8");
+        assert!(
+            e.to_string()
+                .contains("divides the limit 100: 1, 2, 4, 5, 10"),
+            "{e}"
+        );
+        let t = table(&setting(8, "sync", 1_000), 1).expect("runs");
+        assert_eq!(
+            t[2][..2],
+            ["each with 1/8 of the limit", "8 does not divide 100"]
+        );
+        let opening = Setting::opening();
+        assert_eq!(
+            Setting::new(8, "random", "sync", 5_000).expect("offered"),
+            opening
+        );
+        assert_eq!(opening.route_spec(), "random");
+        assert_eq!(
+            Setting::new(2, "hot", "central", 100)
+                .expect("offered")
+                .route_spec(),
+            "skewed:hot=0.7"
+        );
     }
 }

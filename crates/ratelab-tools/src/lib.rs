@@ -256,12 +256,60 @@ fn packed(plot: &Plot) -> Result<JsValue, JsValue> {
     Ok(out.into())
 }
 
-/// The gateways figure (`ratelab_page::gateways`) for `gateways` gateways syncing every
-/// `every_ms`: `{timeline, sweep, table}`, its two charts packed ([`packed`]) and its table as
-/// rows of strings, header first, with `summary`, what the table says in a sentence.
+/// The gateways section's setting, checked (`ratelab_page::gateways::Setting`).
+fn gateways_setting(
+    gateways: u32,
+    route: &str,
+    coord: &str,
+    sync: &str,
+) -> Result<ratelab_page::gateways::Setting, JsValue> {
+    let every_ms = ratelab_page::gateways::sync_ms(sync).map_err(js_error)?;
+    ratelab_page::gateways::Setting::new(gateways, route, coord, every_ms).map_err(js_error)
+}
+
+/// Each gateway's view at the playhead as `{atMs, truth, believed, limit, sentence, clock,
+/// full}`, the beliefs a `Uint32Array`, gateway 1 first, `clock` the instant as "m:ss" and
+/// `full` whether the true count is at `L` or more.
+fn views_value(v: &ratelab_page::gateways::Views) -> Result<JsValue, JsValue> {
+    let out = js_sys::Object::new();
+    let believed: Vec<u32> = v
+        .believed
+        .iter()
+        .map(|&b| u32::try_from(b).unwrap_or(u32::MAX))
+        .collect();
+    js_sys::Reflect::set(&out, &"atMs".into(), &(v.at_ms as f64).into())?;
+    js_sys::Reflect::set(&out, &"truth".into(), &(v.truth as f64).into())?;
+    js_sys::Reflect::set(
+        &out,
+        &"believed".into(),
+        &js_sys::Uint32Array::from(believed.as_slice()),
+    )?;
+    js_sys::Reflect::set(&out, &"limit".into(), &(v.limit as f64).into())?;
+    js_sys::Reflect::set(&out, &"sentence".into(), &v.sentence.as_str().into())?;
+    let clock = ratelab_page::gateways::clock(v.at_ms);
+    js_sys::Reflect::set(&out, &"clock".into(), &clock.into())?;
+    let full = v.truth >= ratelab_page::gateways::LIMIT;
+    js_sys::Reflect::set(&out, &"full".into(), &full.into())?;
+    Ok(out.into())
+}
+
+/// The gateways figure (`ratelab_page::gateways`) for `gateways` gateways routed by `route`
+/// (random, round-robin or hot) and coordinated by `coord` (local, split, sync or central),
+/// syncing every `sync` (the menu's text, `5s`): `{timeline, sweep, table, summary, views}`, its two charts packed
+/// ([`packed`]), its table as rows of strings, header first, `summary`, what the table says of
+/// the coordination chosen, and `views`, each gateway's view at the playhead
+/// ([`views_value`]), at `at_ms` if given, else where the true count was highest.
 #[wasm_bindgen(js_name = gatewaysFigure)]
-pub fn gateways_figure(gateways: u32, every_ms: u32, seed: u32) -> Result<JsValue, JsValue> {
-    let f = ratelab_page::gateways::figure(gateways, u64::from(every_ms), u64::from(seed))
+pub fn gateways_figure(
+    gateways: u32,
+    route: &str,
+    coord: &str,
+    sync: &str,
+    seed: u32,
+    at_ms: Option<u32>,
+) -> Result<JsValue, JsValue> {
+    let setting = gateways_setting(gateways, route, coord, sync)?;
+    let f = ratelab_page::gateways::figure(&setting, u64::from(seed), at_ms.map(u64::from))
         .map_err(js_error)?;
     let out = js_sys::Object::new();
     js_sys::Reflect::set(&out, &"timeline".into(), &packed(&f.timeline)?)?;
@@ -269,6 +317,28 @@ pub fn gateways_figure(gateways: u32, every_ms: u32, seed: u32) -> Result<JsValu
     let table = serde_wasm_bindgen::to_value(&f.table).map_err(js_error)?;
     js_sys::Reflect::set(&out, &"table".into(), &table)?;
     js_sys::Reflect::set(&out, &"summary".into(), &f.summary.into())?;
+    js_sys::Reflect::set(&out, &"views".into(), &views_value(&f.views)?)?;
+    Ok(out.into())
+}
+
+/// The gateways timeline with its playhead at `at_ms`, packed, and each gateway's view there:
+/// `{timeline, views}`.
+#[wasm_bindgen(js_name = gatewaysPlayhead)]
+pub fn gateways_playhead(
+    gateways: u32,
+    route: &str,
+    coord: &str,
+    sync: &str,
+    seed: u32,
+    at_ms: u32,
+) -> Result<JsValue, JsValue> {
+    let setting = gateways_setting(gateways, route, coord, sync)?;
+    let (timeline, views) =
+        ratelab_page::gateways::playhead(&setting, u64::from(seed), u64::from(at_ms))
+            .map_err(js_error)?;
+    let out = js_sys::Object::new();
+    js_sys::Reflect::set(&out, &"timeline".into(), &packed(&timeline)?)?;
+    js_sys::Reflect::set(&out, &"views".into(), &views_value(&views)?)?;
     Ok(out.into())
 }
 

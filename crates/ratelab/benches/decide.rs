@@ -159,6 +159,33 @@ fn fleets(c: &mut Criterion) {
     group.finish();
 }
 
+/// Issue 19's target read as a whole run: the study's honest-client size (L = 100 a minute,
+/// one run of the essay's 2,000 minutes, at 80% of the limit), simulated from the traffic's
+/// arrivals to the report, a sliding log alone against 16 gateways of it syncing every second
+/// (100 ms late), per decision.
+fn whole_runs(c: &mut Criterion) {
+    let mut group = c.benchmark_group("whole run");
+    for traffic in ["steady:load=0.8", "page-loads:load=0.8"] {
+        for fleet in [None, Some("sync:every=1s,delay=100ms")] {
+            let mut s = scenario("sliding-log", traffic);
+            s.duration = 2_000 * MINUTE;
+            s.limiters[0].fleet = fleet.map(|coord| {
+                ratelab::spec::FleetSpec::parse("16", Some("random"), Some(coord)).expect("valid")
+            });
+            let decisions = s.arrivals(0).count() as u64;
+            group.throughput(Throughput::Elements(decisions));
+            let name = match fleet {
+                None => format!("{traffic}, sliding-log alone"),
+                Some(_) => format!("{traffic}, 16 gateways, sync 1s + 100ms"),
+            };
+            group.bench_function(name, |b| {
+                b.iter(|| ratelab::simulate(black_box(&s)).expect("runs"))
+            });
+        }
+    }
+    group.finish();
+}
+
 fn generators(c: &mut Criterion) {
     let mut group = c.benchmark_group("arrival");
     group.throughput(Throughput::Elements(ARRIVALS as u64));
@@ -190,6 +217,6 @@ fn generators(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = decisions, fleets, generators
+    targets = decisions, fleets, whole_runs, generators
 }
 criterion_main!(benches);

@@ -317,6 +317,43 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Sliding logs' `sync` views are counted, not built from snapshots: decision for decision,
+    /// with the same room instants and each gateway's tallies, a counted fleet is the fleet
+    /// whose views are built (each snapshot copied, its gateway's admissions replayed).
+    #[test]
+    fn counted_views_decide_as_built_ones(
+        gaps in proptest::collection::vec(prop_oneof![0u64..3, 0u64..400_000, 0u64..4_000_000], 1..600),
+        n in 1u32..9,
+        limit in 1u64..12,
+        every_ms in 1u64..90_000,
+        delay_ms in 0u64..20_000,
+        route in prop_oneof![Just("round-robin"), Just("random"), Just("skewed:hot=0.7")],
+    ) {
+        let sc = Scenario { limiters: vec![], window: MINUTE, limit, ..Scenario::default() };
+        let coord = format!("sync:every={every_ms}ms,delay={delay_ms}ms");
+        let s = spec("sliding-log", Some((&n.to_string(), Some(route), Some(&coord))));
+        let fleet = |counted: bool| match sc.build_limiter(&s, 0).expect("builds") {
+            ratelab::Limiter::Fleet(mut f) => {
+                if !counted {
+                    f.build_views();
+                }
+                f
+            }
+            _ => unreachable!("a fleet"),
+        };
+        let (mut counted, mut built) = (fleet(true), fleet(false));
+        let mut t = 0;
+        for (i, &g) in gaps.iter().enumerate() {
+            t += g;
+            prop_assert_eq!(counted.admit(t), built.admit(t), "request {} at {}", i, t);
+        }
+        prop_assert_eq!(counted.stats(), built.stats());
+    }
+}
+
 /// The router `ratelab probe` sends with is the fleet's: for the scenario's seed and run 0, a
 /// `Router` picks, request by request, the gateway the fleet sends each arrival to, so a
 /// fleet deciding every request at the gateway the router picked (`decide_on`, as a probe's
@@ -390,6 +427,17 @@ fn check_gateway_trace(s: &Scenario) {
         };
         assert_eq!(g.admitted[i], g.believed[i] < l, "{}", what());
         assert_eq!(g.room[i], g.admitted[i] && g.global[i] >= l, "{}", what());
+        // The views at any instant (the page's playhead), read at a decision's own: that
+        // decision's counts, when no other decision shares its instant.
+        if i > 0 && g.times[i - 1] == g.times[i] {
+            continue;
+        }
+        let fleet = s.limiters[0].fleet.expect("a fleet");
+        let n = fleet.gateways as usize;
+        let (truth, views) = g.views_at(fleet.coord, s.window, n, g.times[i]);
+        assert_eq!(truth, g.global[i], "{}", what());
+        assert_eq!(views.len(), n);
+        assert_eq!(views[g.gateway[i] as usize], g.believed[i], "{}", what());
     }
 }
 

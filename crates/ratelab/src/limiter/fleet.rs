@@ -183,6 +183,16 @@ pub struct Fleet {
     /// Each gateway's admissions inside the trailing window, and the most there ever were.
     windows: Vec<(VecDeque<Micros>, u64)>,
     window: Micros,
+    /// `sync` over sliding logs that log no rejects: each view is counted, not built (its
+    /// limit and window; see [`Fleet::counted_admit`]), from every admission still in the
+    /// window (`recent`, oldest first).
+    counted: Option<(u64, Micros)>,
+    recent: VecDeque<Micros>,
+    /// Counted views: the delivered snapshot's instant `s` (the latest `kΔ` with `kΔ + δ` no
+    /// later than the last decision, or 0), and how many of `recent` are before it (the first
+    /// `cut`: `recent` is in time order, and `s` never goes back).
+    snapshot_at: Micros,
+    cut: usize,
 }
 
 /// A view's base instant when the view is out of date.
@@ -195,7 +205,8 @@ struct Snapshot {
     at: Micros,
     /// How many admissions it holds.
     taken: u64,
-    limiter: Arc<Limiter>,
+    /// `None` where views are counted (no view is built from it).
+    limiter: Option<Arc<Limiter>>,
 }
 
 impl Fleet {
@@ -218,6 +229,21 @@ impl Fleet {
             Coord::Sync { every, .. } => every,
             _ => Micros::MAX,
         };
+        // A view of sliding logs is the snapshot's admissions with its own replayed, and a log
+        // admits while fewer than its limit are in the window: a count of both is the view's
+        // decision, with no log copied (every gateway's log is the shared limiter's kind).
+        let counted = match (coord, &shared) {
+            (Coord::Sync { .. }, Limiter::SlidingLog(log))
+                if !log.record_rejects
+                    && gateways.iter().all(|g| {
+                        matches!(g, Limiter::SlidingLog(l)
+                            if !l.record_rejects && l.window == log.window && l.last.len() == log.last.len())
+                    }) =>
+            {
+                Some((log.last.len() as u64, log.window))
+            }
+            _ => None,
+        };
         Fleet {
             coord,
             router: Router::new(route, n, routing),
@@ -231,7 +257,7 @@ impl Fleet {
             delivered: Snapshot {
                 at: 0,
                 taken: 0,
-                limiter: Arc::new(shared.clone()),
+                limiter: counted.is_none().then(|| Arc::new(shared.clone())),
             },
             truth: shared,
             store,
@@ -240,7 +266,20 @@ impl Fleet {
             pending: VecDeque::new(),
             taken: 0,
             room: 0,
+            counted,
+            recent: VecDeque::new(),
+            snapshot_at: 0,
+            cut: 0,
         }
+    }
+
+    /// Builds each `sync` view from its snapshot, as for any limiter, even where it could be
+    /// counted: the tests hold the counted views to the built ones.
+    #[doc(hidden)]
+    /// Called before any decision.
+    pub fn build_views(&mut self) {
+        self.counted = None;
+        self.delivered.limiter = Some(Arc::new(self.truth.clone()));
     }
 
     /// How many gateways.
@@ -290,9 +329,11 @@ impl Fleet {
             // same, and the first of them arrives first.
             let unchanged = self.pending.back().unwrap_or(&self.delivered).taken == self.taken;
             let limiter = match self.pending.back() {
+                // Counted views read no snapshot's limiter.
+                _ if self.counted.is_some() => None,
                 Some(last) if unchanged => last.limiter.clone(),
                 None if unchanged => self.delivered.limiter.clone(),
-                _ => self.copy_of_truth(),
+                _ => Some(self.copy_of_truth()),
             };
             self.pending.push_back(Snapshot {
                 at: self.next_sync,
@@ -310,8 +351,10 @@ impl Fleet {
                 let old = std::mem::replace(&mut self.delivered, snapshot);
                 // Views hold no snapshot (only its instant): once delivered over, a snapshot
                 // shared with no later one is nobody's.
-                if Arc::strong_count(&old.limiter) == 1 && self.spare.len() < 2 {
-                    self.spare.push(old.limiter);
+                if let Some(limiter) = old.limiter {
+                    if Arc::strong_count(&limiter) == 1 && self.spare.len() < 2 {
+                        self.spare.push(limiter);
+                    }
                 }
             }
         }
@@ -337,11 +380,48 @@ impl Fleet {
             return;
         }
         let view = &mut self.gateways[g];
-        view.copy_from(&new.limiter);
+        match &new.limiter {
+            Some(limiter) => view.copy_from(limiter),
+            // Only counted views have no snapshot's limiter, and they are never built: the
+            // shared limiter as it was at the snapshot is then out of reach, which the tests
+            // would catch as a wrong decision.
+            None => view.copy_from(&self.truth),
+        }
         for &t in self.own[g].iter() {
             view.force(t);
         }
         self.built_on[g] = new.at;
+    }
+
+    /// Gateway `g`'s `sync` view deciding at `t`, counted: a sliding log of `limit` in `window`,
+    /// built from the snapshot (the last `limit` admissions before its instant `s`) with `g`'s
+    /// own admissions since `s` forced, admits at `t` while fewer than `limit` of those are in
+    /// `(t − window, t]`; and which `limit` of the older ones the snapshot kept changes nothing,
+    /// all of them older than any replayed. So: the admissions before `s` still in the window,
+    /// plus `g`'s own since `s` still in it, under `limit`. O(log) per decision, no log copied.
+    /// (With no other gateway's admission since `s`, that is every admission in the window:
+    /// the shared limiter's own decision, as a built view's shortcut has it.)
+    fn counted_admit(
+        &mut self,
+        g: usize,
+        t: Micros,
+        s: Micros,
+        limit: u64,
+        window: Micros,
+    ) -> bool {
+        let recent = &mut self.recent;
+        while recent.front().is_some_and(|&a| a + window <= t) {
+            recent.pop_front();
+            // Those left before `s` are still the first: one fewer, if it was one of them.
+            self.cut = self.cut.saturating_sub(1);
+        }
+        while self.cut < recent.len() && recent[self.cut] < s {
+            self.cut += 1;
+        }
+        let before = self.cut;
+        let own = &self.own[g];
+        let since = own.len() - own.partition_point(|&a| a + window <= t);
+        ((before + since) as u64) < limit
     }
 
     /// Gateway `g`'s decision at `t`, and whether the shared limiter has already taken it
@@ -349,6 +429,32 @@ impl Fleet {
     fn decide_at(&mut self, g: usize, t: Micros) -> (Decision, bool) {
         let decision = match self.coord {
             Coord::Local | Coord::Split => self.gateways[g].decide(t),
+            Coord::Sync { every, delay } if self.counted.is_some() => {
+                let Some((limit, window)) = self.counted else {
+                    return (Decision::Reject, false);
+                };
+                // The snapshot delivered by `t` is the one of the latest `kΔ` with `kΔ + δ ≤ t`
+                // (or none, 0): no snapshot need be kept, only its instant. The next interval's
+                // is a step on; a longer gap is divided out.
+                let next = self.snapshot_at.saturating_add(every);
+                if t >= next.saturating_add(delay) {
+                    self.snapshot_at = if t < next.saturating_add(every).saturating_add(delay) {
+                        next
+                    } else {
+                        (t - delay) / every * every
+                    };
+                }
+                let s = self.snapshot_at;
+                let own = &mut self.own[g];
+                while own.front().is_some_and(|&a| a < s) {
+                    own.pop_front();
+                }
+                let ok = self.counted_admit(g, t, s, limit, window);
+                if ok {
+                    self.own[g].push_back(t);
+                }
+                admitted_at(ok, t)
+            }
             Coord::Sync { every, delay } => {
                 self.sync_to(t, every, delay);
                 let snapshot = &self.delivered;
@@ -445,6 +551,9 @@ impl Fleet {
                 self.truth.force(at);
             }
             self.taken += 1;
+            if self.counted.is_some() {
+                self.recent.push_back(t);
+            }
             let (inside, most) = &mut self.windows[g];
             while inside.front().is_some_and(|&t0| t0 + self.window <= t) {
                 inside.pop_front();

@@ -63,7 +63,10 @@ impl Shared for SlidingLog {
     fn force(&mut self, t: Micros) {
         // The ring keeps the last `L` logged requests, which is all a decision reads.
         self.last[self.next] = t + self.window;
-        self.next = (self.next + 1) % self.last.len();
+        self.next += 1;
+        if self.next == self.last.len() {
+            self.next = 0;
+        }
     }
 }
 

@@ -131,3 +131,44 @@ pub fn gateway_trace(scenario: &Scenario, index: usize, run: u32) -> Result<Gate
     }
     Ok(out)
 }
+
+impl GatewayTrace {
+    /// What the backend and each of the fleet's `gateways` gateways held at `at`, just before
+    /// any decision at that instant, by the module's rules for `coord` (a sliding window of
+    /// `window`): the true count of admissions in `(at − window, at)`, and each gateway's
+    /// believed count, gateway 0 first. At the instant of a decision that no other shares,
+    /// these are that decision's `global` and, for its gateway, `believed`. O(decisions).
+    pub fn views_at(
+        &self,
+        coord: Coord,
+        window: Micros,
+        gateways: usize,
+        at: Micros,
+    ) -> (u64, Vec<u64>) {
+        // Before the snapshot each gateway's view is built on (sync), or from no one (local
+        // and split: only its own), or from everyone (central).
+        let snapshot = match coord {
+            Coord::Sync { every, delay } => at.saturating_sub(delay) / every.max(1) * every,
+            Coord::Central { .. } => Micros::MAX,
+            Coord::Local | Coord::Split | Coord::Lease { .. } => 0,
+        };
+        let (mut truth, mut shared) = (0, 0);
+        let mut own = vec![0; gateways];
+        for i in 0..self.times.len() {
+            let t = self.times[i];
+            if t >= at {
+                break;
+            }
+            if !self.admitted[i] || t.saturating_add(window) <= at {
+                continue;
+            }
+            truth += 1;
+            if t < snapshot {
+                shared += 1;
+            } else if let Some(n) = own.get_mut(self.gateway[i] as usize) {
+                *n += 1;
+            }
+        }
+        (truth, own.into_iter().map(|n| n + shared).collect())
+    }
+}

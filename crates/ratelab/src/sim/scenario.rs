@@ -282,7 +282,8 @@ impl Scenario {
     /// auditor of its own windows, the shared limiter (and the store's), and for `sync` the
     /// snapshots on their way (one per sync instant within a delay, and the delivered one) and
     /// each gateway's admissions since its snapshot (at most what one gateway can admit in
-    /// `every + delay`, by [`theory::fleet_worst`]'s reasoning).
+    /// `every + delay`, by [`theory::fleet_worst`]'s reasoning), and for sliding logs every
+    /// admission in the window.
     #[cfg(feature = "fleet")]
     fn fleet_memory(&self, spec: &LimiterSpec) -> u64 {
         let Some(fleet) = spec.fleet else { return 0 };
@@ -299,9 +300,16 @@ impl Scenario {
         if let Coord::Sync { every, delay } = fleet.coord {
             let snapshots = delay / every.max(1) + 2;
             let own = single.saturating_mul((every + delay).div_ceil(self.window));
+            // Sliding logs' views are counted from every admission in the window: at most
+            // what each gateway admits in one, 16 bytes each in a growing deque.
+            let recent = match spec.kind {
+                LimiterKind::SlidingLog => n.saturating_mul(16).saturating_mul(single),
+                _ => 0,
+            };
             bytes = bytes
                 .saturating_add(snapshots.saturating_mul(state))
-                .saturating_add(n.saturating_mul(16).saturating_mul(own + 1));
+                .saturating_add(n.saturating_mul(16).saturating_mul(own + 1))
+                .saturating_add(recent);
         }
         bytes
     }
