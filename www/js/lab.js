@@ -87,6 +87,7 @@ export function createLab(bindings) {
   ctx.schedule = (user = true) => {
     if (user) ctx.touched = true;
     asked += 1;
+    figure.dataset.settled = 'false';
     ctx.syncControls();
     if (!pending) {
       pending = true;
