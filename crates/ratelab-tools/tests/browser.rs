@@ -22,15 +22,40 @@ fn a_study_job_runs_and_its_result_is_taken_back() {
 
 #[wasm_bindgen_test]
 fn the_gateways_figure_is_computed_here_and_a_bad_setting_named() {
-    let f = ratelab_tools::gateways_figure(4, 1_000, 1).expect("computed");
+    let f = ratelab_tools::gateways_figure(4, "random", "sync", "1s", 1, None).expect("computed");
     let table = js_sys::Reflect::get(&f, &"table".into()).expect("a table");
-    // The header and three coordinations.
-    assert_eq!(js_sys::Array::from(&table).length(), 4);
+    // The header and four coordinations.
+    assert_eq!(js_sys::Array::from(&table).length(), 5);
     for part in ["timeline", "sweep"] {
         let plot = js_sys::Reflect::get(&f, &part.into()).expect("a chart");
         let numbers = js_sys::Reflect::get(&plot, &"numbers".into()).expect("its numbers");
         assert!(js_sys::Float64Array::from(numbers).length() > 10, "{part}");
     }
-    let e = ratelab_tools::gateways_figure(17, 1_000, 1).expect_err("too many");
-    assert!(e.as_string().expect("a message").contains("1 to 16"));
+    // Each gateway's view at the playhead, and again where the reader moves it.
+    let believed = |v: &wasm_bindgen::JsValue| {
+        let b = js_sys::Reflect::get(v, &"believed".into()).expect("beliefs");
+        js_sys::Uint32Array::from(b).to_vec()
+    };
+    let views = js_sys::Reflect::get(&f, &"views".into()).expect("views");
+    assert_eq!(believed(&views).len(), 4);
+    let p = ratelab_tools::gateways_playhead(4, "random", "central", "1s", 1, 120_000)
+        .expect("computed");
+    let views = js_sys::Reflect::get(&p, &"views".into()).expect("views");
+    let truth = js_sys::Reflect::get(&views, &"truth".into())
+        .expect("a count")
+        .as_f64()
+        .expect("a number");
+    assert!(believed(&views).iter().all(|&b| f64::from(b) == truth));
+    for (n, coord, sync, says) in [
+        (17, "sync", "1s", "1 to 16"),
+        (4, "sync", "2s", "5s"),
+        (8, "split", "1s", "1, 2, 4, 5, 10"),
+    ] {
+        let e =
+            ratelab_tools::gateways_figure(n, "random", coord, sync, 1, None).expect_err("refused");
+        assert!(
+            e.as_string().expect("a message").contains(says),
+            "{n} {coord} {sync}"
+        );
+    }
 }
