@@ -276,7 +276,9 @@ proptest! {
 
     /// `sync` against its definition, recomputed from scratch at every decision: a gateway
     /// decides as a fresh limiter that has seen every admission before the last snapshot to
-    /// have reached it (taken at `kΔ`, arrived at `kΔ + δ`) and its own admissions since.
+    /// have reached it (taken at `kΔ`, arrived at `kΔ + δ`) and its own admissions since; with
+    /// its clock `o` ahead, the snapshot's admissions at the store's instants, its own and the
+    /// decision at its own (`+ o`).
     #[test]
     fn sync_is_its_definition(
         gaps in proptest::collection::vec(prop_oneof![0u64..3, 0u64..400_000, 0u64..4_000_000], 1..250),
@@ -284,13 +286,18 @@ proptest! {
         n in 1u32..6,
         every_ms in 1u64..3_000,
         delay_ms in 0u64..5_000,
+        skew_ms in prop_oneof![Just(0u64), 0u64..5_000, 0u64..90_000],
     ) {
         use ratelab::limiter::Shared;
         let sc = Scenario { limiters: vec![], window: MINUTE, limit: 6, ..Scenario::default() };
         let mut s = spec(kind, None);
         let plain = sc.build_limiter(&s, 0).expect("builds");
-        let coord = format!("sync:every={every_ms}ms,delay={delay_ms}ms");
-        s.fleet = Some(FleetSpec::parse(&n.to_string(), Some("round-robin"), Some(&coord)).expect("valid"));
+        let coord = format!("sync:every={every_ms}ms,delay={delay_ms}ms,skew={skew_ms}ms");
+        let spec = FleetSpec::parse(&n.to_string(), Some("round-robin"), Some(&coord)).expect("valid");
+        // Gateway g's clock: g·skew/(N − 1) ahead, written out here.
+        let offset = |g: usize| if n == 1 { 0 } else { skew_ms * MS * g as u64 / (n as u64 - 1) };
+        prop_assert_eq!(spec.offsets(), (0..n as usize).map(offset).collect::<Vec<_>>());
+        s.fleet = Some(spec);
         let mut fleet = sc.build_limiter(&s, 0).expect("builds");
         let (every, delay) = (every_ms * MS, delay_ms * MS);
         let mut log: Vec<(Micros, usize)> = Vec::new();
@@ -303,11 +310,13 @@ proptest! {
             let instant = if t >= delay { k * every } else { 0 };
             let mut fresh = plain.clone();
             for &(a, h) in &log {
-                if a < instant || h == gw {
+                if a < instant {
                     fresh.force(a);
+                } else if h == gw {
+                    fresh.force(a + offset(gw));
                 }
             }
-            let want = fresh.peek(t);
+            let want = fresh.peek(t + offset(gw));
             let got = fleet.admit(t);
             prop_assert_eq!(got, want, "request {} at {} on gateway {}", i, t, gw);
             if got {
@@ -453,6 +462,9 @@ fn each_gateway_admits_what_it_believes_has_room_and_room_instants_are_true_coun
         ("8", "round-robin", "sync:every=10s"),
         ("3", "skewed:hot=0.7", "sync:every=250ms,delay=2s"),
         ("16", "random", "sync:every=2min,delay=30s"),
+        ("4", "round-robin", "local:skew=30s"),
+        ("8", "random", "sync:every=1s,delay=100ms,skew=20s"),
+        ("5", "skewed:hot=0.7", "sync:every=10s,skew=2s"),
     ] {
         for traffic in ["steady:load=1.5", "page-loads:load=0.9"] {
             let s = scenario(
@@ -476,8 +488,9 @@ proptest! {
         load in 0.5f64..3.0,
         limit in 1u64..=120,
         seed in 0u64..1000,
+        skew_ms in prop_oneof![Just(0u64), 0u64..=90_000],
     ) {
-        let coord = format!("sync:every={every_ms}ms,delay={delay_ms}ms");
+        let coord = format!("sync:every={every_ms}ms,delay={delay_ms}ms,skew={skew_ms}ms");
         let route = if random { "random" } else { "round-robin" };
         let mut s = scenario(
             vec![spec("sliding-log", Some((&n.to_string(), Some(route), Some(&coord))))],
@@ -509,4 +522,79 @@ fn a_gateway_trace_refuses_what_it_cannot_show() {
     );
     let e = ratelab::sim::gateway_trace(&retry, 0, 0).expect_err("a retrying client");
     assert!(e.to_string().contains("does not retry"), "{e}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Clock skew under `local` and `split`: each gateway's limiter runs on its own clock. A
+    /// limiter that only compares instants (sliding log, token bucket, GCRA, the leaky bucket
+    /// as a meter) decides exactly as with the clocks agreeing; and the stated bound, which a
+    /// skew does not move, holds for every limiter.
+    #[test]
+    fn skewed_clocks_change_only_what_reads_the_clock(
+        gaps in proptest::collection::vec(prop_oneof![0u64..3, 0u64..400_000, 0u64..12_000_000], 1..800),
+        kind in 0usize..KINDS.len(),
+        n in prop_oneof![Just(1u32), Just(2u32), Just(3u32), Just(4u32), Just(6u32), Just(12u32)],
+        skew_ms in 1u64..200_000,
+        split in any::<bool>(),
+        route in prop_oneof![Just("round-robin"), Just("random"), Just("skewed:hot=0.8")],
+    ) {
+        let sc = Scenario { limiters: vec![], window: MINUTE, limit: 12, ..Scenario::default() };
+        let base = if split { "split" } else { "local" };
+        let build = |coord: &str| {
+            let mut s = spec(KINDS[kind], None);
+            s.fleet = Some(FleetSpec::parse(&n.to_string(), Some(route), Some(coord)).expect("valid"));
+            s
+        };
+        let skewed = build(&format!("{base}:skew={skew_ms}ms"));
+        let Ok(mut a) = sc.build_limiter(&skewed, 0) else {
+            // A split the burst does not allow (nginx's 5, the leaky bucket's 5).
+            prop_assume!(false);
+            unreachable!()
+        };
+        let mut b = sc.build_limiter(&build(base), 0).expect("builds as the skewed one did");
+        let mut t = 0;
+        let mut admitted = Vec::new();
+        let mut differ = false;
+        for &g in &gaps {
+            t += g;
+            let ok = a.admit(t);
+            differ |= ok != b.admit(t);
+            if ok {
+                admitted.push(t);
+            }
+        }
+        let moves = ["fixed-window", "sliding-window-counter", "nginx:burst=5,nodelay", "haproxy:record-rejects=false"];
+        if !moves.contains(&KINDS[kind]) {
+            prop_assert!(!differ, "{} --coord {base}:skew={skew_ms}ms decided otherwise", KINDS[kind]);
+        }
+        let bound = theory::worst_case(&skewed, 12, MINUTE).expect("a bound");
+        prop_assert_eq!(theory::worst_case(&build(base), 12, MINUTE), Some(bound));
+        let got = busiest(&admitted, MINUTE);
+        prop_assert!(got <= bound, "{} --coord {base}:skew={skew_ms}ms: {got} > {bound}", KINDS[kind]);
+    }
+}
+
+/// Skew moves each gateway's fixed window: a boundary burst timed on the backend's clock
+/// finds the window just begun only at the gateway whose clock agrees. A split of 60 over 4
+/// gateways (15 each a minute), round robin, clocks 0, 10, 20 and 30 s ahead: 60 requests just
+/// before the minute and 60 just after. With the clocks agreeing, every gateway's window
+/// begins between the two bursts and all 120 pass; skewed, gateways 1 to 3 are already in
+/// their next window for both bursts and pass 15 each, gateway 0 passes 15 of each: 75.
+#[test]
+fn skew_moves_each_gateways_fixed_window() {
+    let burst = |coord: &str| {
+        let sc = Scenario { limiters: vec![], window: MINUTE, limit: 60, ..Scenario::default() };
+        let s = spec("fixed-window", Some(("4", Some("round-robin"), Some(coord))));
+        let mut l = sc.build_limiter(&s, 0).expect("builds");
+        let before = (0..60).filter(|_| l.admit(MINUTE - 1)).count();
+        let after = (0..60).filter(|_| l.admit(MINUTE + 1)).count();
+        (before, after)
+    };
+    assert_eq!(burst("split"), (60, 60));
+    assert_eq!(burst("split:skew=30s"), (60, 15));
+    // Local: each gateway alone takes its whole 60 in its window, so the 15 requests each
+    // gets before the minute all pass, and after it too, skewed or not.
+    assert_eq!(burst("local:skew=30s"), (60, 60));
 }

@@ -193,6 +193,9 @@ pub struct Fleet {
     /// `cut`: `recent` is in time order, and `s` never goes back).
     snapshot_at: Micros,
     cut: usize,
+    /// How far ahead of the backend's clock each gateway's reads (empty: all agree). A
+    /// gateway's limiter or view decides, and replays its own admissions, by its own clock.
+    offsets: Vec<Micros>,
 }
 
 /// A view's base instant when the view is out of date.
@@ -270,7 +273,33 @@ impl Fleet {
             recent: VecDeque::new(),
             snapshot_at: 0,
             cut: 0,
+            offsets: Vec::new(),
         }
+    }
+
+    /// The fleet with gateway `g`'s clock `offsets[g]` ahead of the backend's (one per
+    /// gateway; all 0 changes nothing). Called before any decision.
+    ///
+    /// Under `local` and `split` each gateway's limiter then runs on its own clock: a fixed
+    /// window's boundaries move, and a limiter that only compares instants (a sliding log, a
+    /// token bucket, GCRA) decides as before. Under `sync` a gateway's view is the store's
+    /// snapshot (taken by the store's clock, the backend's) with its own admissions replayed
+    /// and the decision made by its own clock: a gateway ahead sees the store's admissions as
+    /// older than they are, and its fixed window can begin while the store's has not.
+    pub fn with_skew(mut self, offsets: Vec<Micros>) -> Self {
+        if offsets.iter().any(|&o| o > 0) && offsets.len() == self.len() {
+            self.offsets = offsets;
+            if let Coord::Sync { .. } = self.coord {
+                // Counted views and the no-other-admission shortcut read the store's clock.
+                self.build_views();
+            }
+        }
+        self
+    }
+
+    /// Gateway `g`'s clock when the backend's reads `t`.
+    fn clock(&self, g: usize, t: Micros) -> Micros {
+        t.saturating_add(self.offsets.get(g).copied().unwrap_or(0))
     }
 
     /// Builds each `sync` view from its snapshot, as for any limiter, even where it could be
@@ -379,16 +408,15 @@ impl Fleet {
         if self.built_on[g] == new.at {
             return;
         }
+        let offset = self.offsets.get(g).copied().unwrap_or(0);
         let view = &mut self.gateways[g];
-        match &new.limiter {
-            Some(limiter) => view.copy_from(limiter),
-            // Only counted views have no snapshot's limiter, and they are never built: the
-            // shared limiter as it was at the snapshot is then out of reach, which the tests
-            // would catch as a wrong decision.
-            None => view.copy_from(&self.truth),
+        // Counted views are never built, and every other snapshot holds its limiter.
+        debug_assert!(new.limiter.is_some(), "a counted view is never built");
+        if let Some(limiter) = &new.limiter {
+            view.copy_from(limiter);
         }
         for &t in self.own[g].iter() {
-            view.force(t);
+            view.force(t.saturating_add(offset));
         }
         self.built_on[g] = new.at;
     }
@@ -427,12 +455,13 @@ impl Fleet {
     /// Gateway `g`'s decision at `t`, and whether the shared limiter has already taken it
     /// (it decided, so the admission is no room instant and is recorded).
     fn decide_at(&mut self, g: usize, t: Micros) -> (Decision, bool) {
-        let decision = match self.coord {
-            Coord::Local | Coord::Split => self.gateways[g].decide(t),
-            Coord::Sync { every, delay } if self.counted.is_some() => {
-                let Some((limit, window)) = self.counted else {
-                    return (Decision::Reject, false);
-                };
+        let decision = match (self.coord, self.counted) {
+            (Coord::Local | Coord::Split, _) => {
+                // A fleet's limiters answer at once: the admission is the arrival.
+                let at = self.clock(g, t);
+                admitted_at(self.gateways[g].decide(at).admitted(), t)
+            }
+            (Coord::Sync { every, delay }, Some((limit, window))) => {
                 // The snapshot delivered by `t` is the one of the latest `kΔ` with `kΔ + δ ≤ t`
                 // (or none, 0): no snapshot need be kept, only its instant. The next interval's
                 // is a step on; a longer gap is divided out.
@@ -455,7 +484,7 @@ impl Fleet {
                 }
                 admitted_at(ok, t)
             }
-            Coord::Sync { every, delay } => {
+            (Coord::Sync { every, delay }, None) => {
                 self.sync_to(t, every, delay);
                 let snapshot = &self.delivered;
                 let own = &mut self.own[g];
@@ -466,7 +495,7 @@ impl Fleet {
                 // admission there is: the shared limiter decides (and records the admission
                 // here), and the view is stale.
                 let others = self.taken - snapshot.taken - own.len() as u64;
-                if others == 0 {
+                if others == 0 && self.offsets.is_empty() {
                     self.built_on[g] = STALE;
                     let ok = self.truth.peek(t);
                     if ok {
@@ -477,14 +506,15 @@ impl Fleet {
                 }
                 let ok = {
                     self.view(g);
-                    self.gateways[g].admit(t)
+                    let at = self.clock(g, t);
+                    self.gateways[g].admit(at)
                 };
                 if ok {
                     self.own[g].push_back(t);
                 }
                 admitted_at(ok, t)
             }
-            Coord::Central { rtt, outage } => {
+            (Coord::Central { rtt, outage }, _) => {
                 let reach = t + rtt / 2;
                 let down = outage.filter(|o| reach >= o.at && reach - o.at < o.length);
                 let ok = match (down, self.store.as_mut()) {
@@ -494,7 +524,7 @@ impl Fleet {
                 };
                 admitted_at(ok, t + rtt)
             }
-            Coord::Lease { size, ttl } => {
+            (Coord::Lease { size, ttl }, _) => {
                 let (left, until) = &mut self.permits[g];
                 if *left == 0 || t >= *until {
                     let mut granted = 0;

@@ -682,7 +682,8 @@ impl Scenario {
             fleet.route,
             Rng::new(self.seed, u64::from(run), Stream::Routing),
             self.window,
-        ))))
+        )
+        .with_skew(fleet.offsets()))))
     }
 
     /// The limiters of `spec`: one, or one per server of a split limit (each with `1/K` of

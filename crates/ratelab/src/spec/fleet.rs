@@ -19,19 +19,42 @@ pub struct FleetSpec {
     pub route: Route,
     /// How they coordinate.
     pub coord: Coord,
+    /// How far apart the gateways' clocks are (`skew=DUR` in `--coord`, for `local`, `split`
+    /// and `sync`): gateway `g` of `N` reads `g·skew/(N − 1)` ahead of the backend's clock,
+    /// gateway 0 none; 0 when the clocks agree.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skew: Micros,
+}
+
+fn is_zero(v: &Micros) -> bool {
+    *v == 0
 }
 
 const ROUTES: &str = "round-robin, random, skewed:hot=X";
-const COORDS: &str = "local, split, sync:every=DUR[,delay=DUR], central[:rtt=DUR[,outage=AT+DUR,fail=open|closed]], lease:size=B[,ttl=DUR]";
+const COORDS: &str = "local[:skew=DUR], split[:skew=DUR], sync:every=DUR[,delay=DUR][,skew=DUR], central[:rtt=DUR[,outage=AT+DUR,fail=open|closed]], lease:size=B[,ttl=DUR]";
 
 impl FleetSpec {
     /// `--gateways`, `--route` (default round-robin) and `--coord` (default local).
     pub fn parse(gateways: &str, route: Option<&str>, coord: Option<&str>) -> Result<Self, Error> {
+        let (coord, skew) = coord.map_or(Ok((Coord::Local, 0)), parse_coord)?;
         Ok(FleetSpec {
             gateways: parse_count("gateways", gateways, 1, MAX_GATEWAYS)? as u32,
             route: route.map_or(Ok(Route::RoundRobin), parse_route)?,
-            coord: coord.map_or(Ok(Coord::Local), parse_coord)?,
+            coord,
+            skew,
         })
+    }
+
+    /// How far ahead of the backend's clock each gateway's reads, gateway 0 first: spread
+    /// evenly from 0 to the skew.
+    pub fn offsets(&self) -> Vec<Micros> {
+        let n = u64::from(self.gateways.max(1));
+        (0..n)
+            .map(|g| match n {
+                1 => 0,
+                _ => (u128::from(self.skew) * u128::from(g) / u128::from(n - 1)) as Micros,
+            })
+            .collect()
     }
 
     /// `--route`'s text, as [`parse_route`] reads it.
@@ -49,7 +72,7 @@ impl FleetSpec {
     /// `--coord`'s text, as [`parse_coord`] reads it.
     pub fn coord_text(&self) -> String {
         let d = format_duration;
-        match self.coord {
+        let text = match self.coord {
             Coord::Local => "local".into(),
             Coord::Split => "split".into(),
             Coord::Sync { every, delay } => format!("sync:every={},delay={}", d(every), d(delay)),
@@ -62,6 +85,11 @@ impl FleetSpec {
                 text
             }
             Coord::Lease { size, ttl } => format!("lease:size={size},ttl={}", d(ttl)),
+        };
+        match (self.skew, self.coord) {
+            (0, _) => text,
+            (skew, Coord::Local | Coord::Split) => format!("{text}:skew={}", d(skew)),
+            (skew, _) => format!("{text},skew={}", d(skew)),
         }
     }
 }
@@ -112,8 +140,11 @@ fn duration(name: &str, key: &str, v: &str, min: Micros) -> Result<Micros, Error
 }
 
 /// `local`, `split`, `sync:every=DUR[,delay=DUR]`,
-/// `central[:rtt=DUR[,outage=AT+DUR,fail=open|closed]]` or `lease:size=B[,ttl=DUR]`.
-pub fn parse_coord(text: &str) -> Result<Coord, Error> {
+/// `central[:rtt=DUR[,outage=AT+DUR,fail=open|closed]]` or `lease:size=B[,ttl=DUR]`, and the
+/// clock skew of `local`, `split` and `sync` (`skew=DUR`, 0 when not given). `central` and `lease` take none: the store decides or
+/// grants on its own clock, and a gateway's clock only times a lease's end, which an offset
+/// does not move.
+pub fn parse_coord(text: &str) -> Result<(Coord, Micros), Error> {
     let (name, pairs) = split_spec(text)?;
     let get = |key: &str| {
         pairs
@@ -122,12 +153,19 @@ pub fn parse_coord(text: &str) -> Result<Coord, Error> {
             .map(|i| pairs[i].1)
     };
     let keys: &[&str] = match name {
-        "local" | "split" => &[],
-        "sync" => &["every", "delay"],
+        "local" | "split" => &["skew"],
+        "sync" => &["every", "delay", "skew"],
         "central" => &["rtt", "outage", "fail"],
         "lease" => &["size", "ttl"],
         _ => return Err(Error::unknown("coordination", name, COORDS)),
     };
+    if let (Some(v), "central" | "lease") = (get("skew"), name) {
+        return Err(Error::invalid(
+            &format!("coord {name}: skew"),
+            v,
+            "local, split or sync for a skew (there each gateway decides by its own clock; under central the store decides by its own, and a lease lasts as long on any clock)",
+        ));
+    }
     if let Some((k, _)) = pairs.iter().find(|(k, _)| !keys.contains(k)) {
         let accepted = if keys.is_empty() {
             "no keys".to_owned()
@@ -204,7 +242,8 @@ pub fn parse_coord(text: &str) -> Result<Coord, Error> {
             ttl: get("ttl").map_or(Ok(Micros::MAX), |v| duration(name, "ttl", v, 1))?,
         },
     };
-    Ok(coord)
+    let skew = get("skew").map_or(Ok(0), |v| duration(name, "skew", v, 0))?;
+    Ok((coord, skew))
 }
 
 #[cfg(test)]
@@ -221,6 +260,9 @@ mod tests {
             ("random", "central:rtt=2ms"),
             ("random", "central:rtt=2ms,outage=5min+30s,fail=closed"),
             ("round-robin", "lease:size=10,ttl=1s"),
+            ("random", "local:skew=2s"),
+            ("round-robin", "split:skew=500ms"),
+            ("random", "sync:every=1s,delay=100ms,skew=30s"),
         ] {
             let f = FleetSpec::parse("4", Some(route), Some(coord)).expect(coord);
             assert_eq!(
@@ -246,14 +288,17 @@ mod tests {
         );
         assert_eq!(
             parse_coord("central:outage=1s+2s"),
-            Ok(Coord::Central {
-                rtt: 0,
-                outage: Some(Outage {
-                    at: SECOND,
-                    length: 2 * SECOND,
-                    open: true
-                })
-            })
+            Ok((
+                Coord::Central {
+                    rtt: 0,
+                    outage: Some(Outage {
+                        at: SECOND,
+                        length: 2 * SECOND,
+                        open: true
+                    })
+                },
+                0
+            ))
         );
     }
 
@@ -303,6 +348,32 @@ mod tests {
             &["fail", "open or closed"],
         );
         check("2", None, Some("lease:ttl=1s"), &["size=B"]);
-        check("2", None, Some("local:every=1s"), &["every", "no keys"]);
+        check("2", None, Some("local:every=1s"), &["every", "skew"]);
+        check("2", None, Some("local:skew=-1s"), &["skew", "a number with a unit"]);
+        for coord in ["central:skew=1s", "lease:size=4,skew=1s"] {
+            check(
+                "2",
+                None,
+                Some(coord),
+                &["skew", "local, split or sync", "any clock"],
+            );
+        }
+    }
+
+    #[test]
+    fn skew_spreads_the_gateways_clocks_from_0_to_it() {
+        let f = FleetSpec::parse("5", None, Some("sync:every=1s,skew=2s")).expect("valid");
+        assert_eq!(f.skew, 2 * SECOND);
+        assert_eq!(
+            f.offsets(),
+            [0, 500 * MS, 1000 * MS, 1500 * MS, 2000 * MS].to_vec()
+        );
+        let one = FleetSpec::parse("1", None, Some("local:skew=2s")).expect("valid");
+        assert_eq!(one.offsets(), [0].to_vec());
+        let none = FleetSpec::parse("3", None, Some("local")).expect("valid");
+        assert_eq!((none.skew, none.offsets()), (0, vec![0; 3]));
+        assert_eq!(none.coord_text(), "local");
+        // Written back only when there is one, so reports without it read as before.
+        assert!(!serde_json::to_string(&none).expect("json").contains("skew"));
     }
 }
