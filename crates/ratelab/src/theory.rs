@@ -106,11 +106,10 @@ pub fn worst_case(spec: &LimiterSpec, limit: u64, window: Micros) -> Option<u64>
 ///   taken at most `Δ + δ` before, so what it cannot see is what the other `N − 1` admitted
 ///   since: at most the single limiter's worst window plus `N − 1` times what one gateway
 ///   can admit in `Δ + δ` (its worst window times `⌈(Δ + δ) / W⌉`), and never more than
-///   `local`'s. (Property-tested against random and adversarial traffic, not proved.) With
-///   the gateways' clocks skewed, none is stated.
+///   `local`'s. (Property-tested against random and adversarial traffic, not proved.)
 ///
-/// A skew changes no other bound: each gateway's worst window is its own limiter's, whatever
-/// its clock, and `central` and `lease` take no skew.
+/// A clock skew (`local` and `split`) changes no bound: each is a sum of each gateway's worst
+/// window, which is its own limiter's whatever its clock.
 pub fn fleet_worst(
     spec: &LimiterSpec,
     fleet: &FleetSpec,
@@ -134,9 +133,6 @@ pub fn fleet_worst(
         } => None,
         Coord::Central { .. } => Some(single),
         Coord::Lease { size, .. } => Some(single.saturating_add(n.saturating_mul(size - 1))),
-        // A skewed gateway sees the store's admissions as older than they are, and its fixed
-        // window can begin while the store's has not: no bound is stated.
-        Coord::Sync { .. } if fleet.skew > 0 => None,
         Coord::Sync { every, delay } => {
             let own = single.saturating_mul(every.saturating_add(delay).div_ceil(window));
             Some(local.min(single.saturating_add((n - 1).saturating_mul(own))))

@@ -193,8 +193,8 @@ pub struct Fleet {
     /// `cut`: `recent` is in time order, and `s` never goes back).
     snapshot_at: Micros,
     cut: usize,
-    /// How far ahead of the backend's clock each gateway's reads (empty: all agree). A
-    /// gateway's limiter or view decides, and replays its own admissions, by its own clock.
+    /// `local`, `split`: how far ahead of the backend's clock each gateway's reads (empty: all
+    /// agree); a gateway's limiter decides by its own clock.
     offsets: Vec<Micros>,
 }
 
@@ -278,21 +278,15 @@ impl Fleet {
     }
 
     /// The fleet with gateway `g`'s clock `offsets[g]` ahead of the backend's (one per
-    /// gateway; all 0 changes nothing). Called before any decision.
-    ///
-    /// Under `local` and `split` each gateway's limiter then runs on its own clock: a fixed
-    /// window's boundaries move, and a limiter that only compares instants (a sliding log, a
-    /// token bucket, GCRA) decides as before. Under `sync` a gateway's view is the store's
-    /// snapshot (taken by the store's clock, the backend's) with its own admissions replayed
-    /// and the decision made by its own clock: a gateway ahead sees the store's admissions as
-    /// older than they are, and its fixed window can begin while the store's has not.
+    /// gateway; all 0 changes nothing), for `local` and `split`: each gateway's limiter then
+    /// runs on its own clock, so a fixed window's boundaries move, and a limiter that only
+    /// compares instants (a sliding log, a token bucket, GCRA) decides as before. (Under the
+    /// other coordinations the store's clock is not yet told apart from the gateways'; the
+    /// scenario language refuses a skew there.) Called before any decision.
     pub fn with_skew(mut self, offsets: Vec<Micros>) -> Self {
-        if offsets.iter().any(|&o| o > 0) && offsets.len() == self.len() {
+        debug_assert_eq!(offsets.len(), self.len(), "one offset per gateway");
+        if matches!(self.coord, Coord::Local | Coord::Split) && offsets.iter().any(|&o| o > 0) {
             self.offsets = offsets;
-            if let Coord::Sync { .. } = self.coord {
-                // Counted views and the no-other-admission shortcut read the store's clock.
-                self.build_views();
-            }
         }
         self
     }
@@ -408,7 +402,6 @@ impl Fleet {
         if self.built_on[g] == new.at {
             return;
         }
-        let offset = self.offsets.get(g).copied().unwrap_or(0);
         let view = &mut self.gateways[g];
         // Counted views are never built, and every other snapshot holds its limiter.
         debug_assert!(new.limiter.is_some(), "a counted view is never built");
@@ -416,7 +409,7 @@ impl Fleet {
             view.copy_from(limiter);
         }
         for &t in self.own[g].iter() {
-            view.force(t.saturating_add(offset));
+            view.force(t);
         }
         self.built_on[g] = new.at;
     }
@@ -495,7 +488,7 @@ impl Fleet {
                 // admission there is: the shared limiter decides (and records the admission
                 // here), and the view is stale.
                 let others = self.taken - snapshot.taken - own.len() as u64;
-                if others == 0 && self.offsets.is_empty() {
+                if others == 0 {
                     self.built_on[g] = STALE;
                     let ok = self.truth.peek(t);
                     if ok {
@@ -506,8 +499,7 @@ impl Fleet {
                 }
                 let ok = {
                     self.view(g);
-                    let at = self.clock(g, t);
-                    self.gateways[g].admit(at)
+                    self.gateways[g].admit(t)
                 };
                 if ok {
                     self.own[g].push_back(t);

@@ -8,9 +8,7 @@
 //! - `local` and `split`: its own admissions in the window (it knows of no other's);
 //! - `sync:every=Δ,delay=δ`: every admission before its last snapshot, the one taken at the
 //!   latest `kΔ` with `kΔ + δ` no later than now, that is still in the window, plus its own
-//!   admissions since that instant; with clocks skewed, a gateway ahead by `o` counts the
-//!   snapshot's admissions in its own window, `(t + o − W, t + o]`, so it sees them as `o`
-//!   older than they are (its own it stamps by its own clock);
+//!   admissions since that instant;
 //! - `central`: the store's count, every admission (the one limiter decides them all).
 //!
 //! For limiters that count admissions (the sliding log), a gateway admits exactly when what it
@@ -42,8 +40,6 @@ pub struct GatewayTrace {
     pub global: Vec<u64>,
     /// What the deciding gateway believed that count was.
     pub believed: Vec<u64>,
-    /// How far ahead of the backend's clock each gateway's reads (empty: all agree).
-    pub offsets: Vec<Micros>,
 }
 
 /// Run `run` of the scenario's limiter `index`, which must be a fleet (`--gateways`) coordinated
@@ -93,11 +89,7 @@ pub fn gateway_trace(scenario: &Scenario, index: usize, run: u32) -> Result<Gate
         room: Vec::with_capacity(decisions),
         global: Vec::with_capacity(decisions),
         believed: Vec::with_capacity(decisions),
-        offsets: fleet_spec.offsets(),
     };
-    if fleet_spec.skew == 0 {
-        out.offsets.clear();
-    }
     let window = scenario.window;
     let coord = fleet.coord();
     // Every admission in the trailing window, and each gateway's own, in time order.
@@ -118,10 +110,7 @@ pub fn gateway_trace(scenario: &Scenario, index: usize, run: u32) -> Result<Gate
             Coord::Local | Coord::Split | Coord::Lease { .. } => mine.len() as u64,
             Coord::Sync { every, delay } => {
                 let snapshot = t.saturating_sub(delay) / every * every;
-                let o = out.offsets.get(g).copied().unwrap_or(0);
-                // Those the gateway's clock puts out of its window.
-                let gone = all.partition_point(|&a| a.saturating_add(window) <= t + o);
-                let before = all.partition_point(|&a| a < snapshot).saturating_sub(gone);
+                let before = all.partition_point(|&a| a < snapshot);
                 let since = mine.len() - mine.partition_point(|&a| a < snapshot);
                 (before + since) as u64
             }
@@ -163,11 +152,8 @@ impl GatewayTrace {
             Coord::Central { .. } => Micros::MAX,
             Coord::Local | Coord::Split | Coord::Lease { .. } => 0,
         };
-        let (mut truth, mut common) = (0, 0);
+        let (mut truth, mut shared) = (0, 0);
         let mut own = vec![0; gateways];
-        // Before the snapshot, by each gateway's clock: those still in its window.
-        let mut shared = vec![0; gateways];
-        let offset = |g: usize| self.offsets.get(g).copied().unwrap_or(0);
         for i in 0..self.times.len() {
             let t = self.times[i];
             if t >= at {
@@ -177,16 +163,12 @@ impl GatewayTrace {
                 continue;
             }
             truth += 1;
-            if t < snapshot && self.offsets.is_empty() {
-                common += 1;
-            } else if t < snapshot {
-                for (g, n) in shared.iter_mut().enumerate() {
-                    *n += u64::from(t.saturating_add(window) > at + offset(g));
-                }
+            if t < snapshot {
+                shared += 1;
             } else if let Some(n) = own.get_mut(self.gateway[i] as usize) {
                 *n += 1;
             }
         }
-        (truth, own.iter().zip(&shared).map(|(n, s)| n + s + common).collect())
+        (truth, own.into_iter().map(|n| n + shared).collect())
     }
 }

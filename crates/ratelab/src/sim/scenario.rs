@@ -723,8 +723,20 @@ impl Scenario {
         if spec.kind.has_bucket() {
             // Buckets keep time scaled by the rate's count; keep that within 64 bits.
             let capacity = (burst + 1).checked_mul(rate.per);
+            // A gateway whose clock is ahead (`skew`) reads up to that much past the run (the
+            // scenario's largest: a fleet's parts are built without their fleet).
+            #[cfg(feature = "fleet")]
+            let ahead = self
+                .limiters
+                .iter()
+                .filter_map(|l| l.fleet.map(|f| f.skew))
+                .max()
+                .unwrap_or(0);
+            #[cfg(not(feature = "fleet"))]
+            let ahead = 0;
             let scaled_time = self
                 .horizon()
+                .saturating_add(ahead)
                 .checked_mul(rate.count)
                 .zip(capacity)
                 .and_then(|(a, b)| a.checked_add(b));
