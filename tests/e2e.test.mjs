@@ -360,6 +360,44 @@ test('the gateways section runs when asked, follows its dials, and equals the co
   assert.deepEqual(problems, []);
 });
 
+test('a link sets the gateways dials and playhead, runs the section when near, and follows the dials', async (t) => {
+  const path = '/?algorithm=gcra&gateways=4&gateways-route=round-robin&gateways-coord=local&gateways-sync=30s&gateways-at=61500';
+  const { page, problems } = await open(t, { path });
+  // No problem for the main figure: the section's keys are the section's.
+  assert.equal(await page.locator('#url-problems').isHidden(), true);
+  // Before the section has run, a change to the main figure keeps the section's part of the link.
+  await act(page, () => page.selectOption('#traffic', 'page-loads'));
+  await page.waitForFunction(() => /traffic=page-loads/.test(location.search), null, { timeout: 10000 });
+  assert.match(page.url(), /gateways=4&gateways-route=round-robin&gateways-coord=local&gateways-sync=30s&gateways-at=61500/);
+  await page.locator('#gateways').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#gateways[data-ready=true]', { timeout: 20000 });
+  const dials = await page.evaluate(() => ['gateways-n', 'gateways-route', 'gateways-coord', 'gateways-sync', 'gateways-at'].map((id) => document.getElementById(id).value));
+  assert.deepEqual(dials, ['4', 'round-robin', 'local', '30s', '61500']);
+  assert.equal(await page.locator('#gateways-n-out').textContent(), '4');
+  assert.equal(await page.locator('#gateways-at-out').textContent(), '1:01.5');
+  assert.match(await page.locator('#gateways-status').textContent(), /^With 4 gateways each on its own/);
+  assert.match(await page.locator('#gateways-views-text').textContent(), /^At 1:01\.5, /);
+  assert.equal(await page.locator('#gateways li').count() >= 5, true, 'the backend and 4 gateways');
+  // The dials move the address (the playhead's instant is kept).
+  await page.selectOption('#gateways-coord', 'central');
+  await page.waitForFunction(() => /gateways-coord=central/.test(location.search), null, { timeout: 10000 });
+  assert.match(page.url(), /gateways=4&gateways-route=round-robin&gateways-coord=central&gateways-sync=30s&gateways-at=61500/);
+  // What is wrong is named in the section, with what is accepted; the rest is kept.
+  const bad = await open(t, { path: '/?gateways=40&gateways-coord=central&gateways-colour=red' });
+  await bad.page.locator('#gateways').scrollIntoViewIfNeeded();
+  await bad.page.waitForSelector('#gateways[data-ready=true]', { timeout: 20000 });
+  const said = await bad.page.locator('#gateways-problems li').allTextContents();
+  assert.equal(said.length, 2, said.join(' | '));
+  assert.match(said[0], /gateways='40' is not accepted: a whole number from 1 to 16\. The gateways section uses 8 instead/);
+  assert.match(said[1], /'gateways-colour' is not one the gateways section knows.*Accepted: gateways, gateways-route, gateways-coord, gateways-sync, gateways-at\./);
+  assert.equal(await bad.page.locator('#gateways-coord').inputValue(), 'central');
+  assert.match(await bad.page.locator('#gateways-status').textContent(), /^With 8 gateways sharing one central store/);
+  // Not touched, the address stays as given beside the message.
+  assert.match(bad.page.url(), /gateways=40&gateways-coord=central&gateways-colour=red$/);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(bad.problems, []);
+});
+
 test('the recall quiz remembers answers on this device', async (t) => {
   const { page } = await open(t);
   await page.locator('#recall').scrollIntoViewIfNeeded();

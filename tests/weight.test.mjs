@@ -98,7 +98,7 @@ test('a reader who scrolls through the whole page fetches at most 300 KB gzipped
   const { page, problems } = await open(t, { before: (p) => { fetched = recordFetches(p, `${origin}/`); } });
   await scrollThrough(page, fetched);
   const all = transfer(dist, fetched);
-  t.diagnostic(`fetched in a scroll through the page: ${all.show()}: ${(all.bytes / 1024).toFixed(1)} KB gzipped`);
+  t.diagnostic(`fetched in a scroll through the page: ${all.show()}: ${(all.bytes / 1024).toFixed(1)} KB gzipped (${all.bytes} of ${SCROLL_BUDGET} bytes)`);
   // The lazy parts were loaded, and nothing an action alone needs.
   for (const part of ['ratelab-extra_bg.wasm', 'section-worker.js', 'js/sections.js', 'js/playhead.js', 'js/panels/real.js', 'js/panels/quiz.js']) {
     assert.ok(all.files.includes(part), `${part} was not fetched: ${all.files}`);

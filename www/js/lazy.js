@@ -85,6 +85,12 @@ export function startOtherPanels() {
   const gateways = $('gateways-n');
   gateways.addEventListener('input', () => { $('gateways-n-out').textContent = gateways.value; });
   $('gateways-run').addEventListener('click', gatewaysFigure);
+  // A link that sets the section's dials runs it when it comes near, and keeps them meanwhile.
+  const linked = location.search.match(/(?<=[?&])gateways[^&]*/g);
+  if (linked) {
+    $('gateways').dataset.link = linked.join('&');
+    whenNear($('gateways'), gatewaysFigure);
+  }
 }
 
 /** The main figure's mechanism view: its code loads when a fifth of its chart is in sight,

@@ -45,7 +45,8 @@ export function startLink(ctx, encodeState) {
   function shareUrl(controls, embed) {
     const sections = { ceilingCapacity: Number($('ceiling-capacity').value), honestTraffic: $('honest-traffic').value, honestLoad: $('honest-load').value, herdingJitter: $('herding-jitter').value };
     const q = encodeState(controls, $('compare').getAttribute('aria-pressed') === 'true', sections);
-    const query = [q, embed ? 'embed=1' : ''].filter(Boolean).join('&');
+    // The gateways section's dials, as the link gave them (lazy.js) or its panel writes them.
+    const query = [q, $('gateways').dataset.link, embed ? 'embed=1' : ''].filter(Boolean).join('&');
     return new URL(query ? `?${query}` : location.pathname, location.href).href;
   }
 
@@ -78,7 +79,8 @@ export function startLink(ctx, encodeState) {
 
   /** The section figures' controls are part of the link too. */
   const followSections = () => {
-    for (const id of ['ceiling-capacity', 'honest-traffic', 'honest-load', 'herding-jitter']) {
+    // (The gateways section's dials and playhead, made when it first runs, tell their section.)
+    for (const id of ['ceiling-capacity', 'honest-traffic', 'honest-load', 'herding-jitter', 'gateways']) {
       $(id).addEventListener('change', () => { ctx.touched = true; try { ctx.writeState(ctx.readControls()); } catch { /* the main figure shows its own error */ } });
     }
   };

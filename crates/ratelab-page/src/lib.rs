@@ -9,6 +9,8 @@ pub mod export;
 pub mod form;
 #[cfg(feature = "fleet")]
 pub mod gateways;
+#[cfg(feature = "fleet")]
+pub mod gateways_link;
 pub mod import_view;
 pub mod link;
 pub mod mechanism;

@@ -346,6 +346,10 @@ pub fn decode(query: &str) -> Decoded {
         let (raw_key, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
         let key = percent_decode(raw_key);
         let value = percent_decode(raw_value);
+        // The gateways section's own, read by the tools module (`gateways_link`).
+        if key.starts_with("gateways") {
+            continue;
+        }
         let shown = quote(&key);
         let Some(param) = PARAMS.iter().find(|p| p.key == key) else {
             out.problems.push(Problem {
@@ -510,7 +514,8 @@ fn hex(b: u8) -> Option<u8> {
     }
 }
 
-fn percent_encode(text: &str) -> String {
+/// Percent-encodes what a query value cannot carry as it is.
+pub fn percent_encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for b in text.bytes() {
         // `/`, `=` and `,` may stand in a query's value as they are (RFC 3986), and nginx's

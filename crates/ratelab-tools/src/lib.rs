@@ -20,6 +20,7 @@ use ratelab_page::import_view::{self, ImportSummary};
 use ratelab_page::page;
 use ratelab_page::probe_view::{self, ProbeSummary};
 use ratelab_page::sections::{Dials, SectionParams};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 fn js_error(e: impl std::fmt::Display) -> JsValue {
@@ -319,6 +320,35 @@ pub fn gateways_figure(
     js_sys::Reflect::set(&out, &"summary".into(), &f.summary.into())?;
     js_sys::Reflect::set(&out, &"views".into(), &views_value(&f.views)?)?;
     Ok(out.into())
+}
+
+/// The gateways section's dials as a link sets them (`ratelab_page::gateways_link`):
+/// `{dials: {gateways, route, coord, sync, atMs}, any, problems}`, `any` whether the query
+/// names any of the section's keys and `problems` a sentence per bad one.
+#[wasm_bindgen(js_name = gatewaysLink)]
+pub fn gateways_link(query: &str) -> Result<JsValue, JsValue> {
+    let linked = ratelab_page::gateways_link::decode(query);
+    linked
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(js_error)
+}
+
+/// The gateways section's dials as link parameters (`gateways=8&…`, no `?`), as entered.
+#[wasm_bindgen(js_name = gatewaysQuery)]
+pub fn gateways_query(
+    gateways: u32,
+    route: &str,
+    coord: &str,
+    sync: &str,
+    at_ms: Option<u32>,
+) -> String {
+    ratelab_page::gateways_link::encode(&ratelab_page::gateways_link::Dials {
+        gateways,
+        route: route.into(),
+        coord: coord.into(),
+        sync: sync.into(),
+        at_ms: at_ms.map(u64::from),
+    })
 }
 
 /// The gateways timeline with its playhead at `at_ms`, packed, and each gateway's view there:

@@ -59,3 +59,27 @@ fn the_gateways_figure_is_computed_here_and_a_bad_setting_named() {
         );
     }
 }
+
+#[wasm_bindgen_test]
+fn the_gateways_link_is_read_and_written_here() {
+    let q = ratelab_tools::gateways_query(4, "round-robin", "local", "30s", Some(61_500));
+    assert_eq!(
+        q,
+        "gateways=4&gateways-route=round-robin&gateways-coord=local&gateways-sync=30s&gateways-at=61500"
+    );
+    let l =
+        ratelab_tools::gateways_link(&format!("?algorithm=gcra&{q}&gateways-x=1")).expect("read");
+    let get = |v: &wasm_bindgen::JsValue, k: &str| js_sys::Reflect::get(v, &k.into()).expect(k);
+    let dials = get(&l, "dials");
+    assert_eq!(get(&dials, "gateways").as_f64(), Some(4.0));
+    assert_eq!(get(&dials, "coord").as_string().as_deref(), Some("local"));
+    assert_eq!(get(&dials, "atMs").as_f64(), Some(61_500.0));
+    assert_eq!(get(&l, "any").as_bool(), Some(true));
+    let problems = js_sys::Array::from(&get(&l, "problems"));
+    assert_eq!(problems.length(), 1);
+    assert!(problems
+        .get(0)
+        .as_string()
+        .expect("a sentence")
+        .contains("'gateways-x'"));
+}

@@ -580,8 +580,16 @@ proptest! {
 #[test]
 fn skew_moves_each_gateways_fixed_window() {
     let burst = |coord: &str| {
-        let sc = Scenario { limiters: vec![], window: MINUTE, limit: 60, ..Scenario::default() };
-        let s = spec("fixed-window", Some(("4", Some("round-robin"), Some(coord))));
+        let sc = Scenario {
+            limiters: vec![],
+            window: MINUTE,
+            limit: 60,
+            ..Scenario::default()
+        };
+        let s = spec(
+            "fixed-window",
+            Some(("4", Some("round-robin"), Some(coord))),
+        );
         let mut l = sc.build_limiter(&s, 0).expect("builds");
         let before = (0..60).filter(|_| l.admit(MINUTE - 1)).count();
         let after = (0..60).filter(|_| l.admit(MINUTE + 1)).count();

@@ -77,8 +77,28 @@ export function startGateways() {
   let tools = null;
   let busy = false;
   let again = false;
-  // Once the reader moves the playhead, its instant is kept as the dials move.
+  // Once the reader moves the playhead (or a link sets it), its instant is kept as the dials move.
   let kept;
+  let linked = null;
+  // The dials as the link writes them (link.js adds them to the address).
+  const writeLink = () => { $('gateways').dataset.link = tools.gatewaysQuery(...setting().slice(0, 4), kept); };
+  /** Sets the dials from the page's link, once, and says what was wrong with it. */
+  const applyLink = () => {
+    // The link's own parameters, kept by lazy.js (the address may have moved on since).
+    linked = tools.gatewaysLink($('gateways').dataset.link ?? '');
+    if (!linked.any) return;
+    const d = linked.dials;
+    [dials[0].value, dials[1].value, dials[2].value, dials[3].value] = [String(d.gateways), d.route, d.coord, d.sync];
+    $('gateways-n-out').textContent = String(d.gateways);
+    kept = d.atMs ?? undefined;
+    if (!linked.problems.length) return;
+    const box = document.createElement('ul');
+    box.className = 'error';
+    box.id = 'gateways-problems';
+    box.setAttribute('role', 'alert');
+    box.append(...linked.problems.map((p) => Object.assign(document.createElement('li'), { textContent: p })));
+    status.before(box);
+  };
   const draw = () => {
     for (const [id, , part] of PLOTS) {
       const c = $(id);
@@ -93,8 +113,10 @@ export function startGateways() {
     started = true;
     try {
       [tools, extra] = await Promise.all([loadTools(), loadExtra()]);
+      if (!linked) applyLink();
       do {
         again = false;
+        writeLink();
         shown = tools.gatewaysFigure(...setting(), kept);
         figure.hidden = false;
         draw();
@@ -128,6 +150,7 @@ export function startGateways() {
         extra.drawPlot('plot-gateways', p.timeline.numbers, p.timeline.text, dark());
         c.dataset.drawn = 'true';
         showViews(p.views);
+        writeLink();
       } catch (e) {
         status.textContent = `The gateways could not run: ${e?.message ?? e}`;
       }

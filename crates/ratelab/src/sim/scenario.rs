@@ -675,15 +675,17 @@ impl Scenario {
         } else {
             vec![shared.clone(); n]
         };
-        Ok(Limiter::Fleet(Box::new(Fleet::new(
-            gateways,
-            shared,
-            fleet.coord,
-            fleet.route,
-            Rng::new(self.seed, u64::from(run), Stream::Routing),
-            self.window,
-        )
-        .with_skew(fleet.offsets()))))
+        Ok(Limiter::Fleet(Box::new(
+            Fleet::new(
+                gateways,
+                shared,
+                fleet.coord,
+                fleet.route,
+                Rng::new(self.seed, u64::from(run), Stream::Routing),
+                self.window,
+            )
+            .with_skew(fleet.offsets()),
+        )))
     }
 
     /// The limiters of `spec`: one, or one per server of a split limit (each with `1/K` of

@@ -365,9 +365,19 @@ mod tests {
         );
         check("2", None, Some("lease:ttl=1s"), &["size=B"]);
         check("2", None, Some("local:every=1s"), &["every", "skew"]);
-        check("2", None, Some("local:skew=-1s"), &["skew", "a number with a unit"]);
+        check(
+            "2",
+            None,
+            Some("local:skew=-1s"),
+            &["skew", "a number with a unit"],
+        );
         for coord in ["central:skew=1s", "lease:size=4,skew=1s"] {
-            check("2", None, Some(coord), &["skew", "local or split", "any clock"]);
+            check(
+                "2",
+                None,
+                Some(coord),
+                &["skew", "local or split", "any clock"],
+            );
         }
         check(
             "2",
@@ -375,7 +385,12 @@ mod tests {
             Some("sync:every=1s,skew=1s"),
             &["skew", "local or split", "not modelled yet"],
         );
-        check("2", None, Some("split:skew=61min"), &["skew", "from 0 to 1h"]);
+        check(
+            "2",
+            None,
+            Some("split:skew=61min"),
+            &["skew", "from 0 to 1h"],
+        );
     }
 
     #[test]

@@ -1,0 +1,282 @@
+//! The gateways section's dials in the page's link: `gateways` (how many), `gateways-route`,
+//! `gateways-coord`, `gateways-sync` and `gateways-at` (the playhead's instant, in ms). The
+//! main figure's decoder ([`crate::link::decode`]) passes every `gateways…` key over, so the
+//! first screen carries none of this; the tools module, loaded when the section runs (a link
+//! that sets it runs it when it comes near), reads them here. As with the main link, a bad
+//! parameter gets a sentence naming it and what is accepted, the section uses its default
+//! for it, and every other parameter is kept.
+
+use crate::gateways::{Setting, COORDINATIONS, GATEWAYS, GATEWAY_ROUTES, GATEWAY_SYNCS};
+use crate::link::percent_decode;
+use serde::Serialize;
+
+/// The link's keys, in the order [`encode`] writes them.
+pub const KEYS: [&str; 5] = [
+    "gateways",
+    "gateways-route",
+    "gateways-coord",
+    "gateways-sync",
+    "gateways-at",
+];
+/// The playhead's last instant, in milliseconds (the timeline's five minutes).
+pub const LAST_INSTANT_MS: u64 = 5 * 60_000;
+/// How much of a bad value a sentence quotes.
+const QUOTE: usize = 40;
+
+/// The section's dials as a link set them, as the page's menus name them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Dials {
+    /// How many gateways, in [`GATEWAYS`].
+    pub gateways: u32,
+    /// One of [`GATEWAY_ROUTES`].
+    pub route: String,
+    /// One of [`COORDINATIONS`].
+    pub coord: String,
+    /// One of [`GATEWAY_SYNCS`].
+    pub sync: String,
+    /// The playhead's instant, if the link set it.
+    pub at_ms: Option<u64>,
+}
+
+impl Default for Dials {
+    /// The section's opening dials ([`Setting::opening`]).
+    fn default() -> Self {
+        let o = Setting::opening();
+        Dials {
+            gateways: o.gateways,
+            route: o.route.into(),
+            coord: o.coord.into(),
+            sync: "5s".into(),
+            at_ms: None,
+        }
+    }
+}
+
+/// What a link said of the section.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Linked {
+    /// The dials, the defaults where the link said nothing or something wrong.
+    pub dials: Dials,
+    /// Whether the link named any of the section's keys (the section then runs by itself).
+    pub any: bool,
+    /// One sentence per bad parameter.
+    pub problems: Vec<String>,
+}
+
+/// Reads the section's parameters from a query string (with or without its `?`); every other
+/// key is the main figure's and is left to it.
+pub fn decode(query: &str) -> Linked {
+    let mut out = Linked::default();
+    let query = query.strip_prefix('?').unwrap_or(query);
+    let mut seen: Vec<String> = Vec::new();
+    for pair in query.split('&') {
+        let (raw_key, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
+        let key = percent_decode(raw_key);
+        if !key.starts_with("gateways") {
+            continue;
+        }
+        out.any = true;
+        let value = percent_decode(raw_value);
+        let shown = ratelab::text::shown(&key, QUOTE);
+        if !KEYS.contains(&key.as_str()) {
+            out.problems.push(format!(
+                "The link's parameter '{shown}' is not one the gateways section knows, so it was ignored. Accepted: {}.",
+                KEYS.join(", ")
+            ));
+            continue;
+        }
+        if seen.contains(&key) {
+            out.problems.push(format!(
+                "The link gives '{shown}' more than once; the first one is used."
+            ));
+            continue;
+        }
+        seen.push(key.clone());
+        if let Err((accepted, default)) = set(&mut out.dials, &key, &value) {
+            out.problems.push(format!(
+                "The link's {shown}='{}' is not accepted: {accepted}. The gateways section uses {default} instead; everything else in the link is kept.",
+                ratelab::text::shown(&value, QUOTE)
+            ));
+        }
+    }
+    out
+}
+
+/// Sets the dial `key` names from `value`, or says what is accepted and what is used instead.
+fn set(dials: &mut Dials, key: &str, value: &str) -> Result<(), (String, String)> {
+    let default = Dials::default();
+    let among = |names: &[&str], now: &str| {
+        names
+            .iter()
+            .find(|&&n| n == value)
+            .map(|&n| n.to_owned())
+            .ok_or_else(|| (format!("one of {}", names.join(", ")), now.to_owned()))
+    };
+    match key {
+        "gateways" => {
+            let accepted = || {
+                (
+                    format!(
+                        "a whole number from {} to {}",
+                        GATEWAYS.start(),
+                        GATEWAYS.end()
+                    ),
+                    default.gateways.to_string(),
+                )
+            };
+            let digits =
+                !value.is_empty() && value.len() <= 3 && value.bytes().all(|b| b.is_ascii_digit());
+            dials.gateways = digits
+                .then(|| value.parse::<u32>().ok())
+                .flatten()
+                .filter(|n| GATEWAYS.contains(n))
+                .ok_or_else(accepted)?;
+        }
+        "gateways-route" => dials.route = among(&GATEWAY_ROUTES, &default.route)?,
+        "gateways-coord" => dials.coord = among(&COORDINATIONS, &default.coord)?,
+        "gateways-sync" => dials.sync = among(&GATEWAY_SYNCS, &default.sync)?,
+        _ => {
+            let accepted = || {
+                (
+                    format!("a whole number of milliseconds from 0 to {LAST_INSTANT_MS}"),
+                    "the busiest instant".to_owned(),
+                )
+            };
+            let digits =
+                !value.is_empty() && value.len() <= 7 && value.bytes().all(|b| b.is_ascii_digit());
+            dials.at_ms = Some(
+                digits
+                    .then(|| value.parse::<u64>().ok())
+                    .flatten()
+                    .filter(|&ms| ms <= LAST_INSTANT_MS)
+                    .ok_or_else(accepted)?,
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The dials as the link's parameters, without `?` or a leading `&`: each that differs from
+/// the opening, and `gateways` always (so a link to the section runs it), whatever was
+/// entered (a split that the count does not allow is kept: the section says why it does not
+/// run). Values are written as given and percent-encoded.
+pub fn encode(dials: &Dials) -> String {
+    let default = Dials::default();
+    let mut parts = vec![format!("gateways={}", dials.gateways)];
+    for (key, value, was) in [
+        ("gateways-route", &dials.route, &default.route),
+        ("gateways-coord", &dials.coord, &default.coord),
+        ("gateways-sync", &dials.sync, &default.sync),
+    ] {
+        if value != was {
+            parts.push(format!("{key}={}", crate::link::percent_encode(value)));
+        }
+    }
+    if let Some(ms) = dials.at_ms {
+        parts.push(format!("gateways-at={ms}"));
+    }
+    parts.join("&")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn a_link_sets_every_dial_and_the_main_figure_passes_them_over() {
+        let q = "?algorithm=sliding-log&gateways=4&gateways-route=round-robin&gateways-coord=split&gateways-sync=30s&gateways-at=61500";
+        let l = decode(q);
+        assert_eq!(
+            l.dials,
+            Dials {
+                gateways: 4,
+                route: "round-robin".into(),
+                coord: "split".into(),
+                sync: "30s".into(),
+                at_ms: Some(61_500)
+            }
+        );
+        assert!(l.any && l.problems.is_empty(), "{l:?}");
+        let main = crate::link::decode(q);
+        assert!(main.problems.is_empty(), "{:?}", main.problems);
+        assert_eq!(main.controls.algorithm.name(), "sliding-log");
+        // No key of the section: nothing to run.
+        let none = decode("?algorithm=gcra&limit=10");
+        assert_eq!(none, Linked::default());
+    }
+
+    #[test]
+    fn a_bad_parameter_is_named_with_what_is_accepted_and_the_rest_is_kept() {
+        let l = decode("gateways=17&gateways-route=hash&gateways-coord=central&gateways-sync=2s&gateways-at=-5&gateways-color=red&gateways-coord=local");
+        assert!(l.any);
+        assert_eq!(
+            l.dials,
+            Dials {
+                coord: "central".into(),
+                ..Dials::default()
+            }
+        );
+        let all = l.problems.join("\n");
+        for needle in [
+            "gateways='17' is not accepted: a whole number from 1 to 16. The gateways section uses 8 instead",
+            "gateways-route='hash' is not accepted: one of random, round-robin, hot. The gateways section uses random instead",
+            "gateways-sync='2s' is not accepted: one of 100ms, 500ms, 1s, 5s, 15s, 30s, 1min",
+            "gateways-at='-5' is not accepted: a whole number of milliseconds from 0 to 300000. The gateways section uses the busiest instant instead",
+            "'gateways-color' is not one the gateways section knows",
+            "gives 'gateways-coord' more than once; the first one is used",
+        ] {
+            assert!(all.contains(needle), "{all}\nlacks: {needle}");
+        }
+        assert_eq!(l.problems.len(), 6);
+        // Numbers are strict: no sign, space, point or exponent, no leading run past 3 digits.
+        for v in ["+4", " 4", "4.0", "4e0", "0004", "", "0"] {
+            let l = decode(&format!("gateways={v}"));
+            assert_eq!((l.dials.gateways, l.problems.len()), (8, 1), "{v}");
+        }
+        assert_eq!(decode("gateways-at=300001").dials.at_ms, None);
+        assert_eq!(decode("gateways-at=300000").dials.at_ms, Some(300_000));
+    }
+
+    fn dials() -> impl Strategy<Value = Dials> {
+        (
+            GATEWAYS,
+            prop::sample::select(GATEWAY_ROUTES.to_vec()),
+            prop::sample::select(COORDINATIONS.to_vec()),
+            prop::sample::select(GATEWAY_SYNCS.to_vec()),
+            prop::option::of(0..=LAST_INSTANT_MS),
+        )
+            .prop_map(|(gateways, route, coord, sync, at_ms)| Dials {
+                gateways,
+                route: route.into(),
+                coord: coord.into(),
+                sync: sync.into(),
+                at_ms,
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn encode_then_decode_is_the_identity_beside_the_main_figures_link(d in dials()) {
+            let main = crate::link::encode(
+                &crate::controls::Controls::default(),
+                false,
+                &crate::link::Sections::default(),
+            );
+            let q = format!("{main}&{}", encode(&d));
+            let l = decode(&q);
+            prop_assert_eq!(&l.dials, &d);
+            prop_assert!(l.any && l.problems.is_empty());
+            prop_assert!(crate::link::decode(&q).problems.is_empty());
+        }
+
+        #[test]
+        fn any_query_decodes_without_panicking(q in ".{0,200}") {
+            let l = decode(&q);
+            prop_assert!(GATEWAYS.contains(&l.dials.gateways));
+            prop_assert!(l.dials.at_ms.is_none_or(|ms| ms <= LAST_INSTANT_MS));
+        }
+    }
+}
