@@ -79,7 +79,7 @@ const sectionTimes = {};
 // The gateways section, run once, then moved along its gateways dial: each move recomputes the
 // figure in the tools module (the timeline, the sweep of 7 sync intervals and the table of 3
 // coordinations) and redraws its two charts and table. Timed from the dial's input event to the
-// sentence it ends with: ten moves to each of 1, 8 and 16 gateways, each from a neighbouring
+// sentence it ends with: forty moves to each of 1, 8 and 16 gateways, each from a neighbouring
 // setting (syncing every 5 s).
 const gatewayMoves = {};
 {
@@ -94,7 +94,7 @@ const gatewayMoves = {};
     const status = document.getElementById('gateways-status');
     const out = {};
     for (const n of [1, 8, 16]) {
-      for (let i = 0; i < 21; i++) {
+      for (let i = 0; i < 81; i++) {
         // Alternating between n and a neighbour, so that each move changes the figure.
         const to = i % 2 ? n : (n === 16 ? 15 : n + 1);
         const said = new Promise((resolve) => {

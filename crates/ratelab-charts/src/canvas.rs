@@ -25,6 +25,12 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement};
 pub struct Canvas {
     canvas: HtmlCanvasElement,
     context: CanvasRenderingContext2d,
+    /// The fill last set (feature `cached-fill`): a chart draws hundreds of marks in one
+    /// colour, and each colour set is a string crossing into JavaScript. (This backend is the
+    /// context's only user while a chart is drawn.) The first-screen modules go without: it
+    /// weighs more than it saves them.
+    #[cfg(feature = "cached-fill")]
+    fill: Option<Key>,
 }
 
 /// A canvas call that failed: the JavaScript exception, as JSON.
@@ -69,10 +75,27 @@ fn fine_hor_ver_lines(from: BackendCoord, end: BackendCoord) -> ((f64, f64), (f6
     (from, end)
 }
 
+/// A colour, comparable: `(r, g, b, alpha's bits)`.
+#[cfg(feature = "cached-fill")]
+type Key = (u8, u8, u8, u64);
+
 impl Canvas {
     fn set_line_style(&self, style: &impl BackendStyle) {
         self.context.set_stroke_style_str(&css_color(style.color()));
         self.context.set_line_width(style.stroke_width() as f64);
+    }
+
+    fn set_fill(&mut self, color: BackendColor) {
+        #[cfg(feature = "cached-fill")]
+        {
+            let (r, g, b) = color.rgb;
+            let now = Some((r, g, b, color.alpha.to_bits()));
+            if self.fill == now {
+                return;
+            }
+            self.fill = now;
+        }
+        self.context.set_fill_style_str(&css_color(color));
     }
 }
 
@@ -99,7 +122,7 @@ impl DrawingBackend for Canvas {
         if color.alpha == 0.0 {
             return Ok(());
         }
-        self.context.set_fill_style_str(&css_color(color));
+        self.set_fill(color);
         self.context
             .fill_rect(f64::from(point.0), f64::from(point.1), 1.0, 1.0);
         Ok(())
@@ -137,7 +160,7 @@ impl DrawingBackend for Canvas {
         let w = f64::from(bottom_right.0 - upper_left.0);
         let h = f64::from(bottom_right.1 - upper_left.1);
         if fill {
-            self.context.set_fill_style_str(&css_color(style.color()));
+            self.set_fill(style.color());
             self.context.fill_rect(x, y, w, h);
         } else {
             self.set_line_style(style);
@@ -178,7 +201,7 @@ impl DrawingBackend for Canvas {
         let mut path = path.into_iter();
         self.context.begin_path();
         if let Some(start) = path.next() {
-            self.context.set_fill_style_str(&css_color(style.color()));
+            self.set_fill(style.color());
             self.context.move_to(f64::from(start.0), f64::from(start.1));
             for next in path {
                 self.context.line_to(f64::from(next.0), f64::from(next.1));
@@ -200,7 +223,7 @@ impl DrawingBackend for Canvas {
             return Ok(());
         }
         if fill {
-            self.context.set_fill_style_str(&css_color(style.color()));
+            self.set_fill(style.color());
         } else {
             self.set_line_style(style);
         }
@@ -240,6 +263,8 @@ impl DrawingBackend for Canvas {
             FontTransform::Rotate270 => 270.0,
         } / 180.0
             * std::f64::consts::PI;
+        // Set before the rotation's save, so that its restore keeps it.
+        self.set_fill(color);
         if degree != 0.0 {
             self.context.save();
             self.context
@@ -259,7 +284,6 @@ impl DrawingBackend for Canvas {
             HPos::Right => "end",
             HPos::Center => "center",
         });
-        self.context.set_fill_style_str(&css_color(color));
         self.context.set_font(&format!(
             "{} {}px {}",
             style.style().as_str(),
@@ -336,9 +360,14 @@ pub fn area(id: &str) -> Result<DrawingArea<Canvas, Shift>, String> {
     context
         .set_transform(scale, 0.0, 0.0, scale, 0.0, 0.0)
         .map_err(|_| format!("canvas '{id}' refused its scale"))?;
-    Ok(Canvas { canvas, context }
-        .into_drawing_area()
-        .shrink((0, 0), (w, h)))
+    Ok(Canvas {
+        canvas,
+        context,
+        #[cfg(feature = "cached-fill")]
+        fill: None,
+    }
+    .into_drawing_area()
+    .shrink((0, 0), (w, h)))
 }
 
 /// The layout size of a canvas whose backing store is `backing_w` × `backing_h` and whose page

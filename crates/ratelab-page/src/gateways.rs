@@ -257,19 +257,19 @@ pub fn figure(setting: &Setting, seed: u64, at_ms: Option<u64>) -> Result<Gatewa
     if let Some(at) = at_ms {
         check_instant(at)?;
     }
-    let reports = sweep_reports(setting, seed)?;
+    let reports = reports(setting, seed, &SYNC_INTERVALS_MS)?;
     // The synced row of the table is the sweep's run at this interval.
     let at = SYNC_INTERVALS_MS
         .iter()
         .position(|&ms| ms == setting.every_ms);
     let synced = at
-        .and_then(|i| reports.get(i))
+        .and_then(|i| reports.synced.get(i))
         .ok_or_else(|| Error::Invalid {
             what: "sync interval".into(),
             got: format!("{} ms", setting.every_ms),
             accepted: "one the sweep runs".into(),
         })?;
-    let (table, summary) = table_and_summary(setting, seed, synced)?;
+    let (table, summary) = table_and_summary(setting, &reports, synced);
     let (s, trace) = run_trace(setting, seed)?;
     let busiest = || {
         (0..trace.times.len())
@@ -280,7 +280,7 @@ pub fn figure(setting: &Setting, seed: u64, at_ms: Option<u64>) -> Result<Gatewa
     let (timeline, views) = at_instant(setting, &s, &trace, at_ms.unwrap_or_else(busiest))?;
     Ok(GatewaysFigure {
         timeline,
-        sweep: sweep_plot(setting, seed, &reports)?,
+        sweep: sweep_plot(setting, seed, &reports.synced)?,
         table,
         summary,
         views,
@@ -402,25 +402,73 @@ fn views_sentence(at_ms: u64, truth: u64, believed: &[u64], limit: u64) -> Strin
 }
 
 /// The fleet coordinated by `coord` over the sweep's and the table's runs.
+/// The fleet coordinated by `coord` alone (the tests hold [`reports`] to it).
+#[cfg(test)]
 fn report(setting: &Setting, coord: &str, seed: u64) -> Result<LimiterReport, Error> {
     let s = setting.scenario(coord, SWEEP_MINUTES, SWEEP_RUNS, seed)?;
     ratelab::simulate(&s)?
         .results
         .into_iter()
         .next()
-        .ok_or_else(|| Error::Invalid {
-            what: "gateways".into(),
-            got: coord.into(),
-            accepted: "a fleet that runs".into(),
-        })
+        .ok_or_else(|| no_result(coord))
 }
 
-/// The fleet syncing at each interval offered, in [`SYNC_INTERVALS_MS`]' order.
-fn sweep_reports(setting: &Setting, seed: u64) -> Result<Vec<LimiterReport>, Error> {
-    SYNC_INTERVALS_MS
+fn no_result(coord: &str) -> Error {
+    Error::Invalid {
+        what: "gateways".into(),
+        got: coord.into(),
+        accepted: "a fleet that runs".into(),
+    }
+}
+
+/// The fleet under each coordination the figure shows: syncing at each interval of
+/// `intervals` (ms), each on its own, each with `1/N` (when `N` divides `L`) and one central
+/// store.
+struct Reports {
+    synced: Vec<LimiterReport>,
+    local: LimiterReport,
+    split: Option<LimiterReport>,
+    central: LimiterReport,
+}
+
+/// [`Reports`], run as one simulation of the same arrivals: each fleet routes from its own
+/// copy of the run's routing stream, so each report is the one its own simulation gives (a
+/// test holds them to it), and the arrivals are made once rather than once a report.
+fn reports(setting: &Setting, seed: u64, intervals: &[u64]) -> Result<Reports, Error> {
+    let mut coords: Vec<String> = intervals.iter().map(|&ms| sync_coord(ms)).collect();
+    let split = splits(setting.gateways);
+    coords.push("local".into());
+    if split {
+        coords.push("split".into());
+    }
+    coords.push("central".into());
+    let mut s = setting.scenario("local", SWEEP_MINUTES, SWEEP_RUNS, seed)?;
+    let one = s.limiters.remove(0);
+    let n = setting.gateways.to_string();
+    for coord in &coords {
+        let mut spec = one.clone();
+        spec.fleet = Some(FleetSpec::parse(
+            &n,
+            Some(setting.route_spec()),
+            Some(coord),
+        )?);
+        s.limiters.push(spec);
+    }
+    s.validate()?;
+    let mut results = ratelab::simulate(&s)?.results.into_iter();
+    let mut next = |coord: &str| results.next().ok_or_else(|| no_result(coord));
+    let synced = intervals
         .iter()
-        .map(|&ms| report(setting, &sync_coord(ms), seed))
-        .collect()
+        .map(|_| next("sync"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let local = next("local")?;
+    let split = if split { Some(next("split")?) } else { None };
+    Ok(Reports {
+        synced,
+        local,
+        split,
+        central: next("central")?,
+    })
 }
 
 /// Five minutes of the fleet: at each request, the backend's true count of the trailing
@@ -534,10 +582,14 @@ fn most_within(times: &[Micros], span: Micros) -> u64 {
 /// gives it.) The setting's own coordination and interval do not enter: the sweep syncs.
 pub fn sweep(setting: &Setting, seed: u64) -> Result<Plot, Error> {
     check(setting.gateways, setting.every_ms)?;
-    sweep_plot(setting, seed, &sweep_reports(setting, seed)?)
+    sweep_plot(
+        setting,
+        seed,
+        &reports(setting, seed, &SYNC_INTERVALS_MS)?.synced,
+    )
 }
 
-/// [`sweep`]'s chart from its runs, `reports` ([`sweep_reports`]).
+/// [`sweep`]'s chart from its runs at each interval, `reports`.
 fn sweep_plot(setting: &Setting, seed: u64, reports: &[LimiterReport]) -> Result<Plot, Error> {
     // The runs' arrivals, the same at every interval (routing and syncing do not move them).
     let s = setting.scenario("local", SWEEP_MINUTES, SWEEP_RUNS, seed)?;
@@ -592,8 +644,8 @@ fn sweep_plot(setting: &Setting, seed: u64, reports: &[LimiterReport]) -> Result
 /// minutes.
 pub fn table(setting: &Setting, seed: u64) -> Result<Vec<Vec<String>>, Error> {
     check(setting.gateways, setting.every_ms)?;
-    let synced = report(setting, &sync_coord(setting.every_ms), seed)?;
-    Ok(table_and_summary(setting, seed, &synced)?.0)
+    let reports = reports(setting, seed, &[setting.every_ms])?;
+    Ok(table_and_summary(setting, &reports, &reports.synced[0]).0)
 }
 
 /// [`table`], and what it says of the setting's coordination in a sentence: how far its
@@ -602,9 +654,9 @@ pub fn table(setting: &Setting, seed: u64) -> Result<Vec<Vec<String>>, Error> {
 /// `every_ms`.
 fn table_and_summary(
     setting: &Setting,
-    seed: u64,
+    reports: &Reports,
     synced: &LimiterReport,
-) -> Result<(Vec<Vec<String>>, String), Error> {
+) -> (Vec<Vec<String>>, String) {
     let mut rows = vec![vec![
         "coordination".to_owned(),
         "busiest minute".to_owned(),
@@ -615,15 +667,7 @@ fn table_and_summary(
     let n = setting.gateways;
     // A limit splits only into equal shares: with a number of gateways that does not divide
     // it, the split row says so.
-    let split = if splits(n) {
-        Some(report(setting, "split", seed)?)
-    } else {
-        None
-    };
-    let (local, central) = (
-        report(setting, "local", seed)?,
-        report(setting, "central", seed)?,
-    );
+    let (local, split, central) = (&reports.local, &reports.split, &reports.central);
     let served = |r: &LimiterReport| {
         r.served_share
             .map_or_else(|| "-".to_owned(), |x| format!("{}%", fixed(100.0 * x, 1)))
@@ -634,13 +678,13 @@ fn table_and_summary(
         format!("each with 1/{n} of the limit")
     };
     for (r, shown) in [
-        (Some(&local), "each on its own".to_owned()),
+        (Some(local), "each on its own".to_owned()),
         (split.as_ref(), split_name),
         (
             Some(synced),
             format!("sync every {}", interval(setting.every_ms)),
         ),
-        (Some(&central), "one central store".to_owned()),
+        (Some(central), "one central store".to_owned()),
     ] {
         rows.push(match r {
             Some(r) => vec![
@@ -657,10 +701,10 @@ fn table_and_summary(
             }
         });
     }
-    let chosen = match (setting.coord, &split) {
-        ("local", _) => &local,
+    let chosen = match (setting.coord, split) {
+        ("local", _) => local,
         ("split", Some(split)) => split,
-        ("central", _) => &central,
+        ("central", _) => central,
         _ => synced,
     };
     let (busiest, room) = (chosen.busiest_window_max, chosen.room_instants.unwrap_or(0));
@@ -673,7 +717,7 @@ fn table_and_summary(
         "split" => format!(
             "keeping a share each, the fleet served {} where one central store served {}.",
             served(chosen),
-            served(&central)
+            served(central)
         ),
         _ => format!("one central store kept {}.", central.busiest_window_max),
     };
@@ -681,12 +725,36 @@ fn table_and_summary(
         "With {}, the busiest minute held {past}, and {room} of the fleet's admissions were room instants; {after}",
         setting.fleet_words()
     );
-    Ok((rows, summary))
+    (rows, summary)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_coordinations_run_together_are_each_run_alone() {
+        for (n, route) in [(4, "random"), (3, "hot"), (16, "round-robin")] {
+            let setting = Setting::new(n, route, "sync", 5_000).expect("valid");
+            let together = reports(&setting, 7, &SYNC_INTERVALS_MS).expect("runs");
+            for (&ms, r) in SYNC_INTERVALS_MS.iter().zip(&together.synced) {
+                assert_eq!(
+                    *r,
+                    report(&setting, &sync_coord(ms), 7).expect("runs"),
+                    "{n} {route} {ms}"
+                );
+            }
+            assert_eq!(together.local, report(&setting, "local", 7).expect("runs"));
+            assert_eq!(
+                together.central,
+                report(&setting, "central", 7).expect("runs")
+            );
+            assert_eq!(
+                together.split,
+                splits(n).then(|| report(&setting, "split", 7).expect("runs"))
+            );
+        }
+    }
 
     fn points<'p>(plot: &'p Plot, name: &str) -> &'p [(f64, f64)] {
         let Plot::Xy { series, .. } = plot else {

@@ -322,6 +322,22 @@ pub fn gateways_figure(
     Ok(out.into())
 }
 
+/// Draws a packed chart (`numbers` and `text`, as [`packed`] gives them) on the canvas
+/// `canvas_id`: the gateways section's, drawn here rather than by the extra module, whose
+/// canvas sets every mark's colour anew (see `ratelab_charts`' feature `cached-fill`).
+#[wasm_bindgen(js_name = drawPacked)]
+pub fn draw_packed(
+    canvas_id: &str,
+    numbers: &[f64],
+    text: &str,
+    dark: bool,
+) -> Result<(), JsValue> {
+    ratelab_page::wire::unpack(numbers, text)
+        .map_err(js_error)?
+        .draw(&canvas(canvas_id)?, theme(dark))
+        .map_err(js_error)
+}
+
 /// The gateways section's dials as a link sets them (`ratelab_page::gateways_link`):
 /// `{dials: {gateways, route, coord, sync, atMs}, any, problems}`, `any` whether the query
 /// names any of the section's keys and `problems` a sentence per bad one.

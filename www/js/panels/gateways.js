@@ -1,10 +1,10 @@
 // The gateways section (beyond the essays): a fleet of gateways keeping one limit. Its figure
 // is computed by the tools module when the reader first runs it, then again at each move of
-// its dials, and drawn by the extra module, as the section figures are. Its playhead shows
+// its dials, and drawn by it too (its canvas sets a colour only when it changes). Its playhead shows
 // what each gateway believed at one instant of the timeline.
 import { $, dark, fillTable, fitCanvas, onRefit, chartSize } from '../dom.js';
 import { addExport } from '../export.js';
-import { loadExtra, loadTools } from '../modules.js';
+import { loadTools } from '../modules.js';
 
 const PLOTS = [['plot-gateways', 'gateways-timeline', 'timeline'], ['plot-gateways-sweep', 'gateways-sweep', 'sweep']];
 const DIALS = ['gateways-n', 'gateways-route', 'gateways-coord', 'gateways-sync'];
@@ -73,7 +73,6 @@ export function startGateways() {
   const setting = () => [Number(dials[0].value), dials[1].value, dials[2].value, dials[3].value, 1];
   let shown = null;
   let started = false;
-  let extra = null;
   let tools = null;
   let busy = false;
   let again = false;
@@ -103,7 +102,7 @@ export function startGateways() {
     for (const [id, , part] of PLOTS) {
       const c = $(id);
       fitCanvas(c);
-      extra.drawPlot(id, shown[part].numbers, shown[part].text, dark());
+      tools.drawPacked(id, shown[part].numbers, shown[part].text, dark());
       c.dataset.drawn = 'true';
     }
   };
@@ -112,7 +111,7 @@ export function startGateways() {
     busy = true;
     started = true;
     try {
-      [tools, extra] = await Promise.all([loadTools(), loadExtra()]);
+      tools = await loadTools();
       if (!linked) applyLink();
       do {
         again = false;
@@ -147,7 +146,7 @@ export function startGateways() {
         shown.timeline = p.timeline;
         shown.views = p.views;
         const c = $('plot-gateways');
-        extra.drawPlot('plot-gateways', p.timeline.numbers, p.timeline.text, dark());
+        tools.drawPacked('plot-gateways', p.timeline.numbers, p.timeline.text, dark());
         c.dataset.drawn = 'true';
         showViews(p.views);
         writeLink();
