@@ -529,7 +529,7 @@ fn timeline_of(setting: &Setting, g: &GatewayTrace, at_ms: Option<u64>) -> Plot 
     Plot::Xy {
         title: format!("{title}: the true count and what the gateways believed"),
         x_label: "seconds".into(),
-        y_label: "requests in the trailing minute".into(),
+        y_label: "requests, trailing minute".into(),
         series,
         references,
         y_range: None,

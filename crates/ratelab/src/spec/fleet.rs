@@ -78,14 +78,22 @@ impl FleetSpec {
             Coord::Local => "local".into(),
             Coord::Split => "split".into(),
             Coord::Sync { every, delay } => format!("sync:every={},delay={}", d(every), d(delay)),
+            // What was left out is left out: no round trip, a lease that lasts.
             Coord::Central { rtt, outage } => {
-                let mut text = format!("central:rtt={}", d(rtt));
+                let mut keys = Vec::new();
+                if rtt > 0 {
+                    keys.push(format!("rtt={}", d(rtt)));
+                }
                 if let Some(o) = outage {
                     let fail = if o.open { "open" } else { "closed" };
-                    text += &format!(",outage={}+{},fail={fail}", d(o.at), d(o.length));
+                    keys.push(format!("outage={}+{},fail={fail}", d(o.at), d(o.length)));
                 }
-                text
+                match keys.is_empty() {
+                    true => "central".into(),
+                    false => format!("central:{}", keys.join(",")),
+                }
             }
+            Coord::Lease { size, ttl: Micros::MAX } => format!("lease:size={size}"),
             Coord::Lease { size, ttl } => format!("lease:size={size},ttl={}", d(ttl)),
         };
         match (self.skew, self.coord) {
@@ -276,6 +284,9 @@ mod tests {
             ("skewed:hot=0.7", "sync:every=1s,delay=100ms"),
             ("random", "central:rtt=2ms"),
             ("random", "central:rtt=2ms,outage=5min+30s,fail=closed"),
+            ("random", "central"),
+            ("random", "central:outage=1s+1s,fail=open"),
+            ("random", "lease:size=3"),
             ("round-robin", "lease:size=10,ttl=1s"),
             ("random", "local:skew=2s"),
             ("round-robin", "split:skew=500ms"),
@@ -406,6 +417,11 @@ mod tests {
         let none = FleetSpec::parse("3", None, Some("local")).expect("valid");
         assert_eq!((none.skew, none.offsets()), (0, vec![0; 3]));
         assert_eq!(none.coord_text(), "local");
+        // Nothing said is nothing written: no round trip, no end to a lease.
+        for text in ["central", "lease:size=3", "central:outage=1s+2s,fail=closed"] {
+            let f = FleetSpec::parse("2", None, Some(text)).expect("valid");
+            assert_eq!(f.coord_text(), text);
+        }
         // Written back only when there is one, so reports without it read as before.
         assert!(!serde_json::to_string(&none).expect("json").contains("skew"));
     }
