@@ -180,8 +180,8 @@ pub struct Fleet {
     permits: Vec<(u64, Micros)>,
     room: u64,
     tallies: Vec<(u64, u64)>,
-    /// Each gateway's admissions inside the trailing window, and the most there ever were.
-    windows: Vec<(VecDeque<Micros>, u64)>,
+    /// Each gateway's busiest window so far.
+    windows: Vec<Busiest>,
     window: Micros,
     /// `sync` over sliding logs that log no rejects: each view is counted, not built (its
     /// limit and window; see [`Fleet::counted_admit`]), from every admission still in the
@@ -196,6 +196,48 @@ pub struct Fleet {
     /// `local`, `split`: how far ahead of the backend's clock each gateway's reads (empty: all
     /// agree); a gateway's limiter decides by its own clock.
     offsets: Vec<Micros>,
+}
+
+/// The most admissions one gateway made in any window: a ring of its latest admissions, one
+/// more than that most (a power of two), as the auditor keeps them. An admission raises the
+/// most exactly when the `most`-th admission before it is still in its window; no admission is
+/// ever taken out. O(1) per admission; the ring doubles when the most outgrows it.
+#[derive(Debug, Clone, Default)]
+struct Busiest {
+    ring: Vec<Micros>,
+    /// Admissions so far.
+    count: u64,
+    most: u64,
+}
+
+impl Busiest {
+    fn admit(&mut self, t: Micros, window: Micros) {
+        let mask = self.ring.len().wrapping_sub(1);
+        let at = self.count as usize;
+        let raise = match self.most {
+            0 => true,
+            most => {
+                self.count >= most
+                    && self.ring[at.wrapping_sub(most as usize) & mask].saturating_add(window) > t
+            }
+        };
+        if raise {
+            self.most += 1;
+            if self.ring.len() <= self.most as usize {
+                // Twice as large (at least 8), each admission kept at its own number's slot.
+                let len = self.ring.len();
+                let mut grown = vec![0; (2 * len).max(8)];
+                let wide = grown.len() - 1;
+                for i in at.saturating_sub(len)..at {
+                    grown[i & wide] = self.ring[i & mask];
+                }
+                self.ring = grown;
+            }
+        }
+        let mask = self.ring.len() - 1;
+        self.ring[self.count as usize & mask] = t;
+        self.count += 1;
+    }
 }
 
 /// A view's base instant when the view is out of date.
@@ -255,7 +297,7 @@ impl Fleet {
             own: vec![VecDeque::new(); n],
             permits: vec![(0, 0); n],
             tallies: vec![(0, 0); n],
-            windows: vec![(VecDeque::new(), 0); n],
+            windows: vec![Busiest::default(); n],
             window,
             delivered: Snapshot {
                 at: 0,
@@ -337,7 +379,7 @@ impl Fleet {
                 .map(|(&(offered, admitted), w)| GatewayStats {
                     offered,
                     admitted,
-                    busiest: w.1,
+                    busiest: w.most,
                 })
                 .collect(),
         }
@@ -441,7 +483,11 @@ impl Fleet {
         }
         let before = self.cut;
         let own = &self.own[g];
-        let since = own.len() - own.partition_point(|&a| a + window <= t);
+        // Usually all of them (a sync comes more often than a window passes).
+        let since = match own.front() {
+            Some(&a) if a + window <= t => own.len() - own.partition_point(|&a| a + window <= t),
+            _ => own.len(),
+        };
         ((before + since) as u64) < limit
     }
 
@@ -566,22 +612,17 @@ impl Fleet {
             _ => t,
         };
         if ok {
-            if !taken {
-                if !self.truth.peek(at) {
-                    self.room += 1;
-                }
+            // A fleet's limiters record no rejects: admitting is peeking and then recording
+            // (the tests hold room instants to the peek's definition).
+            if !taken && !self.truth.admit(at) {
+                self.room += 1;
                 self.truth.force(at);
             }
             self.taken += 1;
             if self.counted.is_some() {
                 self.recent.push_back(t);
             }
-            let (inside, most) = &mut self.windows[g];
-            while inside.front().is_some_and(|&t0| t0 + self.window <= t) {
-                inside.pop_front();
-            }
-            inside.push_back(t);
-            *most = (*most).max(inside.len() as u64);
+            self.windows[g].admit(t, self.window);
         }
         self.tallies[g].0 += 1;
         self.tallies[g].1 += u64::from(ok);
@@ -604,5 +645,36 @@ impl Fleet {
         let rooms = self.room;
         let decision = self.decide_on(g, t);
         (decision, self.room > rooms)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Busiest;
+    use crate::time::Micros;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A gateway's busiest window, kept in a ring, is the recount's: the most admissions in
+        /// any `(t − W, t]` ending at one of them.
+        #[test]
+        fn a_gateways_busiest_window_is_the_recounts(
+            gaps in proptest::collection::vec(prop_oneof![0u64..3, 0u64..1_000, 0u64..100_000], 0..700),
+            window in 1u64..20_000,
+        ) {
+            let mut b = Busiest::default();
+            let mut times: Vec<Micros> = Vec::new();
+            let mut t = 0;
+            for g in gaps {
+                t += g;
+                b.admit(t, window);
+                times.push(t);
+                let most = (0..times.len())
+                    .map(|i| times[..=i].iter().filter(|&&a| a + window > times[i]).count() as u64)
+                    .max()
+                    .unwrap_or(0);
+                prop_assert_eq!(b.most, most, "after {} admissions", times.len());
+            }
+        }
     }
 }

@@ -93,7 +93,10 @@ impl FleetSpec {
                     false => format!("central:{}", keys.join(",")),
                 }
             }
-            Coord::Lease { size, ttl: Micros::MAX } => format!("lease:size={size}"),
+            Coord::Lease {
+                size,
+                ttl: Micros::MAX,
+            } => format!("lease:size={size}"),
             Coord::Lease { size, ttl } => format!("lease:size={size},ttl={}", d(ttl)),
         };
         match (self.skew, self.coord) {
@@ -418,7 +421,11 @@ mod tests {
         assert_eq!((none.skew, none.offsets()), (0, vec![0; 3]));
         assert_eq!(none.coord_text(), "local");
         // Nothing said is nothing written: no round trip, no end to a lease.
-        for text in ["central", "lease:size=3", "central:outage=1s+2s,fail=closed"] {
+        for text in [
+            "central",
+            "lease:size=3",
+            "central:outage=1s+2s,fail=closed",
+        ] {
             let f = FleetSpec::parse("2", None, Some(text)).expect("valid");
             assert_eq!(f.coord_text(), text);
         }
