@@ -627,3 +627,41 @@ fn a_skew_counts_in_the_check_of_a_buckets_scaled_time() {
     let e = FleetSpec::parse("2", None, Some("split:skew=61min")).expect_err("over an hour");
     assert!(e.to_string().contains("from 0 to 1h"), "{e}");
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A room instant is an admission that one limiter holding every admission before it would
+    /// have refused, for every limiter a fleet takes: recomputed here with a peek and a record
+    /// at each admission (the fleet's own limiter admits in one call where it can).
+    #[test]
+    fn room_instants_are_the_shared_limiters_refusals_for_every_limiter(
+        gaps in proptest::collection::vec(prop_oneof![0u64..3, 0u64..400_000, 0u64..4_000_000], 1..600),
+        kind in 0usize..KINDS.len(),
+        n in 1u32..7,
+        coord in prop_oneof![Just("local"), Just("sync:every=2s,delay=300ms"), Just("lease:size=3,ttl=5s")],
+    ) {
+        use ratelab::limiter::Shared;
+        let sc = Scenario { limiters: vec![], window: MINUTE, limit: 12, ..Scenario::default() };
+        let s = spec(KINDS[kind], Some((&n.to_string(), Some("random"), Some(coord))));
+        let ratelab::Limiter::Fleet(mut fleet) = sc.build_limiter(&s, 0).expect("builds") else {
+            unreachable!("a fleet")
+        };
+        // A fleet of token buckets is kept as the GCRA it equals.
+        let alone = KINDS[kind].replace("token-bucket", "gcra");
+        let mut shared = sc.build_limiter(&spec(&alone, None), 0).expect("builds");
+        let mut t = 0;
+        for (i, &gap) in gaps.iter().enumerate() {
+            t += gap;
+            let g = fleet.pick();
+            let (decision, room) = fleet.decide_traced(g, t);
+            if decision.admitted() {
+                let want = !shared.peek(t);
+                shared.force(t);
+                prop_assert_eq!(room, want, "request {} at {} on gateway {}", i, t, g);
+            } else {
+                prop_assert!(!room);
+            }
+        }
+    }
+}
