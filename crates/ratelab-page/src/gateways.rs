@@ -504,9 +504,11 @@ fn timeline_of(setting: &Setting, g: &GatewayTrace, at_ms: Option<u64>) -> Plot 
     };
     let top = truth.iter().map(|p| p.1).fold(LIMIT as f64, f64::max);
     let mut series = vec![
-        series("true count (every gateway)", truth, BLUE, false, true),
+        // Drawn in this order: the beliefs' dots under the true count's line, the room
+        // instants over it.
         series("believed by the gateway deciding", each, SKY, true, false),
         series("gateway 1 believed", first, GREEN, true, true),
+        series("true count (every gateway)", truth, BLUE, false, true),
         series("room instants", room, RED, true, false),
     ];
     if let Some(at) = at_ms {
@@ -527,9 +529,9 @@ fn timeline_of(setting: &Setting, g: &GatewayTrace, at_ms: Option<u64>) -> Plot 
     let mut title = words[..1].to_uppercase();
     title.push_str(&words[1..]);
     Plot::Xy {
-        title: format!("{title}: the true count and what the gateways believed"),
+        title: format!("{title}: the true count and the beliefs, one run of 5 min"),
         x_label: "seconds".into(),
-        y_label: "requests, trailing minute".into(),
+        y_label: "requests in the minute".into(),
         series,
         references,
         y_range: None,

@@ -20,7 +20,7 @@ function makeFigure() {
 <input id="gateways-at" type="range" min="0" max="300000" step="100" value="0" aria-describedby="gateways-views-text"></div>
 <p id="gateways-views-text" aria-live="polite"></p>
 <ol id="gateways-views" class="views" aria-label="What the backend held and what each gateway believed, at that instant"></ol>
-<p class="views-key">Bars: the backend's true count, then each gateway's belief; dashed: the count it admits under. Green: it would admit; red: it would admit though the minute already holds L.</p>
+<p class="views-key">Bars: the backend's true count, then each gateway's belief; dashed: the count it admits under. Green: it would admit; orange: it would admit though the minute already holds L; grey: it would refuse.</p>
 <canvas id="plot-gateways-sweep" width="880" height="260" role="img" aria-label="The fleet's busiest minute against how often the gateways sync, with its bound"></canvas>
 <div class="scroll" tabindex="0" role="region" aria-label="Table: each coordination"><table id="gateways-table"><caption>Each coordination; three runs of ten minutes</caption><tbody></tbody></table></div>`;
   $('gateways-status').after(figure);
