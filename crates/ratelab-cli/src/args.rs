@@ -184,8 +184,8 @@ pub(crate) struct SimulateArgs {
     /// whole limit), split (each 1/N), sync:every=DUR[,delay=DUR] (each decides on the last
     /// snapshot of every admission plus its own since), central[:rtt=DUR[,outage=AT+DUR,
     /// fail=open|closed]] (one shared limiter), lease:size=B[,ttl=DUR] (blocks of permits
-    /// from a central limiter). local and split take skew=DUR (up to 1h): the gateways'
-    /// clocks spread from 0 to DUR ahead. E.g. --coord sync:every=1s,delay=100ms
+    /// from a central limiter). local, split and sync take skew=DUR (up to 1h): the
+    /// gateways' clocks spread from 0 to DUR ahead. E.g. --coord sync:every=1s,delay=100ms
     #[arg(long, value_name = "COORD", allow_hyphen_values = true)]
     pub coord: Option<String>,
     /// Retrying clients sharing the key (with --traffic retry:...): 1 to 10,000, each with its

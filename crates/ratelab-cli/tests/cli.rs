@@ -422,7 +422,7 @@ fn bad_input_exits_2_with_one_line_naming_the_part_and_what_is_accepted() {
                 "--coord",
                 "central:rtt=2ms,skew=1s",
             ],
-            &["central: skew", "local or split"],
+            &["central: skew", "local, split or sync"],
         ),
         (
             &[

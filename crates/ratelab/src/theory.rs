@@ -108,8 +108,9 @@ pub fn worst_case(spec: &LimiterSpec, limit: u64, window: Micros) -> Option<u64>
 ///   can admit in `Δ + δ` (its worst window times `⌈(Δ + δ) / W⌉`), and never more than
 ///   `local`'s. (Property-tested against random and adversarial traffic, not proved.)
 ///
-/// A clock skew (`local` and `split`) changes no bound: each is a sum of each gateway's worst
-/// window, which is its own limiter's whatever its clock.
+/// A clock skew changes no bound of `local` and `split` (each a sum of each gateway's worst
+/// window, which is its own limiter's whatever its clock); a skewed `sync` fleet's is
+/// `local`'s.
 pub fn fleet_worst(
     spec: &LimiterSpec,
     fleet: &FleetSpec,
@@ -133,6 +134,10 @@ pub fn fleet_worst(
         } => None,
         Coord::Central { .. } => Some(single),
         Coord::Lease { size, .. } => Some(single.saturating_add(n.saturating_mul(size - 1))),
+        // Skewed, what one gateway cannot see is no longer bounded by the sync interval (the
+        // others' stamps look older to a gateway ahead); but every gateway counts all of its
+        // own admissions by its own clock, so each stays within its limiter's worst window.
+        Coord::Sync { .. } if fleet.skew > 0 => Some(local),
         Coord::Sync { every, delay } => {
             let own = single.saturating_mul(every.saturating_add(delay).div_ceil(window));
             Some(local.min(single.saturating_add((n - 1).saturating_mul(own))))

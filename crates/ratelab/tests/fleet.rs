@@ -665,3 +665,90 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(120))]
+
+    /// `sync` with the clocks skewed, against its definition recomputed at every decision:
+    /// each admission is stamped by the clock of the gateway that made it (`a + o_h`), and
+    /// gateway `g` admits at `t` while fewer than `L` stamps are later than `t + o_g − W`
+    /// among every other gateway's admissions before its last snapshot and all of its own.
+    /// And the fleet stays within its stated bound, `local`'s.
+    #[test]
+    fn a_skewed_sync_fleet_is_its_definition(
+        gaps in proptest::collection::vec(prop_oneof![0u64..3, 0u64..400_000, 0u64..4_000_000], 1..400),
+        n in 1u32..6,
+        every_ms in 1u64..3_000,
+        delay_ms in 0u64..5_000,
+        skew_ms in prop_oneof![0u64..2_000, 0u64..90_000, 0u64..3_600_000],
+        limit in 1u64..9,
+    ) {
+        let window = MINUTE;
+        let sc = Scenario { limiters: vec![], window, limit, ..Scenario::default() };
+        let coord = format!("sync:every={every_ms}ms,delay={delay_ms}ms,skew={skew_ms}ms");
+        let s = spec("sliding-log", Some((&n.to_string(), Some("round-robin"), Some(&coord))));
+        let offsets = s.fleet.expect("a fleet").offsets();
+        let mut fleet = sc.build_limiter(&s, 0).expect("builds");
+        let (every, delay) = (every_ms * MS, delay_ms * MS);
+        let mut log: Vec<(Micros, usize)> = Vec::new();
+        let mut t = 0;
+        for (i, &gap) in gaps.iter().enumerate() {
+            t += gap;
+            let g = i % n as usize;
+            let instant = if t >= delay { (t - delay) / every * every } else { 0 };
+            let now = t + offsets[g];
+            let count = log
+                .iter()
+                .filter(|&&(a, h)| (a < instant || h == g) && a + offsets[h] + window > now)
+                .count() as u64;
+            let got = fleet.admit(t);
+            prop_assert_eq!(got, count < limit, "request {} at {} on gateway {}", i, t, g);
+            if got {
+                log.push((t, g));
+            }
+        }
+        let admitted: Vec<Micros> = log.iter().map(|&(a, _)| a).collect();
+        let bound = theory::worst_case(&s, limit, window).expect("a bound");
+        prop_assert_eq!(bound, u64::from(n) * limit);
+        prop_assert!(busiest(&admitted, window) <= bound);
+    }
+}
+
+#[test]
+fn a_skew_under_sync_is_for_sliding_logs_and_their_traces_keep_clocks_that_agree() {
+    let sc = scenario(vec![], "steady:load=1", 60);
+    for kind in ["fixed-window", "gcra", "token-bucket:burst=10"] {
+        let s = spec(kind, Some(("4", None, Some("sync:every=1s,skew=2s"))));
+        let e = sc.build_limiter(&s, 0).expect_err("only logs");
+        assert!(
+            e.to_string()
+                .contains("a sliding log for --coord sync with a skew"),
+            "{e}"
+        );
+    }
+    let skewed = scenario(
+        vec![spec(
+            "sliding-log",
+            Some(("4", None, Some("sync:every=1s,skew=2s"))),
+        )],
+        "steady:load=1",
+        60,
+    );
+    let e = ratelab::sim::gateway_trace(&skewed, 0, 0).expect_err("stamps");
+    assert!(e.to_string().contains("clocks that agree"), "{e}");
+    // Skew makes a synced fleet of logs let more through: gateways ahead see the others'
+    // admissions as older (here 3 of 4 clocks are 20 s to a minute ahead).
+    let run = |coord: &str| {
+        let s = scenario(
+            vec![spec(
+                "sliding-log",
+                Some(("4", Some("random"), Some(coord))),
+            )],
+            "steady:load=1.5",
+            100,
+        );
+        ratelab::simulate(&s).expect("runs").results[0].busiest_window_max
+    };
+    let (agree, apart) = (run("sync:every=1s"), run("sync:every=1s,skew=1min"));
+    assert!(apart >= agree + 10, "{agree} against {apart}");
+}

@@ -196,6 +196,10 @@ pub struct Fleet {
     /// `local`, `split`: how far ahead of the backend's clock each gateway's reads (empty: all
     /// agree); a gateway's limiter decides by its own clock.
     offsets: Vec<Micros>,
+    /// Counted `sync` views with the clocks skewed: each gateway's admissions as its own clock
+    /// stamped them (in order: one clock each), and how many of them came before the
+    /// delivered snapshot's instant (see [`Fleet::stamped_admit`]).
+    stamped: Vec<(VecDeque<Micros>, usize)>,
 }
 
 /// The most admissions one gateway made in any window: a ring of its latest admissions, one
@@ -316,19 +320,34 @@ impl Fleet {
             snapshot_at: 0,
             cut: 0,
             offsets: Vec::new(),
+            stamped: Vec::new(),
         }
     }
 
     /// The fleet with gateway `g`'s clock `offsets[g]` ahead of the backend's (one per
-    /// gateway; all 0 changes nothing), for `local` and `split`: each gateway's limiter then
-    /// runs on its own clock, so a fixed window's boundaries move, and a limiter that only
-    /// compares instants (a sliding log, a token bucket, GCRA) decides as before. (Under the
-    /// other coordinations the store's clock is not yet told apart from the gateways'; the
-    /// scenario language refuses a skew there.) Called before any decision.
+    /// gateway; all 0 changes nothing). Called before any decision.
+    ///
+    /// Under `local` and `split` each gateway's limiter runs on its own clock, so a fixed
+    /// window's boundaries move, and a limiter that only compares instants (a sliding log, a
+    /// token bucket, GCRA) decides as before. Under `sync` (sliding logs, whose views are
+    /// counted; the scenario language refuses the others) every admission is stamped by the
+    /// clock of the gateway that made it, as a store of timestamps sent by its clients keeps
+    /// them, and a gateway counts the stamps in its own window: the others' since the snapshot
+    /// it has, and all of its own. A gateway ahead finds the others' admissions older than
+    /// they are, and theirs of its own newer. `central` and `lease` take none (the store's
+    /// clock decides).
     pub fn with_skew(mut self, offsets: Vec<Micros>) -> Self {
         debug_assert_eq!(offsets.len(), self.len(), "one offset per gateway");
-        if matches!(self.coord, Coord::Local | Coord::Split) && offsets.iter().any(|&o| o > 0) {
-            self.offsets = offsets;
+        if offsets.iter().all(|&o| o == 0) {
+            return self;
+        }
+        match (self.coord, self.counted) {
+            (Coord::Local | Coord::Split, _) => self.offsets = offsets,
+            (Coord::Sync { .. }, Some(_)) => {
+                self.stamped = vec![(VecDeque::new(), 0); offsets.len()];
+                self.offsets = offsets;
+            }
+            _ => debug_assert!(false, "no skew for {:?}", self.coord),
         }
         self
     }
@@ -343,6 +362,7 @@ impl Fleet {
     #[doc(hidden)]
     /// Called before any decision.
     pub fn build_views(&mut self) {
+        debug_assert!(self.stamped.is_empty(), "skewed views are counted only");
         self.counted = None;
         self.delivered.limiter = Some(Arc::new(self.truth.clone()));
     }
@@ -491,6 +511,38 @@ impl Fleet {
         ((before + since) as u64) < limit
     }
 
+    /// [`Fleet::counted_admit`] with the clocks skewed: gateway `g` decides at its own
+    /// `T = t + o_g` while fewer than `limit` stamps are in `(T − window, T]` (or later: a
+    /// clock ahead stamps in the others' future) among every admission of another gateway
+    /// before the snapshot's instant `s` (by the backend's clock) and every admission of its
+    /// own. O(N log) per decision; a stamp no clock can count again (at or before `t − window`:
+    /// no clock is behind the backend's) is let go.
+    fn stamped_admit(
+        &mut self,
+        g: usize,
+        t: Micros,
+        s: Micros,
+        limit: u64,
+        window: Micros,
+    ) -> bool {
+        let now = self.clock(g, t);
+        let mut count = 0;
+        for (h, (stamps, cut)) in self.stamped.iter_mut().enumerate() {
+            while stamps.front().is_some_and(|&a| a.saturating_add(window) <= t) {
+                stamps.pop_front();
+                *cut = cut.saturating_sub(1);
+            }
+            let before = s.saturating_add(self.offsets[h]);
+            while *cut < stamps.len() && stamps[*cut] < before {
+                *cut += 1;
+            }
+            let known = if h == g { stamps.len() } else { *cut };
+            let gone = stamps.partition_point(|&a| a.saturating_add(window) <= now);
+            count += known.saturating_sub(gone);
+        }
+        (count as u64) < limit
+    }
+
     /// Gateway `g`'s decision at `t`, and whether the shared limiter has already taken it
     /// (it decided, so the admission is no room instant and is recorded).
     fn decide_at(&mut self, g: usize, t: Micros) -> (Decision, bool) {
@@ -513,6 +565,12 @@ impl Fleet {
                     };
                 }
                 let s = self.snapshot_at;
+                if !self.stamped.is_empty() {
+                    return (
+                        admitted_at(self.stamped_admit(g, t, s, limit, window), t),
+                        false,
+                    );
+                }
                 let own = &mut self.own[g];
                 while own.front().is_some_and(|&a| a < s) {
                     own.pop_front();
@@ -619,7 +677,10 @@ impl Fleet {
                 self.truth.force(at);
             }
             self.taken += 1;
-            if self.counted.is_some() {
+            if !self.stamped.is_empty() {
+                let stamp = self.clock(g, t);
+                self.stamped[g].0.push_back(stamp);
+            } else if self.counted.is_some() {
                 self.recent.push_back(t);
             }
             self.windows[g].admit(t, self.window);

@@ -62,6 +62,9 @@ pub fn gateway_trace(scenario: &Scenario, index: usize, run: u32) -> Result<Gate
             "traffic that does not retry (a retrying client's tries depend on each answer)",
         );
     }
+    if fleet_spec.skew > 0 && matches!(fleet_spec.coord, Coord::Sync { .. }) {
+        return refuse("--coord sync with clocks that agree (a skewed gateway counts stamps, not the window this trace keeps)");
+    }
     if matches!(fleet_spec.coord, Coord::Lease { .. }) {
         return refuse("--coord local, split, sync or central (a lease's permits are not counts)");
     }

@@ -646,6 +646,12 @@ impl Scenario {
         if spec.record_rejects {
             return refuse("record-rejects=false (a fleet shares its admissions only)");
         }
+        if fleet.skew > 0
+            && matches!(fleet.coord, Coord::Sync { .. })
+            && spec.kind != LimiterKind::SlidingLog
+        {
+            return refuse("a sliding log for --coord sync with a skew (each admission is a stamp the gateways count by their own clocks; a snapshot of any other limiter holds no stamps to count)");
+        }
         if spec.queues() {
             return refuse("a limiter that answers at once (a meter, or nginx with nodelay)");
         }

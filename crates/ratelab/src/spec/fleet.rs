@@ -21,8 +21,8 @@ pub struct FleetSpec {
     pub route: Route,
     /// How they coordinate.
     pub coord: Coord,
-    /// How far apart the gateways' clocks are (`skew=DUR` in `--coord`, for `local` and
-    /// `split`, at most an hour): gateway `g` of `N` reads `g·skew/(N − 1)` ahead of the backend's clock,
+    /// How far apart the gateways' clocks are (`skew=DUR` in `--coord`, for `local`, `split`
+    /// and `sync`, at most an hour): gateway `g` of `N` reads `g·skew/(N − 1)` ahead of the backend's clock,
     /// gateway 0 none; 0 when the clocks agree.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub skew: Micros,
@@ -33,7 +33,7 @@ fn is_zero(v: &Micros) -> bool {
 }
 
 const ROUTES: &str = "round-robin, random, skewed:hot=X";
-const COORDS: &str = "local[:skew=DUR], split[:skew=DUR], sync:every=DUR[,delay=DUR], central[:rtt=DUR[,outage=AT+DUR,fail=open|closed]], lease:size=B[,ttl=DUR]";
+const COORDS: &str = "local[:skew=DUR], split[:skew=DUR], sync:every=DUR[,delay=DUR][,skew=DUR], central[:rtt=DUR[,outage=AT+DUR,fail=open|closed]], lease:size=B[,ttl=DUR]";
 
 impl FleetSpec {
     /// `--gateways`, `--route` (default round-robin) and `--coord` (default local).
@@ -154,9 +154,9 @@ fn duration(name: &str, key: &str, v: &str, min: Micros) -> Result<Micros, Error
 
 /// `local`, `split`, `sync:every=DUR[,delay=DUR]`,
 /// `central[:rtt=DUR[,outage=AT+DUR,fail=open|closed]]` or `lease:size=B[,ttl=DUR]`, and the
-/// clock skew of `local` and `split` (`skew=DUR`, 0 when not given). `central` and `lease`
-/// take none: the store decides or grants on its own clock, and a gateway's clock only times a
-/// lease's end, which an offset does not move. `sync` takes none yet.
+/// clock skew of `local`, `split` and `sync` (`skew=DUR`, 0 when not given). `central` and
+/// `lease` take none: the store decides or grants on its own clock, and a gateway's clock only
+/// times a lease's end, which an offset does not move.
 pub fn parse_coord(text: &str) -> Result<(Coord, Micros), Error> {
     let (name, pairs) = split_spec(text)?;
     let get = |key: &str| {
@@ -167,21 +167,16 @@ pub fn parse_coord(text: &str) -> Result<(Coord, Micros), Error> {
     };
     let keys: &[&str] = match name {
         "local" | "split" => &["skew"],
-        "sync" => &["every", "delay"],
+        "sync" => &["every", "delay", "skew"],
         "central" => &["rtt", "outage", "fail"],
         "lease" => &["size", "ttl"],
         _ => return Err(Error::unknown("coordination", name, COORDS)),
     };
-    if let (Some(v), "central" | "lease" | "sync") = (get("skew"), name) {
-        let why = if name == "sync" {
-            "not modelled yet with sync: which clock stamps what the store holds decides what a skewed gateway sees"
-        } else {
-            "under central the store decides by its own clock, and a lease lasts as long on any clock"
-        };
+    if let (Some(v), "central" | "lease") = (get("skew"), name) {
         return Err(Error::invalid(
             &format!("coord {name}: skew"),
             v,
-            &format!("local or split for a skew, where each gateway's limiter runs on its own clock ({why})"),
+            "local, split or sync for a skew, where each gateway decides by its own clock (under central the store decides by its own, and a lease lasts as long on any clock)",
         ));
     }
     if let Some((k, _)) = pairs.iter().find(|(k, _)| !keys.contains(k)) {
@@ -293,6 +288,7 @@ mod tests {
             ("round-robin", "lease:size=10,ttl=1s"),
             ("random", "local:skew=2s"),
             ("round-robin", "split:skew=500ms"),
+            ("random", "sync:every=1s,delay=100ms,skew=30s"),
         ] {
             let f = FleetSpec::parse("4", Some(route), Some(coord)).expect(coord);
             assert_eq!(
@@ -390,15 +386,9 @@ mod tests {
                 "2",
                 None,
                 Some(coord),
-                &["skew", "local or split", "any clock"],
+                &["skew", "local, split or sync", "any clock"],
             );
         }
-        check(
-            "2",
-            None,
-            Some("sync:every=1s,skew=1s"),
-            &["skew", "local or split", "not modelled yet"],
-        );
         check(
             "2",
             None,
