@@ -752,3 +752,28 @@ fn a_skew_under_sync_is_for_sliding_logs_and_their_traces_keep_clocks_that_agree
     let (agree, apart) = (run("sync:every=1s"), run("sync:every=1s,skew=1min"));
     assert!(apart >= agree + 10, "{agree} against {apart}");
 }
+
+/// A skewed synced fleet keeps each gateway's stamps until the backend's clock has seen them
+/// leave, a window and the skew: the memory check counts them, and refuses up front what a
+/// window alone would have let through.
+#[test]
+fn a_skewed_sync_fleets_stamps_count_in_its_memory() {
+    let fleet = |coord: &str| {
+        let mut s = scenario(
+            vec![spec(
+                "sliding-log",
+                Some(("64", Some("random"), Some(coord))),
+            )],
+            "steady:load=1",
+            1000,
+        );
+        s.window = ratelab::time::SECOND;
+        s.runs = 8;
+        s
+    };
+    assert_eq!(fleet("sync:every=1s").validate(), Ok(()));
+    let e = fleet("sync:every=1s,skew=1h")
+        .validate()
+        .expect_err("an hour of stamps");
+    assert!(e.to_string().contains("too large"), "{e}");
+}

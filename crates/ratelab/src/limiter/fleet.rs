@@ -332,7 +332,7 @@ impl Fleet {
     /// token bucket, GCRA) decides as before. Under `sync` (sliding logs, whose views are
     /// counted; the scenario language refuses the others) every admission is stamped by the
     /// clock of the gateway that made it, as a store of timestamps sent by its clients keeps
-    /// them, and a gateway counts the stamps in its own window: the others' since the snapshot
+    /// them, and a gateway counts the stamps in its own window: the others' up to the snapshot
     /// it has, and all of its own. A gateway ahead finds the others' admissions older than
     /// they are, and theirs of its own newer. `central` and `lease` take none (the store's
     /// clock decides).
@@ -528,7 +528,10 @@ impl Fleet {
         let now = self.clock(g, t);
         let mut count = 0;
         for (h, (stamps, cut)) in self.stamped.iter_mut().enumerate() {
-            while stamps.front().is_some_and(|&a| a.saturating_add(window) <= t) {
+            while stamps
+                .front()
+                .is_some_and(|&a| a.saturating_add(window) <= t)
+            {
                 stamps.pop_front();
                 *cut = cut.saturating_sub(1);
             }

@@ -283,7 +283,8 @@ impl Scenario {
     /// snapshots on their way (one per sync instant within a delay, and the delivered one) and
     /// each gateway's admissions since its snapshot (at most what one gateway can admit in
     /// `every + delay`, by [`theory::fleet_worst`]'s reasoning), and for sliding logs every
-    /// admission in the window.
+    /// admission in the window (with the clocks skewed, each gateway's stamps over a window and
+    /// the skew).
     #[cfg(feature = "fleet")]
     fn fleet_memory(&self, spec: &LimiterSpec) -> u64 {
         let Some(fleet) = spec.fleet else { return 0 };
@@ -301,9 +302,15 @@ impl Scenario {
             let snapshots = delay / every.max(1) + 2;
             let own = single.saturating_mul((every + delay).div_ceil(self.window));
             // Sliding logs' views are counted from every admission in the window: at most
-            // what each gateway admits in one, 16 bytes each in a growing deque.
+            // what each gateway admits in one, 16 bytes each in a growing deque. With the
+            // clocks skewed, each gateway's stamps, kept until the clock furthest behind (the
+            // backend's) has seen them leave: a window and the skew.
+            let windows = 1 + fleet.skew.div_ceil(self.window.max(1));
             let recent = match spec.kind {
-                LimiterKind::SlidingLog => n.saturating_mul(16).saturating_mul(single),
+                LimiterKind::SlidingLog => n
+                    .saturating_mul(16)
+                    .saturating_mul(single)
+                    .saturating_mul(windows),
                 _ => 0,
             };
             bytes = bytes
