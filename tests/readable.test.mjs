@@ -134,3 +134,20 @@ test('a failed run leaves no stale result: a bad limit blanks the read-outs and 
   assert.notEqual(await text(page, 'worst-window'), '–');
   assert.equal(await page.getAttribute('#invariant', 'data-state') === 'none', false);
 });
+
+test('on a phone, a table wider than the screen fades at the edge it goes on past, until scrolled to its end', async (t) => {
+  const { page, problems } = await open(t, { viewport: { width: 390, height: 844 } });
+  await scrollThrough(page);
+  const regions = () => page.evaluate(() => [...document.querySelectorAll('.scroll')].filter((e) => e.getClientRects().length && e.querySelector('tbody tr')).map((e) => ({
+    id: e.querySelector('table').id, wide: e.scrollWidth > e.clientWidth + 1, faded: getComputedStyle(e).maskImage !== 'none',
+  })));
+  const before = await regions();
+  const wide = before.filter((r) => r.wide);
+  assert.ok(wide.length >= 3, `tables wider than a phone: ${JSON.stringify(before)}`);
+  for (const r of before) assert.equal(r.faded, r.wide, `${r.id}: faded exactly when it goes on past the edge`);
+  // Scrolled to its end, a table shows it has no more.
+  await page.evaluate(() => { for (const e of document.querySelectorAll('.scroll')) e.scrollLeft = e.scrollWidth; });
+  await page.waitForTimeout(100);
+  for (const r of await regions()) assert.equal(r.faded, false, `${r.id}: at its end`);
+  assert.deepEqual(problems, []);
+});

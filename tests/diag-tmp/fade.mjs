@@ -1,0 +1,10 @@
+import { chromium } from 'playwright-core';
+import { serve } from '../serve.mjs';
+const server = await serve(new URL('../../dist', import.meta.url).pathname);
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+await page.goto(`http://127.0.0.1:${server.address().port}/`);
+await page.locator('#rules').scrollIntoViewIfNeeded();
+await page.waitForTimeout(3000);
+console.log(await page.evaluate(() => [...document.querySelectorAll('.scroll')].map((e) => [e.querySelector('table')?.id, e.scrollWidth, e.clientWidth, getComputedStyle(e).maskImage, getComputedStyle(e).animationName, getComputedStyle(e).animationTimeline])));
+await browser.close(); server.close();
