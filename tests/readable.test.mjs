@@ -147,7 +147,8 @@ test('on a phone, a table wider than the screen fades at the edge it goes on pas
   for (const r of before) assert.equal(r.faded, r.wide, `${r.id}: faded exactly when it goes on past the edge`);
   // Scrolled to its end, a table shows it has no more.
   await page.evaluate(() => { for (const e of document.querySelectorAll('.scroll')) e.scrollLeft = e.scrollWidth; });
-  await page.waitForTimeout(100);
+  // The mask follows the scroll on a coming frame: waited for, then checked table by table.
+  await page.waitForFunction(() => [...document.querySelectorAll('.scroll')].every((e) => getComputedStyle(e).maskImage === 'none'), null, { timeout: 5000 }).catch(() => {});
   for (const r of await regions()) assert.equal(r.faded, false, `${r.id}: at its end`);
   assert.deepEqual(problems, []);
 });

@@ -6,7 +6,9 @@
 //! parameter gets a sentence naming it and what is accepted, the section uses its default
 //! for it, and every other parameter is kept.
 
-use crate::gateways::{Setting, COORDINATIONS, GATEWAYS, GATEWAY_ROUTES, GATEWAY_SYNCS};
+use crate::gateways::{
+    Setting, COORDINATIONS, GATEWAYS, GATEWAY_ROUTES, GATEWAY_SYNCS, SYNC_INTERVALS_MS,
+};
 use crate::link::percent_decode;
 use serde::Serialize;
 
@@ -47,7 +49,11 @@ impl Default for Dials {
             gateways: o.gateways,
             route: o.route.into(),
             coord: o.coord.into(),
-            sync: "5s".into(),
+            sync: SYNC_INTERVALS_MS
+                .iter()
+                .position(|&ms| ms == o.every_ms)
+                .map_or("", |i| GATEWAY_SYNCS[i])
+                .into(),
             at_ms: None,
         }
     }

@@ -492,15 +492,7 @@ impl Fleet {
         limit: u64,
         window: Micros,
     ) -> bool {
-        let recent = &mut self.recent;
-        while recent.front().is_some_and(|&a| a + window <= t) {
-            recent.pop_front();
-            // Those left before `s` are still the first: one fewer, if it was one of them.
-            self.cut = self.cut.saturating_sub(1);
-        }
-        while self.cut < recent.len() && recent[self.cut] < s {
-            self.cut += 1;
-        }
+        trim_and_cut(&mut self.recent, &mut self.cut, window, t, s);
         let before = self.cut;
         let own = &self.own[g];
         // Usually all of them (a sync comes more often than a window passes).
@@ -528,17 +520,7 @@ impl Fleet {
         let now = self.clock(g, t);
         let mut count = 0;
         for (h, (stamps, cut)) in self.stamped.iter_mut().enumerate() {
-            while stamps
-                .front()
-                .is_some_and(|&a| a.saturating_add(window) <= t)
-            {
-                stamps.pop_front();
-                *cut = cut.saturating_sub(1);
-            }
-            let before = s.saturating_add(self.offsets[h]);
-            while *cut < stamps.len() && stamps[*cut] < before {
-                *cut += 1;
-            }
+            trim_and_cut(stamps, cut, window, t, s.saturating_add(self.offsets[h]));
             let known = if h == g { stamps.len() } else { *cut };
             let gone = stamps.partition_point(|&a| a.saturating_add(window) <= now);
             count += known.saturating_sub(gone);
@@ -641,6 +623,26 @@ impl Fleet {
             }
         };
         (decision, false)
+    }
+}
+
+/// Lets go of the first admissions of `list` (in time order) that have left the window by
+/// `t`, one fewer of the `cut` counted before the snapshot for each (those left are still the
+/// first), then counts on past those before `before` (the snapshot's instant never goes back).
+#[inline]
+fn trim_and_cut(
+    list: &mut VecDeque<Micros>,
+    cut: &mut usize,
+    window: Micros,
+    t: Micros,
+    before: Micros,
+) {
+    while list.front().is_some_and(|&a| a.saturating_add(window) <= t) {
+        list.pop_front();
+        *cut = cut.saturating_sub(1);
+    }
+    while *cut < list.len() && list[*cut] < before {
+        *cut += 1;
     }
 }
 
