@@ -15,7 +15,7 @@ pub(crate) use args::Format;
 use args::{Cli, Cmd, DemoArgs, SimulateArgs};
 use clap::{CommandFactory, Parser};
 use ratelab::import::{ImportOptions, Imported, Importer};
-use ratelab::sim::{fold_delays, simulate_run, Report, RunStats, Scenario};
+use ratelab::sim::{fold_delays, simulate_run, ClientReport, Report, RunStats, Scenario};
 use ratelab::spec::{parse_count, FleetSpec, LimiterSpec, Replay, TrafficSpec, MAX_CLIENTS};
 use ratelab::time::{format_duration, parse_duration, Micros, MINUTE};
 use ratelab::Error;
@@ -219,12 +219,17 @@ fn parse_simulate(a: &SimulateArgs) -> Result<(Scenario, Format), String> {
     }
     if let Some(m) = &a.clients {
         let m = parse_count("--clients", m, 1, MAX_CLIENTS).map_err(e)? as u32;
-        let TrafficSpec::Retry { clients, .. } = &mut traffic else {
+        let TrafficSpec::Retry { clients, mix, .. } = &mut traffic else {
             return Err(format!(
                 "--clients needs retrying traffic, e.g. --traffic retry:rate=1/1min --clients {m} (--traffic is {})",
                 traffic.name()
             ));
         };
+        if !mix.is_empty() {
+            return Err(format!(
+                "--clients {m} with a mix of clients in --traffic: give each group its clients=M there instead"
+            ));
+        }
         if *clients != 1 && *clients != m {
             return Err(format!(
                 "--clients {m} and clients={clients} in --traffic disagree: give one of them"
@@ -467,10 +472,18 @@ fn client_lines(scenario: &Scenario, report: &Report) -> String {
     } else {
         first.policy.clone()
     };
-    let mut out = format!(
-        "\n{} client(s) per run ({policy}): requests, tries (per request), requests given up, time from first try to success (p50, p99), the most tries in one second, clients locked out (served under half).\n",
-        first.clients
-    );
+    let mut out = if first.groups.is_empty() {
+        format!(
+            "\n{} client(s) per run ({policy}): requests, tries (per request), requests given up, time from first try to success (p50, p99), the most tries in one second, clients locked out (served under half).\n",
+            first.clients
+        )
+    } else {
+        format!(
+            "\n{} clients per run in a mix of {} groups ({policy}): requests, tries (per request), requests given up, time from first try to success (p50, p99), the most tries in one second, clients locked out (served under half); each limiter's fleet, then each group's.\n",
+            first.clients,
+            first.groups.len(),
+        )
+    };
     // Three significant figures: the histogram's precision is 0.8%.
     let time = |v: Option<Micros>| match v {
         None => "-".to_owned(),
@@ -478,11 +491,9 @@ fn client_lines(scenario: &Scenario, report: &Report) -> String {
         Some(us) if us < 1_000_000 => format!("{:.3}ms", us as f64 / 1e3),
         Some(us) => format!("{:.3}s", us as f64 / 1e6),
     };
-    for r in &report.results {
-        let Some(c) = &r.client else { continue };
-        out += &format!(
-            "{}: {} requests, {} tries ({}), {} gave up, success p50 {} p99 {}, peak {} tries/s, {:.1}% locked out\n",
-            text::escaped(&parsed_spec(&r.limiter)),
+    let line = |who: &str, c: &ClientReport| {
+        format!(
+            "{who}: {} requests, {} tries ({}), {} gave up, success p50 {} p99 {}, peak {} tries/s, {:.1}% locked out\n",
             c.requests,
             c.attempts,
             c.amplification.map_or("-".to_owned(), |a| format!("{a:.2}×")),
@@ -491,7 +502,14 @@ fn client_lines(scenario: &Scenario, report: &Report) -> String {
             time(c.success_p99_us),
             c.peak_attempts_per_second,
             100.0 * c.lockout_share
-        );
+        )
+    };
+    for r in &report.results {
+        let Some(c) = &r.client else { continue };
+        out += &line(&text::escaped(&parsed_spec(&r.limiter)), c);
+        for g in &c.groups {
+            out += &line(&format!("  {}", g.policy), g);
+        }
     }
     out
 }

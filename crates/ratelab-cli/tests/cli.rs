@@ -664,6 +664,143 @@ fn bad_input_exits_2_with_one_line_naming_the_part_and_what_is_accepted() {
 }
 
 #[test]
+fn a_mix_of_clients_is_checked_in_one_line_and_reported_by_group() {
+    let base = "retry:rate=1/1min,spike=0,tries=3,clients=5";
+    let bad: &[(String, &[&str], &[&str])] = &[
+        (
+            format!("{base}+clients=3,rate=2/1min"),
+            &[],
+            &[
+                "rate",
+                "group of a retry mix",
+                "clients=M",
+                "rate, spike and at are the spec's",
+            ],
+        ),
+        (
+            format!("{base}+clients=3,jitter=sideways"),
+            &[],
+            &[
+                "retry: jitter",
+                "sideways",
+                "none, full, equal or decorrelated",
+            ],
+        ),
+        (
+            format!("{base}+clients=3,every=2s,policy=exponential"),
+            &[],
+            &["retry: every", "policy=exponential"],
+        ),
+        (
+            format!("{base}+clients=0"),
+            &[],
+            &["retry: clients", "0", "from 1 to 10000"],
+        ),
+        (
+            format!("{base}+clients=6000+clients=4000"),
+            &[],
+            &["retry: clients", "10005 in all", "at most 10000"],
+        ),
+        (
+            format!("{base}{}", "+clients=1".repeat(8)),
+            &[],
+            &["retry: mix", "9 groups", "at most 8"],
+        ),
+        (
+            "replay:file=no+such+file.txt".to_owned(),
+            &[],
+            &["no+such+file.txt"],
+        ),
+        (
+            format!("{base}+clients=3"),
+            &["--clients", "8"],
+            &["--clients 8 with a mix", "clients=M"],
+        ),
+        (
+            format!("{base}+clients=3,tries=2,every=1h"),
+            &["--minutes", "10"],
+            &[],
+        ),
+    ];
+    for (traffic, extra, needles) in bad {
+        let mut args = vec![
+            "simulate",
+            "--limiter",
+            "fixed-window",
+            "--traffic",
+            traffic.as_str(),
+        ];
+        args.extend_from_slice(extra);
+        let (code, out, err) = ratelab(&args);
+        if needles.is_empty() {
+            assert_eq!(code, 0, "{args:?}: {err}");
+            continue;
+        }
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?} printed {out}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        for n in *needles {
+            assert!(err.contains(n), "{args:?}: '{err}' lacks '{n}'");
+        }
+    }
+    // The table: the fleet's line per limiter, then each group's, named by its keys.
+    let mix = "retry:rate=6/5min,spike=0,at=0s,tries=1,clients=60+clients=40,tries=4,every=5s";
+    let (code, out, err) = ratelab(&[
+        "simulate",
+        "--limiter",
+        "fixed-window",
+        "--traffic",
+        mix,
+        "--minutes",
+        "10",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("100 clients per run in a mix of 2 groups"),
+        "{out}"
+    );
+    let lines: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("fixed-window:"))
+        .collect();
+    assert!(
+        lines[1].starts_with("  clients=60,tries=1,every=1s: "),
+        "{out}"
+    );
+    assert!(
+        lines[2].starts_with("  clients=40,tries=4,every=5s: "),
+        "{out}"
+    );
+    // The JSON: the mix in `client.policy` as the spec writes it, each group's numbers in
+    // `client.groups`.
+    let (code, out, err) = ratelab(&[
+        "simulate",
+        "--limiter",
+        "fixed-window",
+        "--traffic",
+        mix,
+        "--minutes",
+        "10",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(
+        v["results"][0]["client"]["policy"],
+        "clients=60+clients=40,tries=4,every=5s"
+    );
+    let groups = &v["results"][0]["client"]["groups"];
+    assert_eq!(groups[0]["policy"], "clients=60,tries=1,every=1s");
+    assert_eq!(groups[0]["attempts"], groups[0]["requests"]);
+    let n = |g: &Value, k: &str| g[k].as_u64().expect(k);
+    assert_eq!(
+        n(&groups[0], "requests") + n(&groups[1], "requests"),
+        n(&v["results"][0]["client"], "requests")
+    );
+}
+
+#[test]
 fn the_table_format_and_the_demo_print() {
     let (code, out, _) = ratelab(&[
         "simulate",

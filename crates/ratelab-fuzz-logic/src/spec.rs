@@ -158,6 +158,7 @@ fn traffic_text(spec: &TrafficSpec) -> String {
             every,
             policy,
             clients,
+            mix,
         } => {
             let mut keys = vec![
                 format!("rate={}", rate(*r)),
@@ -170,7 +171,13 @@ fn traffic_text(spec: &TrafficSpec) -> String {
                 keys.push(format!("every={}", us(*every)));
             }
             keys.extend(ratelab::spec::policy_keys(policy, *clients));
-            keys
+            // A mix's groups, each after a `+`.
+            let mut text = spec_text(spec.name(), &keys);
+            for g in mix {
+                text += "+";
+                text += &ratelab::spec::group_keys(g).join(",");
+            }
+            return text;
         }
         TrafficSpec::Replay(Replay {
             file,

@@ -6,7 +6,7 @@
 mod common;
 
 use ratelab::limiter::Decide;
-use ratelab::sim::{simulate, simulate_run, Scenario};
+use ratelab::sim::{simulate, simulate_run, ClientReport, Scenario};
 
 use ratelab::time::{Micros, MINUTE, SECOND};
 use ratelab::traffic::{RetryClient, Try};
@@ -378,6 +378,135 @@ fn a_fleet_told_to_come_back_at_the_next_window_herds_and_jitter_dissolves_it() 
             "seed {seed}: jittered peak {} against {}",
             s.peak_attempts_per_second,
             h.peak_attempts_per_second
+        );
+    }
+}
+
+#[test]
+fn a_mix_of_one_policy_is_that_fleet_and_its_groups_add_up() {
+    // 30 + 20 clients of one policy are the fleet of 50: each client keeps its number, so its
+    // seed, and its policy. Every number of the fleet is the same; the groups split it.
+    let keys = "tries=6,policy=exponential,base=2s,factor=2,cap=1min,jitter=full,retry-after=honor";
+    let base = format!("retry:rate=2/1min,spike=20,at=2min,{keys}");
+    let limiters = ["fixed-window", "sliding-log:record-rejects=true", "gcra"];
+    let fleet = scenario(&format!("{base},clients=50"), &limiters, 100, MINUTE);
+    let mix = scenario(
+        &format!("{base},clients=30+clients=20,{keys}"),
+        &limiters,
+        100,
+        MINUTE,
+    );
+    let (f, m) = (
+        simulate(&fleet).expect("runs"),
+        simulate(&mix).expect("runs"),
+    );
+    for (a, b) in f.results.iter().zip(&m.results) {
+        let (ca, cb) = (a.client.as_ref().expect("a"), b.client.as_ref().expect("b"));
+        let mut same = b.clone();
+        same.client = Some(ClientReport {
+            policy: ca.policy.clone(),
+            groups: Vec::new(),
+            ..cb.clone()
+        });
+        assert_eq!(a, &same, "{}: the mix is the fleet", a.limiter);
+        assert_eq!(cb.clients, 50);
+        let g = &cb.groups;
+        assert_eq!((g.len(), g[0].clients, g[1].clients), (2, 30, 20));
+        assert_eq!(g[0].policy, format!("clients=30,{keys}"));
+        assert_eq!(g[1].policy, format!("clients=20,{keys}"));
+        let sum = |f: fn(&ClientReport) -> u64| g.iter().map(f).sum::<u64>();
+        assert_eq!(sum(|c| c.requests), cb.requests);
+        assert_eq!(sum(|c| c.attempts), cb.attempts);
+        assert_eq!(sum(|c| c.gave_up), cb.gave_up);
+        assert!(g
+            .iter()
+            .all(|c| c.peak_attempts_per_second <= cb.peak_attempts_per_second));
+        assert!(sum(|c| c.peak_attempts_per_second) >= cb.peak_attempts_per_second);
+        let locked: f64 = g.iter().map(|c| c.lockout_share * c.clients as f64).sum();
+        assert!((locked - cb.lockout_share * 50.0).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn each_group_of_a_mix_retries_by_its_own_policy() {
+    // Against a fixed window of 100 a minute, 100 clients sending 1.2 a minute: 60 that never
+    // retry, 40 that retry every 5 s up to 4 tries. Each group is the same clients as in a
+    // fleet of its own policy (client numbers 0–59 and 60–99), so a try of the first group is
+    // always a first try, and the second's at most 4 per request.
+    let base = "retry:rate=6/5min,spike=0,at=0s";
+    let mix = scenario(
+        &format!("{base},tries=1,clients=60+clients=40,tries=4,every=5s"),
+        &["fixed-window"],
+        100,
+        MINUTE,
+    );
+    let mut clients = mix.retry_clients(0).expect("a fleet");
+    let mut tries = [0u64; 100];
+    let mut last_try = [0u32; 100];
+    let mut lane = mix.build_limiter(&mix.limiters[0], 0).expect("builds");
+    while let Some((c, tr)) = clients.next() {
+        tries[c as usize] += 1;
+        last_try[c as usize] = last_try[c as usize].max(tr.attempt);
+        if lane.decide(tr.at).admitted() {
+            clients.admitted(c, tr);
+        } else {
+            clients.rejected(c, tr, None);
+        }
+    }
+    assert!(
+        last_try[..60].iter().all(|&t| t == 1),
+        "the first group never retries"
+    );
+    assert!(last_try[60..].iter().all(|&t| t <= 4));
+    assert!(
+        last_try[60..].contains(&4),
+        "the second retries, to its last try"
+    );
+    for (i, c) in clients.clients()[..60].iter().enumerate() {
+        assert_eq!(tries[i], c.requests, "client {i}: one try a request");
+    }
+    // The report's groups say the same.
+    let r = simulate(&mix).expect("runs");
+    let g = &r.results[0].client.as_ref().expect("client").groups;
+    assert_eq!(g[0].attempts, g[0].requests);
+    assert!(g[1].attempts > g[1].requests && g[1].attempts <= 4 * g[1].requests);
+    assert_eq!(g[0].policy, "clients=60,tries=1,every=1s");
+    assert_eq!(g[1].policy, "clients=40,tries=4,every=5s");
+}
+
+#[test]
+fn in_a_herd_at_a_fixed_windows_boundary_the_few_who_jitter_are_the_ones_locked_out() {
+    // The herding section's clients (100 sending 1.2 a minute against 100 a minute, backing
+    // off from 10 s and honouring Retry-After), 90 without jitter and 10 with full jitter:
+    // the herd arrives at each boundary together and fills the window within its first
+    // second; a jittered client comes back later in the window, finds it full, and is told to
+    // wait for the next. Jitter spreads a fleet only if everyone jitters.
+    let keys = "tries=6,policy=exponential,base=10s,factor=2,cap=1min,retry-after=honor";
+    let mix =
+        format!("retry:rate=6/5min,spike=0,at=0s,{keys},clients=90+clients=10,{keys},jitter=full");
+    for seed in 1..=5 {
+        let s = common::scenario(
+            &mix,
+            &["fixed-window"],
+            (100, MINUTE),
+            30 * MINUTE,
+            (1, seed),
+        );
+        let r = simulate(&s).expect("runs");
+        let g = &r.results[0].client.as_ref().expect("client").groups;
+        let (herd, jittered) = (&g[0], &g[1]);
+        assert!(
+            jittered.lockout_share > 0.5 && herd.lockout_share < 0.2,
+            "seed {seed}: locked out {} of the jittered, {} of the herd",
+            jittered.lockout_share,
+            herd.lockout_share
+        );
+        let amp = |c: &ClientReport| c.amplification.expect("requests");
+        assert!(
+            amp(jittered) > 1.5 * amp(herd),
+            "seed {seed}: {} against {}",
+            amp(jittered),
+            amp(herd)
         );
     }
 }

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use ratelab::sim::{simulate_run, MAX_TIME};
 use ratelab::theory::worst_case;
 use ratelab::time::{Micros, MINUTE, MS, SECOND};
-use ratelab::traffic::{Backoff, FloodStart, Jitter, RetryPolicy};
+use ratelab::traffic::{Backoff, ClientGroup, FloodStart, Jitter, RetryPolicy};
 use ratelab::{LimiterSpec, Rate, Scenario, TrafficSpec};
 
 /// Durations at the edges: tiny, around the window, and near 64-bit overflow.
@@ -83,6 +83,21 @@ fn traffic() -> impl Strategy<Value = TrafficSpec> {
                             honor,
                         },
                         clients,
+                        // Three clients are sometimes a mix: two more of the essays' policy
+                        // honouring `Retry-After` at once after the longest fixed gap.
+                        mix: if clients == 3 {
+                            vec![ClientGroup {
+                                clients: 2,
+                                tries,
+                                every,
+                                policy: RetryPolicy {
+                                    honor: !honor,
+                                    ..RetryPolicy::default()
+                                },
+                            }]
+                        } else {
+                            Vec::new()
+                        },
                     }
                 }
             ),
@@ -199,6 +214,7 @@ fn times_that_would_overflow_are_refused_up_front() {
             every,
             policy: RetryPolicy::default(),
             clients: 1,
+            mix: Vec::new(),
         },
         duration,
         ..base.clone()

@@ -5,7 +5,7 @@
 use crate::error::Error;
 use crate::sim::Scenario;
 use crate::time::{format_duration, Micros, HOUR, SECOND};
-use crate::traffic::{Jitter, RetryClients, Try};
+use crate::traffic::{Jitter, RetryClient, RetryClients, Try};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -150,13 +150,15 @@ impl Plan {
         let mut fixed = None;
         match &closed {
             Some(clients) => {
-                let client = &clients.clients()[0];
-                bounds = client.gap_bounds();
-                if let crate::TrafficSpec::Retry { every, policy, .. } = &scenario.traffic {
-                    if policy.backoff == crate::traffic::Backoff::Fixed
-                        && policy.jitter == Jitter::None
+                // Over a mix, each retry's gaps from the shortest and longest of any group's:
+                // a worst case no client's tries can exceed.
+                bounds = envelope(clients.clients().iter().map(|c| c.gap_bounds()));
+                let groups = scenario.traffic.client_groups();
+                if let [g] = groups.as_slice() {
+                    if g.policy.backoff == crate::traffic::Backoff::Fixed
+                        && g.policy.jitter == Jitter::None
                     {
-                        fixed = Some(*every);
+                        fixed = Some(g.every);
                     }
                 }
                 // Every client's first tries, spikes included: the clients' own, as they
@@ -255,13 +257,14 @@ impl Plan {
         }
         let source = match closed {
             Some(mut clients) => {
-                let policy = clients.clients()[0].policy();
                 // A server's `Retry-After` could say more than an hour.
                 clients.set_horizon(MAX_DURATION);
-                let ordered = policy.jitter != Jitter::None || policy.budget.is_some();
+                let policies = || clients.clients().iter().map(|c| c.policy());
+                let ordered = policies().any(|p| p.jitter != Jitter::None || p.budget.is_some());
+                let honor = policies().any(|p| p.honor);
                 Source::Closed(Box::new(Closed {
                     order: ordered.then(|| vec![VecDeque::new(); clients.clients().len()]),
-                    recent: policy.honor.then(VecDeque::new),
+                    recent: honor.then(VecDeque::new),
                     clients,
                     pending: BTreeMap::new(),
                     unapplied: BTreeSet::new(),
@@ -325,7 +328,7 @@ impl Plan {
     pub fn retry_gap(&self) -> Option<Micros> {
         match &self.source {
             Source::Open { .. } => None,
-            Source::Closed(c) => Some(c.clients.clients()[0].min_gap()),
+            Source::Closed(c) => c.clients.clients().iter().map(RetryClient::min_gap).min(),
         }
     }
 
@@ -572,10 +575,10 @@ impl Iterator for Merged<'_> {
 /// Refuses, from the expected number of requests alone, traffic far beyond [`MAX_REQUESTS`]:
 /// a check cheap enough to make before anything else.
 pub fn check_size(scenario: &Scenario) -> Result<(), Error> {
-    let tries = match &scenario.traffic {
-        crate::TrafficSpec::Retry { tries, .. } => f64::from(*tries),
-        _ => 1.0,
-    };
+    // Over a mix, the most tries of any group.
+    let tries = (scenario.traffic.client_groups().iter())
+        .map(|g| f64::from(g.tries))
+        .fold(1.0, f64::max);
     let expected = scenario.expected_arrivals() * tries;
     if expected > 2.0 * MAX_REQUESTS as f64 {
         return Err(too_many(expected.min(1e18) as u64));
@@ -590,4 +593,19 @@ fn too_many(n: u64) -> Error {
             "about {n} requests; a probe sends at most {MAX_REQUESTS} (a shorter duration or lower rate)"
         ),
     }
+}
+
+/// The gaps before each retry that no client of `each` (their [`RetryClient::gap_bounds`])
+/// goes outside: retry `k`'s shortest and longest over the clients that have a retry `k`.
+fn envelope(each: impl Iterator<Item = Vec<(Micros, Micros)>>) -> Vec<(Micros, Micros)> {
+    let mut out: Vec<(Micros, Micros)> = Vec::new();
+    for bounds in each {
+        for (k, &(lo, hi)) in bounds.iter().enumerate() {
+            match out.get_mut(k) {
+                Some(b) => *b = (b.0.min(lo), b.1.max(hi)),
+                None => out.push((lo, hi)),
+            }
+        }
+    }
+    out
 }

@@ -80,6 +80,10 @@ pub struct ClientReport {
     pub peak_attempts_per_second: u64,
     /// The share of clients (over all runs) served under half of their requests.
     pub lockout_share: f64,
+    /// With a mix (`retry:...+clients=M,...`), each group's numbers, in the spec's order;
+    /// its `policy` is the group's keys as the spec writes them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<ClientReport>,
 }
 
 /// One gateway of a fleet, over all runs.
@@ -263,17 +267,51 @@ fn client(scenario: &Scenario, stats: &[&RunStats]) -> Option<ClientReport> {
         return None;
     };
     let each: Vec<&ClientStats> = stats.iter().filter_map(|s| s.client.as_ref()).collect();
-    let mut success = Histogram::default();
-    for c in &each {
-        success.merge(&c.success);
-    }
     let requests: u64 = stats.iter().map(|s| s.offered).sum();
     let attempts: u64 = stats.iter().map(|s| s.decisions).sum();
+    let groups = scenario.traffic.client_groups();
+    let mut report = client_numbers(&each, requests, attempts);
+    report.policy = crate::spec::policy_keys(policy, *clients).join(",");
+    report.clients = u64::from(*clients);
+    if groups.len() > 1 {
+        // A mix: its clients in all, and its groups' keys after the spec's own, each after a
+        // `+` as the spec writes them.
+        report.clients = scenario.traffic.client_count();
+        for g in &groups[1..] {
+            report.policy += "+";
+            report.policy += &crate::spec::group_keys(g).join(",");
+        }
+        report.groups = groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let of: Vec<&ClientStats> = each.iter().filter_map(|c| c.groups.get(i)).collect();
+                let requests = of.iter().map(|c| c.requests).sum();
+                let attempts = of.iter().map(|c| c.attempts).sum();
+                ClientReport {
+                    policy: crate::spec::group_keys(g).join(","),
+                    clients: u64::from(g.clients),
+                    ..client_numbers(&of, requests, attempts)
+                }
+            })
+            .collect();
+    }
+    Some(report)
+}
+
+/// The numbers of retrying clients whose runs' tallies are `each`, with `requests` and
+/// `attempts` in all (without their policy and client count).
+#[cfg(feature = "clients")]
+fn client_numbers(each: &[&ClientStats], requests: u64, attempts: u64) -> ClientReport {
+    let mut success = Histogram::default();
+    for c in each {
+        success.merge(&c.success);
+    }
     let all: u64 = each.iter().map(|c| c.clients).sum();
     let locked: u64 = each.iter().map(|c| c.locked).sum();
-    Some(ClientReport {
-        policy: crate::spec::policy_keys(policy, *clients).join(","),
-        clients: u64::from(*clients),
+    ClientReport {
+        policy: String::new(),
+        clients: 0,
         requests,
         attempts,
         amplification: (requests > 0).then(|| attempts as f64 / requests as f64),
@@ -286,7 +324,8 @@ fn client(scenario: &Scenario, stats: &[&RunStats]) -> Option<ClientReport> {
         } else {
             locked as f64 / all as f64
         },
-    })
+        groups: Vec::new(),
+    }
 }
 
 /// A fleet's room instants and gateways over all runs, if the limiter was a fleet.
@@ -330,9 +369,15 @@ pub fn fold_delays(into: &mut [RunStats], from: &mut [RunStats]) {
         }
         // The same for the retrying clients' times to success.
         if let (Some(ca), Some(cb)) = (a.client.as_mut(), b.client.as_mut()) {
-            if !cb.success.is_empty() {
-                ca.success.merge(&cb.success);
-                cb.success = Histogram::default();
+            let fold = |a: &mut Histogram, b: &mut Histogram| {
+                if !b.is_empty() {
+                    a.merge(b);
+                    *b = Histogram::default();
+                }
+            };
+            fold(&mut ca.success, &mut cb.success);
+            for (ga, gb) in ca.groups.iter_mut().zip(&mut cb.groups) {
+                fold(&mut ga.success, &mut gb.success);
             }
         }
     }

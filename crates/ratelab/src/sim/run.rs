@@ -65,6 +65,16 @@ pub struct ClientStats {
     pub clients: u64,
     /// Clients locked out: served under half of their requests.
     pub locked: u64,
+    /// Requests (first tries) and tries: with a mix, each group's own (the fleet's are the
+    /// run's `offered` and `decisions`, and are 0 here).
+    #[serde(default)]
+    pub requests: u64,
+    /// Tries, retries included (see `requests`).
+    #[serde(default)]
+    pub attempts: u64,
+    /// With a mix (`retry:...+clients=M,...`), each group's, in the spec's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<ClientStats>,
 }
 
 impl RunStats {
@@ -282,22 +292,39 @@ fn closed_loop(
         // The tries of the trailing second, for its peak: at most the tries of one second.
         #[cfg(feature = "clients")]
         let mut second: VecDeque<Micros> = VecDeque::new();
+        // With a mix, each client's group, and each group's tally and trailing second.
+        #[cfg(feature = "clients")]
+        let (group_of, mut seconds) = {
+            let groups = scenario.traffic.client_groups();
+            let mut group_of = Vec::new();
+            if groups.len() > 1 {
+                for (i, g) in groups.iter().enumerate() {
+                    group_of.extend(std::iter::repeat_n(i as u8, g.clients as usize));
+                }
+                tally.groups = vec![ClientStats::default(); groups.len()];
+            }
+            (group_of, vec![VecDeque::new(); tally.groups.len()])
+        };
         while let Some((c, tr)) = clients.next() {
             lane.stats.offered += u64::from(tr.attempt == 1);
             #[cfg(feature = "clients")]
             {
-                while second.front().is_some_and(|&x| x + SECOND <= tr.at) {
-                    second.pop_front();
-                }
-                second.push_back(tr.at);
-                if second.len() as u64 > tally.peak_second {
-                    tally.peak_second = second.len() as u64;
-                    tally.peak_second_at = tr.at;
+                peak(&mut second, &mut tally, tr.at);
+                if let Some(&g) = group_of.get(c as usize) {
+                    let group = &mut tally.groups[g as usize];
+                    group.requests += u64::from(tr.attempt == 1);
+                    group.attempts += 1;
+                    peak(&mut seconds[g as usize], group, tr.at);
                 }
             }
             if lane.step(tr.at) {
                 #[cfg(feature = "clients")]
-                tally.success.record(tr.at - tr.first);
+                {
+                    tally.success.record(tr.at - tr.first);
+                    if let Some(&g) = group_of.get(c as usize) {
+                        tally.groups[g as usize].success.record(tr.at - tr.first);
+                    }
+                }
                 clients.admitted(c, tr);
             } else {
                 // (Only a client of the core's `clients` feature honours `Retry-After`.)
@@ -318,10 +345,17 @@ fn closed_loop(
         // (The clients' metrics are the core's `clients` feature: the page's modules skip them.)
         #[cfg(feature = "clients")]
         {
-            for c in clients.clients() {
+            for (i, c) in clients.clients().iter().enumerate() {
+                let locked = u64::from(2 * c.admitted < c.requests);
                 tally.gave_up += c.gave_up;
                 tally.clients += 1;
-                tally.locked += u64::from(2 * c.admitted < c.requests);
+                tally.locked += locked;
+                if let Some(&g) = group_of.get(i) {
+                    let group = &mut tally.groups[g as usize];
+                    group.gave_up += c.gave_up;
+                    group.clients += 1;
+                    group.locked += locked;
+                }
             }
             lane.stats.client = Some(tally);
         }
@@ -329,6 +363,19 @@ fn closed_loop(
         let _ = tally;
     }
     lane.finish_all()
+}
+
+/// Counts a try at `at` in the trailing second `second`, raising `tally`'s peak.
+#[cfg(feature = "clients")]
+fn peak(second: &mut VecDeque<Micros>, tally: &mut ClientStats, at: Micros) {
+    while second.front().is_some_and(|&x| x + SECOND <= at) {
+        second.pop_front();
+    }
+    second.push_back(at);
+    if second.len() as u64 > tally.peak_second {
+        tally.peak_second = second.len() as u64;
+        tally.peak_second_at = at;
+    }
 }
 
 /// Every decision of run `run` of limiter `index`, for plots.

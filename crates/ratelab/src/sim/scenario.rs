@@ -17,7 +17,7 @@ use crate::spec::{LimiterKind, LimiterSpec, TrafficSpec};
 use crate::theory;
 use crate::time::{format_duration, Micros, MINUTE, MS, SECOND};
 use crate::traffic::{
-    Arrivals, Backoff, FloodStart, Groups, OnOff, Poisson, RetryClient, RetryClients,
+    Arrivals, Backoff, ClientGroup, FloodStart, Groups, OnOff, Poisson, RetryClient, RetryClients,
 };
 use serde::{Deserialize, Serialize};
 
@@ -98,19 +98,19 @@ impl Scenario {
         self.client(run, 0)
     }
 
-    /// Client `c` of run `run`'s retrying fleet.
+    /// Client `c` of run `run`'s retrying fleet: of the group it falls in, counting the
+    /// spec's own group first, then its mix's.
     fn client(&self, run: u32, c: u32) -> Option<RetryClient> {
-        let TrafficSpec::Retry {
-            spike,
-            at,
-            tries,
-            every,
-            policy,
-            ..
-        } = self.traffic
-        else {
+        let TrafficSpec::Retry { spike, at, .. } = self.traffic else {
             return None;
         };
+        let groups = self.traffic.client_groups();
+        let mut first = 0;
+        let group = groups.iter().find(|g| {
+            first += g.clients;
+            c < first
+        })?;
+        let (tries, every, policy) = (group.tries, group.every, group.policy);
         let rng = |stream| Rng::for_client(self.seed, u64::from(run), stream, c);
         Some(RetryClient::new(
             self.arrivals_from(rng(Stream::Arrivals)),
@@ -125,9 +125,10 @@ impl Scenario {
 
     /// Every client of run `run`'s retrying fleet (`None` unless the traffic retries).
     pub fn retry_clients(&self, run: u32) -> Option<RetryClients> {
-        let TrafficSpec::Retry { clients, .. } = self.traffic else {
+        if !self.traffic.closed_loop() {
             return None;
-        };
+        }
+        let clients = self.traffic.client_count() as u32;
         let all = (0..clients).filter_map(|c| self.client(run, c)).collect();
         Some(RetryClients::new(all))
     }
@@ -203,7 +204,6 @@ impl Scenario {
             .iter()
             .map(|spec| self.lane_memory(spec))
             .collect();
-        let retries = self.pending_retries();
         let traffic = match &self.traffic {
             // The two instants' times, built as a list and copied into a shared one.
             TrafficSpec::BoundaryBurst { .. } => 2 * 2 * 8 * self.limit,
@@ -214,23 +214,40 @@ impl Scenario {
             // (at most the first tries' bound and that many again); the client itself and its
             // queue entry. Per lane: the tries of the trailing second (at most every client's
             // pending retries and first tries at once) and the time-to-success histogram.
-            TrafficSpec::Retry {
-                clients, policy, ..
-            } => {
-                let m = u64::from(*clients);
-                let budget = if policy.budget.is_some() {
-                    2 * 2 * 8 * self.first_tries_in(MINUTE)
-                } else {
-                    0
-                };
-                let per_client = 3 * 2 * 32 * retries + budget + 256;
+            // A mix: each group's clients as such, and a histogram and a trailing second's
+            // deque per group and lane beside the fleet's.
+            TrafficSpec::Retry { .. } => {
                 let lanes = self.limiters.len().max(1) as u64;
-                m * per_client
-                    + lanes
-                        * (2 * 8 * m * (retries + self.first_tries_in(SECOND)) + HISTOGRAM_BYTES)
+                let groups = self.traffic.client_groups();
+                let mixed = groups.len() > 1;
+                // The fleet's, and with a mix each group's too.
+                let (histograms, seconds) = if mixed {
+                    (1 + groups.len() as u64, 2)
+                } else {
+                    (1, 1)
+                };
+                let mut bytes = lanes * histograms * HISTOGRAM_BYTES;
+                for g in &groups {
+                    let m = u64::from(g.clients);
+                    let retries = self.pending_retries(g);
+                    let budget = if g.policy.budget.is_some() {
+                        2 * 2 * 8 * self.first_tries_in(MINUTE)
+                    } else {
+                        0
+                    };
+                    let per_client = 3 * 2 * 32 * retries + budget + 256;
+                    let second = 2 * 8 * m * (retries + self.first_tries_in(SECOND));
+                    bytes += m * per_client + lanes * seconds * second;
+                }
+                bytes
             }
             _ => 0,
         };
+        // Over a mix, the most of any group's clients.
+        let retries = (self.traffic.client_groups().iter())
+            .map(|g| self.pending_retries(g))
+            .max()
+            .unwrap_or(0);
         let replay = match &self.traffic {
             TrafficSpec::Replay(r) => 8 * r.times.len() as u64,
             _ => 0,
@@ -341,16 +358,13 @@ impl Scenario {
     /// different request whose first try came at most `(tries − 1)` longest gaps before, so
     /// at most the first tries of that span (the whole run for a client that honours
     /// `Retry-After`).
-    fn pending_retries(&self) -> u64 {
-        let TrafficSpec::Retry {
+    fn pending_retries(&self, group: &ClientGroup) -> u64 {
+        let ClientGroup {
             tries,
             every,
             policy,
             ..
-        } = &self.traffic
-        else {
-            return 0;
-        };
+        } = group;
         if *tries <= 1 {
             return 0;
         }
@@ -444,19 +458,29 @@ impl Scenario {
     /// limiter), the number the decision cap is checked against.
     pub fn expected_decisions(&self) -> f64 {
         let mut per_arrival = 1.0;
-        if let TrafficSpec::Retry { tries, policy, .. } = &self.traffic {
+        let groups = self.traffic.client_groups();
+        if !groups.is_empty() {
             // Every try rejected, at worst; a client honouring `Retry-After` asks after each
             // rejection, which the counters answer by search (up to 2 × 53 trial decisions).
-            per_arrival = f64::from(*tries);
+            // Over a mix, the groups' tries weighted by their clients.
             let searched = self.limiters.iter().any(|l| {
                 matches!(
                     l.kind,
                     LimiterKind::SlidingWindowCounter | LimiterKind::Haproxy
                 )
             });
-            if policy.honor && searched {
-                per_arrival *= 107.0;
-            }
+            let all = self.traffic.client_count() as f64;
+            per_arrival = groups
+                .iter()
+                .map(|g| {
+                    let searches = if g.policy.honor && searched {
+                        107.0
+                    } else {
+                        1.0
+                    };
+                    f64::from(g.tries) * searches * f64::from(g.clients) / all
+                })
+                .sum();
         }
         self.expected_arrivals() * f64::from(self.runs) * self.limiters.len() as f64 * per_arrival
     }
@@ -469,14 +493,9 @@ impl Scenario {
             | TrafficSpec::OnOff { load } => self.rate_per_us(*load) * self.duration as f64,
             TrafficSpec::Flood { every, .. } => (self.flood_length() / every) as f64,
             TrafficSpec::BoundaryBurst { .. } => 2.0 * self.limit as f64,
-            TrafficSpec::Retry {
-                rate,
-                spike,
-                clients,
-                ..
-            } => {
+            TrafficSpec::Retry { rate, spike, .. } => {
                 (rate.count as f64 * self.duration as f64 / rate.per as f64 + *spike as f64)
-                    * f64::from(*clients)
+                    * self.traffic.client_count() as f64
             }
             TrafficSpec::Replay(r) => r.times.len() as f64,
         }
@@ -512,19 +531,25 @@ impl Scenario {
                     .checked_add(1)
             }
             // (A retry honouring `Retry-After` past 2^53 µs is not made: the client gives up.)
-            TrafficSpec::Retry {
-                tries,
-                every,
-                policy,
-                ..
-            } => u64::from(tries.saturating_sub(1))
-                .checked_mul(match policy.backoff {
-                    Backoff::Fixed => *every,
-                    Backoff::Exponential { cap, .. } => cap,
-                })?
-                .checked_add(self.duration),
+            // Over a mix, the latest group's.
+            TrafficSpec::Retry { .. } => {
+                let mut latest = self.duration;
+                for g in self.traffic.client_groups() {
+                    latest = latest.max(Self::retries_end(&g)?.checked_add(self.duration)?);
+                }
+                Some(latest)
+            }
             _ => Some(self.duration),
         }
+    }
+
+    /// How long after its first try a request of `group` can have its last retry, when the
+    /// policy times them (`None` where that overflows 64 bits).
+    fn retries_end(group: &ClientGroup) -> Option<Micros> {
+        u64::from(group.tries.saturating_sub(1)).checked_mul(match group.policy.backoff {
+            Backoff::Fixed => group.every,
+            Backoff::Exponential { cap, .. } => cap,
+        })
     }
 
     /// Refuses a scenario whose times would reach past [`MAX_TIME`]: a flood's end, a retry's
@@ -540,23 +565,31 @@ impl Scenario {
                         length.map_or_else(String::new, format_duration),
                         "a flood that ends within 285 years (2^53 µs)",
                     ),
-                    TrafficSpec::Retry {
-                        tries,
-                        every,
-                        policy,
-                        ..
-                    } => match policy.backoff {
-                        Backoff::Fixed => (
-                            "retry: tries × every",
-                            format!("{tries} × {}", format_duration(*every)),
-                            "retries that end within 285 years (2^53 µs) of the start",
-                        ),
-                        Backoff::Exponential { cap, .. } => (
-                            "retry: tries × cap",
-                            format!("{tries} × {}", format_duration(cap)),
-                            "retries that end within 285 years (2^53 µs) of the start",
-                        ),
-                    },
+                    TrafficSpec::Retry { .. } => {
+                        // The first group whose retries reach past it.
+                        let groups = self.traffic.client_groups();
+                        let g = groups
+                            .iter()
+                            .find(|g| {
+                                Self::retries_end(g)
+                                    .and_then(|e| e.checked_add(self.duration))
+                                    .is_none_or(|h| h > MAX_TIME)
+                            })
+                            .unwrap_or(&groups[0]);
+                        let (tries, every) = (g.tries, g.every);
+                        match g.policy.backoff {
+                            Backoff::Fixed => (
+                                "retry: tries × every",
+                                format!("{tries} × {}", format_duration(every)),
+                                "retries that end within 285 years (2^53 µs) of the start",
+                            ),
+                            Backoff::Exponential { cap, .. } => (
+                                "retry: tries × cap",
+                                format!("{tries} × {}", format_duration(cap)),
+                                "retries that end within 285 years (2^53 µs) of the start",
+                            ),
+                        }
+                    }
                     _ => (
                         "traffic",
                         self.traffic.name().to_owned(),

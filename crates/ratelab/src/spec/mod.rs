@@ -13,13 +13,13 @@ pub use fleet::{FleetSpec, MAX_GATEWAYS};
 
 mod retry;
 
-pub use retry::{policy_keys, MAX_CLIENTS};
+pub use retry::{group_keys, policy_keys, MAX_CLIENTS, MAX_GROUPS};
 
 use crate::error::Error;
 use crate::import::{Field, Filter, Format, FIELD_NAMES, FORMAT_NAMES};
 use crate::limiter::{LeakyMode, Rate};
 use crate::time::{parse_duration, Micros, SECOND};
-use crate::traffic::{FloodStart, RetryPolicy, Shape};
+use crate::traffic::{ClientGroup, FloodStart, RetryPolicy, Shape};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -391,6 +391,11 @@ pub enum TrafficSpec {
         #[serde(default = "one", skip_serializing_if = "is_one")]
         #[cfg_attr(not(feature = "clients"), serde(skip))]
         clients: u32,
+        /// Further groups of clients on the same key, each with its own tries and policy
+        /// (`+clients=M,...` after the spec): a mix. Empty for a fleet of one policy.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[cfg_attr(not(feature = "clients"), serde(skip))]
+        mix: Vec<ClientGroup>,
     },
     /// A recorded list of timestamps.
     Replay(Replay),
@@ -426,6 +431,18 @@ pub const MAX_RATE_COUNT: u64 = 1_000_000;
 impl TrafficSpec {
     /// Parses `name[:key=value,...]`.
     pub fn parse(text: &str) -> Result<Self, Error> {
+        // A mix of retrying clients: the spec, then `+clients=M,...` groups.
+        // (Only after `retry:`: a replayed file's name may hold a `+`.)
+        #[cfg(feature = "clients")]
+        if let Some(("retry", rest)) = text.trim().split_once(':') {
+            if let Some((head, groups)) = rest.split_once('+') {
+                let mut spec = TrafficSpec::parse(&format!("retry:{head}"))?;
+                if let TrafficSpec::Retry { clients, mix, .. } = &mut spec {
+                    retry::parse_mix(*clients, mix, groups.split('+'))?;
+                }
+                return Ok(spec);
+            }
+        }
         let (name, pairs) = split_spec(text)?;
         let mut get = Keys::new(name, pairs);
         let spec = match name {
@@ -508,6 +525,37 @@ impl TrafficSpec {
     /// Whether the client reacts to decisions (so each limiter sees its own retries).
     pub fn closed_loop(&self) -> bool {
         matches!(self, TrafficSpec::Retry { .. })
+    }
+
+    /// A retrying fleet's groups: the spec's own, then its mix's (none for other traffic).
+    pub fn client_groups(&self) -> Vec<ClientGroup> {
+        let TrafficSpec::Retry {
+            tries,
+            every,
+            policy,
+            clients,
+            mix,
+            ..
+        } = self
+        else {
+            return Vec::new();
+        };
+        let mut groups = vec![ClientGroup {
+            clients: *clients,
+            tries: *tries,
+            every: *every,
+            policy: *policy,
+        }];
+        groups.extend_from_slice(mix);
+        groups
+    }
+
+    /// How many clients a retrying fleet has in all, every group's (0 for other traffic).
+    pub fn client_count(&self) -> u64 {
+        self.client_groups()
+            .iter()
+            .map(|g| u64::from(g.clients))
+            .sum()
     }
 }
 
@@ -651,28 +699,34 @@ fn split_spec(text: &str) -> Result<(&str, Pairs<'_>), Error> {
             "name[:key=value,...], e.g. token-bucket:burst=10",
         ));
     }
-    let mut pairs: Vec<(&str, &str)> = Vec::new();
-    if let Some(rest) = rest {
-        for part in rest.split(',') {
-            // nginx's one bare word.
-            let (k, v) = if part.trim() == "nodelay" {
-                ("nodelay", "true")
-            } else {
-                part.split_once('=')
-                    .ok_or_else(|| Error::invalid(&format!("{name}: option"), part, "key=value"))?
-            };
-            let (k, v) = (k.trim(), v.trim());
-            if pairs.iter().any(|(seen, _)| *seen == k) {
-                return Err(Error::invalid(
-                    &format!("{name}: {k}"),
-                    part,
-                    "each key once",
-                ));
-            }
-            pairs.push((k, v));
-        }
+    match rest {
+        Some(rest) => Ok((name, split_pairs(name, rest)?)),
+        None => Ok((name, Vec::new())),
     }
-    Ok((name, pairs))
+}
+
+/// Splits `key=value,...` of spec `name`, rejecting repeated keys and pairs without `=`.
+fn split_pairs<'a>(name: &str, rest: &'a str) -> Result<Pairs<'a>, Error> {
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    for part in rest.split(',') {
+        // nginx's one bare word.
+        let (k, v) = if part.trim() == "nodelay" {
+            ("nodelay", "true")
+        } else {
+            part.split_once('=')
+                .ok_or_else(|| Error::invalid(&format!("{name}: option"), part, "key=value"))?
+        };
+        let (k, v) = (k.trim(), v.trim());
+        if pairs.iter().any(|(seen, _)| *seen == k) {
+            return Err(Error::invalid(
+                &format!("{name}: {k}"),
+                part,
+                "each key once",
+            ));
+        }
+        pairs.push((k, v));
+    }
+    Ok(pairs)
 }
 
 fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
@@ -939,6 +993,7 @@ mod tests {
                 every: SECOND,
                 policy: RetryPolicy::default(),
                 clients: 1,
+                mix: Vec::new(),
             })
         );
         assert!(

@@ -8,7 +8,7 @@ use crate::limiter::Rate;
 #[cfg(feature = "clients")]
 use crate::time::MINUTE;
 use crate::time::{parse_duration, SECOND};
-use crate::traffic::{Backoff, Jitter, RetryPolicy};
+use crate::traffic::{Backoff, ClientGroup, Jitter, RetryPolicy};
 
 /// The most clients of one retrying fleet.
 pub const MAX_CLIENTS: u64 = 10_000;
@@ -50,7 +50,64 @@ pub(super) fn parse_retry(get: &mut Keys<'_>) -> Result<TrafficSpec, Error> {
         every,
         policy,
         clients,
+        mix: Vec::new(),
     })
+}
+
+/// The most groups of one mix, the spec's own included.
+pub const MAX_GROUPS: usize = 8;
+
+/// The keys a group of a mix accepts, for messages.
+#[cfg(feature = "clients")]
+const GROUP_KEYS: &str = "clients=M, tries=M, every=DUR, policy=fixed|exponential, base=DUR, factor=X, cap=DUR, jitter=none|full|equal|decorrelated, budget=X%, retry-after=ignore|honor (rate, spike and at are the spec's, for every client)";
+
+/// Parses the groups of a mix, `+clients=M,key=value,...` each, after a retry spec: clients
+/// with the same first tries as the spec's (its rate, spike and at) and their own tries and
+/// policy. Refuses a mix of more than [`MAX_GROUPS`] groups or [`MAX_CLIENTS`] clients.
+#[cfg(feature = "clients")]
+pub(super) fn parse_mix<'a>(
+    clients: u32,
+    mix: &mut Vec<ClientGroup>,
+    groups: impl Iterator<Item = &'a str>,
+) -> Result<(), Error> {
+    for text in groups {
+        let pairs = super::split_pairs("retry mix", text)?;
+        let mut get = Keys::new("retry", pairs);
+        let tries = match get.take("tries") {
+            Some(v) => parse_count("retry: tries", v, 1, MAX_TRIES)? as u32,
+            None => 5,
+        };
+        let (every, policy, clients) = parse_policy(&mut get)?;
+        if let Some((k, _)) = get.pairs.first() {
+            return Err(Error::unknown(
+                "key for a group of a retry mix",
+                k,
+                GROUP_KEYS,
+            ));
+        }
+        mix.push(ClientGroup {
+            clients,
+            tries,
+            every,
+            policy,
+        });
+        if mix.len() + 1 > MAX_GROUPS {
+            return Err(Error::invalid(
+                "retry: mix",
+                &format!("{} groups", mix.len() + 1),
+                &format!("at most {MAX_GROUPS} groups of clients, the spec's own included"),
+            ));
+        }
+    }
+    let all = u64::from(clients) + mix.iter().map(|g| u64::from(g.clients)).sum::<u64>();
+    if all > MAX_CLIENTS {
+        return Err(Error::invalid(
+            "retry: clients",
+            &format!("{all} in all"),
+            &format!("at most {MAX_CLIENTS} clients over every group of the mix"),
+        ));
+    }
+    Ok(())
 }
 
 /// Without the core's `clients` feature (the page's wasm modules): the essays' client only;
@@ -242,6 +299,23 @@ pub fn policy_keys(policy: &RetryPolicy, clients: u32) -> Vec<String> {
     if clients != 1 {
         keys.push(format!("clients={clients}"));
     }
+    keys
+}
+
+/// The keys of a group of a mix, as `+` and these joined by commas write it: its clients,
+/// tries, fixed gap (for the fixed policy) and the policy's keys.
+pub fn group_keys(group: &ClientGroup) -> Vec<String> {
+    let mut keys = vec![
+        format!("clients={}", group.clients),
+        format!("tries={}", group.tries),
+    ];
+    if group.policy.backoff == Backoff::Fixed {
+        keys.push(format!(
+            "every={}",
+            crate::time::format_duration(group.every)
+        ));
+    }
+    keys.extend(policy_keys(&group.policy, 1));
     keys
 }
 

@@ -23,7 +23,7 @@ use std::sync::Arc;
 mod params;
 mod retry;
 
-pub use params::{Backoff, FloodStart, Jitter, RetryPolicy, Shape};
+pub use params::{Backoff, ClientGroup, FloodStart, Jitter, RetryPolicy, Shape};
 pub use retry::{RetryClient, RetryClients, Try};
 
 /// A stream of arrival times.

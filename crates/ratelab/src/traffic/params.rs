@@ -116,3 +116,21 @@ impl Default for RetryPolicy {
         }
     }
 }
+
+/// One group of a retrying fleet: `clients` clients, each retrying up to `tries` tries in
+/// all, as `policy` says (with `every` the fixed gap). A fleet is its spec's own group, then
+/// the groups of a mix (`retry:...+clients=M,jitter=full`), numbered on in that order; every
+/// client has its own seed by that number, so a group's clients are the clients of a fleet
+/// of one policy with the same numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientGroup {
+    /// How many clients it has.
+    pub clients: u32,
+    /// Tries per request in all, the first one included.
+    pub tries: u32,
+    /// The gap between tries (`policy=fixed`).
+    pub every: Micros,
+    /// How they back off, jitter, budget and honour `Retry-After`.
+    #[serde(default, skip_serializing_if = "RetryPolicy::is_classic")]
+    pub policy: RetryPolicy,
+}

@@ -388,7 +388,7 @@ impl RetryClients {
 
     /// Whether they ask for `Retry-After`.
     pub fn honors(&self) -> bool {
-        self.clients.first().is_some_and(RetryClient::honors)
+        self.clients.iter().any(RetryClient::honors)
     }
 
     /// The next try of any client, and whose it is.
