@@ -160,7 +160,7 @@ impl Form {
         let (int, frac) = load_text.split_once('.').unwrap_or(("", load_text));
         let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
         let load = (!frac.is_empty() && digits(int) && digits(frac))
-            .then(|| load_text.parse::<f64>().ok())
+            .then(|| ratelab::decimal::parse(load_text))
             .flatten()
             .filter(|l| (0.01..=3.0).contains(l))
             .ok_or_else(|| {

@@ -34,8 +34,8 @@ pub fn share(typed: &str) -> Result<f64, String> {
         && digits + points == text.chars().count()
         && points <= 1
         && !text.ends_with('.');
-    match text.parse::<f64>() {
-        Ok(v) if well_formed && v > 0.0 && v <= 100.0 => Ok(v / 100.0),
+    match ratelab::decimal::parse(text) {
+        Some(v) if well_formed && v > 0.0 && v <= 100.0 => Ok(v / 100.0),
         _ => Err(format!(
             "The share to serve '{typed}' is not accepted: enter a percentage above 0 and at most 100, like 99"
         )),

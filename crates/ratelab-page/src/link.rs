@@ -440,8 +440,8 @@ fn load(value: &str) -> Result<f64, String> {
     if value.len() > 32 || digits == 0 || points > 1 || digits + points != value.len() {
         return Err(accepted.into());
     }
-    match value.parse::<f64>() {
-        Ok(v) if (0.01..=3.0).contains(&v) => Ok(v),
+    match ratelab::decimal::parse(value) {
+        Some(v) if (0.01..=3.0).contains(&v) => Ok(v),
         _ => Err(accepted.into()),
     }
 }

@@ -6,6 +6,9 @@
 //! - [`fixed`]: `N` decimals, rounded half to even on the exact binary value, as std does.
 //! - [`shortest`]: the fewest significant digits that read back as the same `f64`, as std's
 //!   `Display` does (never an exponent).
+//! - [`parse`]: a plain decimal read as `str::parse::<f64>` reads it, without std's float
+//!   parser (about 2 KB gzipped in each module), by an exact test of which `f64` a decimal
+//!   rounds to.
 
 /// A non-negative big integer, base 2^32, least significant limb first.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,6 +145,14 @@ impl Big {
         rem as u32
     }
 
+    /// Compares two trimmed big integers.
+    fn cmp(&self, other: &Big) -> std::cmp::Ordering {
+        self.0
+            .len()
+            .cmp(&other.0.len())
+            .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
+    }
+
     /// Decimal digits.
     fn to_decimal(&self) -> String {
         if self.is_zero() {
@@ -170,6 +181,125 @@ fn parts(v: f64) -> (u64, i32) {
     } else {
         (frac | (1 << 52), exp - 1075)
     }
+}
+
+/// Whether the decimal `int.frac` (digits only) reads back as `a` (finite, non-negative) under
+/// round-to-nearest, ties to even: whether it lies strictly between the midpoints to `a`'s
+/// neighbours, or on one of them with `a`'s mantissa even. Exact, on big integers.
+fn reads_back(int: &str, frac: &str, a: f64) -> bool {
+    let mut n = Big(Vec::new());
+    for b in int.bytes().chain(frac.bytes()) {
+        n.mul_small(10);
+        n.add_small(u32::from(b - b'0'));
+    }
+    let (m, e) = parts(a);
+    // The midpoints below and above, as `x · 2^f`: below a power of two the gap under it is
+    // half the gap over it.
+    let lopsided = m == 1 << 52 && e > -1074;
+    let above = (2 * m + 1, e - 1);
+    // `n / 10^k` against `x · 2^f`: `n · 2^-f` against `x · 10^k` (or `n` against
+    // `x · 10^k · 2^f`).
+    let against = |(x, f): (u64, i32)| {
+        let mut left = n.clone();
+        let mut right = Big::from_u64(x);
+        for _ in 0..frac.len() {
+            right.mul_small(10);
+        }
+        if f < 0 {
+            left.shl((-f) as u32);
+        } else {
+            right.shl(f as u32);
+        }
+        left.cmp(&right)
+    };
+    let even = m % 2 == 0;
+    let high = against(above);
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    if m == 0 {
+        // Zero: up to half the least subnormal, that tie included (zero is even).
+        return high != Greater;
+    }
+    let below = if lopsided {
+        (4 * m - 1, e - 2)
+    } else {
+        (2 * m - 1, e - 1)
+    };
+    let low = against(below);
+    (low == Greater || (low == Equal && even)) && (high == Less || (high == Equal && even))
+}
+
+/// The powers of ten an `f64` holds exactly.
+const EXACT_TENS: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// The longest decimal [`parse`] reads: 1,100 digits (an `f64`'s exact decimal has at most
+/// 767 significant digits, 1,074 decimals).
+pub const MAX_PARSED_DIGITS: usize = 1100;
+
+/// A plain decimal (digits with at most one point, a digit on at least one side of it; no
+/// sign or exponent) as `str::parse::<f64>` reads it: `None` where std refuses it, and where
+/// it would be infinite or longer than [`MAX_PARSED_DIGITS`]. Up to 2^53 in all digits and
+/// 22 decimals it is one exact division, correctly rounded; beyond, an estimate within a few
+/// units in the last place, then the neighbour the decimal reads back as, found by an exact
+/// test ([`reads_back`]).
+pub fn parse(text: &str) -> Option<f64> {
+    let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) {
+        return None;
+    }
+    if int.len() + frac.len() > MAX_PARSED_DIGITS {
+        return None;
+    }
+    let (int, frac) = (int.trim_start_matches('0'), frac.trim_end_matches('0'));
+    // The first 18 significant digits, and how many more were left out.
+    let (mut w, mut dropped) = (0u64, 0i32);
+    for b in int.bytes().chain(frac.bytes()) {
+        if w < 100_000_000_000_000_000 {
+            w = w * 10 + u64::from(b - b'0');
+        } else {
+            dropped += 1;
+        }
+    }
+    if w == 0 {
+        return Some(0.0);
+    }
+    let k = frac.len();
+    if dropped == 0 && w <= 1 << 53 && k < EXACT_TENS.len() {
+        return Some(w as f64 / EXACT_TENS[k]);
+    }
+    // `w · 10^(dropped − k)`, step by step (each step off by at most half a unit).
+    let mut c = w as f64;
+    let mut shift = dropped - k as i32;
+    while shift > 0 {
+        let s = shift.min(22);
+        c *= EXACT_TENS[s as usize];
+        shift -= s;
+    }
+    while shift < 0 {
+        let s = (-shift).min(22);
+        c /= EXACT_TENS[s as usize];
+        shift += s;
+    }
+    if !c.is_finite() {
+        return None;
+    }
+    let (mut up, mut down) = (c, c);
+    for _ in 0..64 {
+        for v in [up, down] {
+            if v >= 0.0 && v.is_finite() && reads_back(int, frac, v) {
+                return Some(v);
+            }
+        }
+        // The neighbours of non-negative values, by their bits (`next_up` is Rust 1.86).
+        up = f64::from_bits(up.to_bits() + 1);
+        if down > 0.0 {
+            down = f64::from_bits(down.to_bits() - 1);
+        }
+    }
+    None
 }
 
 /// How a value is rounded to an integer.
@@ -304,7 +434,8 @@ pub fn shortest(v: f64) -> String {
                 }
                 format!("{int}{}", "0".repeat((-keep) as usize))
             };
-            if text.parse::<f64>().ok() == Some(a) {
+            let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+            if reads_back(int, frac, a) {
                 return format!("{sign}{}", trim(&text));
             }
         }
@@ -391,8 +522,80 @@ fn trim(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{exponential, fixed, fixed_signed, shortest, shortest_signed};
+    use super::{
+        exponential, fixed, fixed_signed, parse, shortest, shortest_signed, MAX_PARSED_DIGITS,
+    };
     use proptest::prelude::*;
+
+    #[test]
+    fn parse_reads_as_std_on_chosen_decimals() {
+        for text in [
+            "0", "0.0", "00.000", ".5", "5.", "0.8", "80", "100", "0.1", "0.3", "2.5",
+            "0.30000000000000004", "0.1000000000000000055511151231257827",
+            "9007199254740993", "9007199254740992", "9007199254740994", "9007199254740995",
+            "123456789012345678901234567890",
+            "179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093041079826952", // 2^1024 − 2^970: a tie, to inf
+            "0.000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000004940656458412465441765687928682213723651",
+            "0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002470328229206232720882",
+        ] {
+            assert_eq!(parse(text), text.parse::<f64>().ok().filter(|v| v.is_finite()), "{text}");
+        }
+        // Not plain decimals (std reads some), or too long.
+        for text in [
+            "",
+            ".",
+            "1.2.3",
+            "-1",
+            "+1",
+            "1e5",
+            "1.7976931348623157e308",
+            "inf",
+            "NaN",
+            " 1",
+            "1_0",
+            "0x10",
+        ] {
+            assert_eq!(parse(text), None, "{text}");
+        }
+        assert_eq!(parse(&"1".repeat(MAX_PARSED_DIGITS + 1)), None);
+        assert_eq!(
+            parse(&format!("0.{}1", "0".repeat(MAX_PARSED_DIGITS - 2))),
+            Some(0.0)
+        );
+    }
+
+    /// `parse` against std: the same `f64` for a plain decimal up to [`MAX_PARSED_DIGITS`]
+    /// digits, `None` beyond.
+    fn as_std(text: &str) -> Option<f64> {
+        if text.len() - usize::from(text.contains('.')) > MAX_PARSED_DIGITS {
+            None
+        } else {
+            text.parse::<f64>().ok().filter(|v| v.is_finite())
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+        /// Every `f64`'s shortest and exact decimals, and both with digits added or cut.
+        #[test]
+        fn parse_reads_as_std_on_random_values(bits in 0u64..0x7ff0_0000_0000_0000, cut in 0usize..30, extra in "[0-9]{0,30}") {
+            let v = f64::from_bits(bits);
+            let short = shortest(v);
+            let exact = fixed(v, 1074);
+            for text in [short.clone(), exact.clone(), format!("{short}{extra}"), exact[..exact.len().saturating_sub(cut).max(1)].to_owned()] {
+                let text = if text.contains('.') || extra.is_empty() { text } else { format!("{text}.{extra}") };
+                prop_assert_eq!(parse(&text), as_std(&text), "{}", text);
+            }
+        }
+
+        /// Decimals of page-sized values: up to 20 digits before and 25 after the point.
+        #[test]
+        fn parse_reads_as_std_on_random_decimals(int in "[0-9]{0,20}", frac in "[0-9]{0,25}", point in any::<bool>()) {
+            let text = if point { format!("{int}.{frac}") } else { format!("{int}{frac}") };
+            prop_assert_eq!(parse(&text), as_std(&text), "{}", text);
+        }
+    }
 
     #[test]
     fn fixed_matches_std_on_chosen_values() {

@@ -153,7 +153,7 @@ impl Plan {
                 // Over a mix, each retry's gaps from the shortest and longest of any group's:
                 // a worst case no client's tries can exceed.
                 bounds = envelope(clients.clients().iter().map(|c| c.gap_bounds()));
-                let groups = scenario.traffic.client_groups();
+                let groups: Vec<_> = scenario.traffic.client_groups().collect();
                 if let [g] = groups.as_slice() {
                     if g.policy.backoff == crate::traffic::Backoff::Fixed
                         && g.policy.jitter == Jitter::None
@@ -576,7 +576,7 @@ impl Iterator for Merged<'_> {
 /// a check cheap enough to make before anything else.
 pub fn check_size(scenario: &Scenario) -> Result<(), Error> {
     // Over a mix, the most tries of any group.
-    let tries = (scenario.traffic.client_groups().iter())
+    let tries = (scenario.traffic.client_groups())
         .map(|g| f64::from(g.tries))
         .fold(1.0, f64::max);
     let expected = scenario.expected_arrivals() * tries;

@@ -82,6 +82,7 @@ pub struct ClientReport {
     pub lockout_share: f64,
     /// With a mix (`retry:...+clients=M,...`), each group's numbers, in the spec's order;
     /// its `policy` is the group's keys as the spec writes them.
+    #[cfg(feature = "mix")]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<ClientReport>,
 }
@@ -269,10 +270,18 @@ fn client(scenario: &Scenario, stats: &[&RunStats]) -> Option<ClientReport> {
     let each: Vec<&ClientStats> = stats.iter().filter_map(|s| s.client.as_ref()).collect();
     let requests: u64 = stats.iter().map(|s| s.offered).sum();
     let attempts: u64 = stats.iter().map(|s| s.decisions).sum();
-    let groups = scenario.traffic.client_groups();
     let mut report = client_numbers(&each, requests, attempts);
     report.policy = crate::spec::policy_keys(policy, *clients).join(",");
     report.clients = u64::from(*clients);
+    #[cfg(feature = "mix")]
+    mix_numbers(scenario, &each, &mut report);
+    Some(report)
+}
+
+/// A mix's clients in all, its keys after the spec's own, and each group's numbers.
+#[cfg(feature = "mix")]
+fn mix_numbers(scenario: &Scenario, each: &[&ClientStats], report: &mut ClientReport) {
+    let groups: Vec<_> = scenario.traffic.client_groups().collect();
     if groups.len() > 1 {
         // A mix: its clients in all, and its groups' keys after the spec's own, each after a
         // `+` as the spec writes them.
@@ -296,7 +305,6 @@ fn client(scenario: &Scenario, stats: &[&RunStats]) -> Option<ClientReport> {
             })
             .collect();
     }
-    Some(report)
 }
 
 /// The numbers of retrying clients whose runs' tallies are `each`, with `requests` and
@@ -324,6 +332,7 @@ fn client_numbers(each: &[&ClientStats], requests: u64, attempts: u64) -> Client
         } else {
             locked as f64 / all as f64
         },
+        #[cfg(feature = "mix")]
         groups: Vec::new(),
     }
 }
@@ -376,6 +385,7 @@ pub fn fold_delays(into: &mut [RunStats], from: &mut [RunStats]) {
                 }
             };
             fold(&mut ca.success, &mut cb.success);
+            #[cfg(feature = "mix")]
             for (ga, gb) in ca.groups.iter_mut().zip(&mut cb.groups) {
                 fold(&mut ga.success, &mut gb.success);
             }

@@ -73,6 +73,7 @@ pub struct ClientStats {
     #[serde(default)]
     pub attempts: u64,
     /// With a mix (`retry:...+clients=M,...`), each group's, in the spec's order.
+    #[cfg(feature = "mix")]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<ClientStats>,
 }
@@ -293,9 +294,9 @@ fn closed_loop(
         #[cfg(feature = "clients")]
         let mut second: VecDeque<Micros> = VecDeque::new();
         // With a mix, each client's group, and each group's tally and trailing second.
-        #[cfg(feature = "clients")]
+        #[cfg(feature = "mix")]
         let (group_of, mut seconds) = {
-            let groups = scenario.traffic.client_groups();
+            let groups: Vec<_> = scenario.traffic.client_groups().collect();
             let mut group_of = Vec::new();
             if groups.len() > 1 {
                 for (i, g) in groups.iter().enumerate() {
@@ -310,6 +311,7 @@ fn closed_loop(
             #[cfg(feature = "clients")]
             {
                 peak(&mut second, &mut tally, tr.at);
+                #[cfg(feature = "mix")]
                 if let Some(&g) = group_of.get(c as usize) {
                     let group = &mut tally.groups[g as usize];
                     group.requests += u64::from(tr.attempt == 1);
@@ -321,6 +323,7 @@ fn closed_loop(
                 #[cfg(feature = "clients")]
                 {
                     tally.success.record(tr.at - tr.first);
+                    #[cfg(feature = "mix")]
                     if let Some(&g) = group_of.get(c as usize) {
                         tally.groups[g as usize].success.record(tr.at - tr.first);
                     }
@@ -345,12 +348,13 @@ fn closed_loop(
         // (The clients' metrics are the core's `clients` feature: the page's modules skip them.)
         #[cfg(feature = "clients")]
         {
-            for (i, c) in clients.clients().iter().enumerate() {
+            for (_i, c) in clients.clients().iter().enumerate() {
                 let locked = u64::from(2 * c.admitted < c.requests);
                 tally.gave_up += c.gave_up;
                 tally.clients += 1;
                 tally.locked += locked;
-                if let Some(&g) = group_of.get(i) {
+                #[cfg(feature = "mix")]
+                if let Some(&g) = group_of.get(_i) {
                     let group = &mut tally.groups[g as usize];
                     group.gave_up += c.gave_up;
                     group.clients += 1;

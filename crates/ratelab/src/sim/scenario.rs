@@ -104,9 +104,8 @@ impl Scenario {
         let TrafficSpec::Retry { spike, at, .. } = self.traffic else {
             return None;
         };
-        let groups = self.traffic.client_groups();
         let mut first = 0;
-        let group = groups.iter().find(|g| {
+        let group = self.traffic.client_groups().find(|g| {
             first += g.clients;
             c < first
         })?;
@@ -218,18 +217,17 @@ impl Scenario {
             // deque per group and lane beside the fleet's.
             TrafficSpec::Retry { .. } => {
                 let lanes = self.limiters.len().max(1) as u64;
-                let groups = self.traffic.client_groups();
-                let mixed = groups.len() > 1;
+                let mixed = self.traffic.client_groups().nth(1).is_some();
                 // The fleet's, and with a mix each group's too.
                 let (histograms, seconds) = if mixed {
-                    (1 + groups.len() as u64, 2)
+                    (1 + self.traffic.client_groups().count() as u64, 2)
                 } else {
                     (1, 1)
                 };
                 let mut bytes = lanes * histograms * HISTOGRAM_BYTES;
-                for g in &groups {
+                for g in self.traffic.client_groups() {
                     let m = u64::from(g.clients);
-                    let retries = self.pending_retries(g);
+                    let retries = self.pending_retries(&g);
                     let budget = if g.policy.budget.is_some() {
                         2 * 2 * 8 * self.first_tries_in(MINUTE)
                     } else {
@@ -244,8 +242,8 @@ impl Scenario {
             _ => 0,
         };
         // Over a mix, the most of any group's clients.
-        let retries = (self.traffic.client_groups().iter())
-            .map(|g| self.pending_retries(g))
+        let retries = (self.traffic.client_groups())
+            .map(|g| self.pending_retries(&g))
             .max()
             .unwrap_or(0);
         let replay = match &self.traffic {
@@ -458,8 +456,7 @@ impl Scenario {
     /// limiter), the number the decision cap is checked against.
     pub fn expected_decisions(&self) -> f64 {
         let mut per_arrival = 1.0;
-        let groups = self.traffic.client_groups();
-        if !groups.is_empty() {
+        if self.traffic.closed_loop() {
             // Every try rejected, at worst; a client honouring `Retry-After` asks after each
             // rejection, which the counters answer by search (up to 2 × 53 trial decisions).
             // Over a mix, the groups' tries weighted by their clients.
@@ -470,8 +467,7 @@ impl Scenario {
                 )
             });
             let all = self.traffic.client_count() as f64;
-            per_arrival = groups
-                .iter()
+            per_arrival = (self.traffic.client_groups())
                 .map(|g| {
                     let searches = if g.policy.honor && searched {
                         107.0
@@ -567,15 +563,22 @@ impl Scenario {
                     ),
                     TrafficSpec::Retry { .. } => {
                         // The first group whose retries reach past it.
-                        let groups = self.traffic.client_groups();
-                        let g = groups
-                            .iter()
+                        let mut groups = self.traffic.client_groups();
+                        let first = self.traffic.client_groups().next();
+                        let Some(g) = groups
                             .find(|g| {
                                 Self::retries_end(g)
                                     .and_then(|e| e.checked_add(self.duration))
                                     .is_none_or(|h| h > MAX_TIME)
                             })
-                            .unwrap_or(&groups[0]);
+                            .or(first)
+                        else {
+                            return Err(Error::invalid(
+                                "traffic",
+                                self.traffic.name(),
+                                "traffic whose times span at most 285 years (2^53 µs)",
+                            ));
+                        };
                         let (tries, every) = (g.tries, g.every);
                         match g.policy.backoff {
                             Backoff::Fixed => (

@@ -394,7 +394,7 @@ pub enum TrafficSpec {
         /// Further groups of clients on the same key, each with its own tries and policy
         /// (`+clients=M,...` after the spec): a mix. Empty for a fleet of one policy.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        #[cfg_attr(not(feature = "clients"), serde(skip))]
+        #[cfg_attr(not(feature = "mix"), serde(skip))]
         mix: Vec<ClientGroup>,
     },
     /// A recorded list of timestamps.
@@ -433,7 +433,7 @@ impl TrafficSpec {
     pub fn parse(text: &str) -> Result<Self, Error> {
         // A mix of retrying clients: the spec, then `+clients=M,...` groups.
         // (Only after `retry:`: a replayed file's name may hold a `+`.)
-        #[cfg(feature = "clients")]
+        #[cfg(feature = "mix")]
         if let Some(("retry", rest)) = text.trim().split_once(':') {
             if let Some((head, groups)) = rest.split_once('+') {
                 let mut spec = TrafficSpec::parse(&format!("retry:{head}"))?;
@@ -528,34 +528,44 @@ impl TrafficSpec {
     }
 
     /// A retrying fleet's groups: the spec's own, then its mix's (none for other traffic).
-    pub fn client_groups(&self) -> Vec<ClientGroup> {
-        let TrafficSpec::Retry {
-            tries,
-            every,
-            policy,
-            clients,
-            mix,
-            ..
-        } = self
-        else {
-            return Vec::new();
+    #[cfg(feature = "mix")]
+    pub fn client_groups(&self) -> impl Iterator<Item = ClientGroup> + '_ {
+        let mix = match self {
+            TrafficSpec::Retry { mix, .. } => mix.as_slice(),
+            _ => &[],
         };
-        let mut groups = vec![ClientGroup {
-            clients: *clients,
-            tries: *tries,
-            every: *every,
-            policy: *policy,
-        }];
-        groups.extend_from_slice(mix);
-        groups
+        self.own_group().into_iter().chain(mix.iter().copied())
+    }
+
+    /// A retrying fleet's groups: without the core's `mix` feature (the page's modules), no
+    /// spec has a mix, so its own group alone.
+    #[cfg(not(feature = "mix"))]
+    pub fn client_groups(&self) -> impl Iterator<Item = ClientGroup> + '_ {
+        self.own_group().into_iter()
+    }
+
+    /// A retrying spec's own group of clients, before any mix.
+    fn own_group(&self) -> Option<ClientGroup> {
+        match self {
+            TrafficSpec::Retry {
+                tries,
+                every,
+                policy,
+                clients,
+                ..
+            } => Some(ClientGroup {
+                clients: *clients,
+                tries: *tries,
+                every: *every,
+                policy: *policy,
+            }),
+            _ => None,
+        }
     }
 
     /// How many clients a retrying fleet has in all, every group's (0 for other traffic).
     pub fn client_count(&self) -> u64 {
-        self.client_groups()
-            .iter()
-            .map(|g| u64::from(g.clients))
-            .sum()
+        self.client_groups().map(|g| u64::from(g.clients)).sum()
     }
 }
 
@@ -753,12 +763,7 @@ pub fn parse_load(what: &str, text: &str) -> Result<f64, Error> {
         None => (text, 1.0),
     };
     // Only plain decimals: no `inf`, `NaN` or exponents.
-    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
-        return Err(Error::invalid(what, text, accepted));
-    }
-    let v: f64 = number
-        .parse()
-        .map_err(|_| Error::invalid(what, text, accepted))?;
+    let v = crate::decimal::parse(number).ok_or_else(|| Error::invalid(what, text, accepted))?;
     let v = v / scale;
     if !(v > 0.0 && v <= MAX_LOAD) {
         return Err(Error::invalid(what, text, accepted));

@@ -58,13 +58,13 @@ pub(super) fn parse_retry(get: &mut Keys<'_>) -> Result<TrafficSpec, Error> {
 pub const MAX_GROUPS: usize = 8;
 
 /// The keys a group of a mix accepts, for messages.
-#[cfg(feature = "clients")]
+#[cfg(feature = "mix")]
 const GROUP_KEYS: &str = "clients=M, tries=M, every=DUR, policy=fixed|exponential, base=DUR, factor=X, cap=DUR, jitter=none|full|equal|decorrelated, budget=X%, retry-after=ignore|honor (rate, spike and at are the spec's, for every client)";
 
 /// Parses the groups of a mix, `+clients=M,key=value,...` each, after a retry spec: clients
 /// with the same first tries as the spec's (its rate, spike and at) and their own tries and
 /// policy. Refuses a mix of more than [`MAX_GROUPS`] groups or [`MAX_CLIENTS`] clients.
-#[cfg(feature = "clients")]
+#[cfg(feature = "mix")]
 pub(super) fn parse_mix<'a>(
     clients: u32,
     mix: &mut Vec<ClientGroup>,

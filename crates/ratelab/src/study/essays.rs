@@ -373,7 +373,7 @@ fn parse_pct(quote: &str) -> f64 {
         .chars()
         .filter(|c| c.is_ascii_digit() || *c == '.')
         .collect();
-    digits.parse::<f64>().unwrap_or(f64::NAN) / 100.0
+    crate::decimal::parse(&digits).unwrap_or(f64::NAN) / 100.0
 }
 
 fn attacker(study: &Study, out: &mut Vec<Claim>) {
