@@ -270,9 +270,19 @@ test('the herding figure shows the jitter chosen against none, each limiter in i
   const jitters = (r) => [...new Set(r.slice(1).map((row) => row.match(/(none|full|equal|decorrelated)/)?.[1]))];
   assert.deepEqual(jitters(await rows()), ['none', 'full']);
   assert.equal((await rows()).length, 11, 'a header and five limiters, without jitter and with it');
+  // The mix: ninety without jitter and ten with the dial's, each with its tries, given up and
+  // locked out, more tries a request for the ten (the native test holds the margins).
+  await page.locator('#herding-mix-table').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#herding-mix-table[data-drawn=true]', { timeout: 20000 });
+  const mix = async () => page.locator('#herding-mix-table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  const [head, herd, few] = await mix();
+  assert.deepEqual([head[0], head[1], head.at(-1)], ['clients', 'jitter', 'locked out']);
+  assert.deepEqual([herd.slice(0, 2), few.slice(0, 2)], [['90', 'none'], ['10', 'full']]);
+  assert.ok(Number(few[2]) > 1.5 * Number(herd[2]), `${few} against ${herd}`);
   await page.selectOption('#herding-jitter', 'equal');
   await page.waitForFunction(() => document.getElementById('herding-table').textContent.includes('equal'), null, { timeout: 20000 });
   assert.deepEqual(jitters(await rows()), ['none', 'equal']);
+  await page.waitForFunction(() => document.getElementById('herding-mix-table').rows[2]?.cells[1].textContent === 'equal', null, { timeout: 20000 });
   assert.equal(await page.locator('#plot-herding[data-error]').count(), 0);
   assert.deepEqual(problems, []);
 });

@@ -44,6 +44,7 @@ export function startSections() {
     { el: 'plot-lockout', name: 'lockout', canvas: 'plot-lockout', dials: none },
     { el: 'plot-split', name: 'split', canvas: 'plot-split', dials: none },
     { el: 'plot-herding', name: 'herding', canvas: 'plot-herding', dials: () => ({ jitter: $('herding-jitter').value }), table: 'herding-table' },
+    { el: 'herding-mix-table', name: 'herding-mix', canvas: '', dials: () => ({ jitter: $('herding-jitter').value }), table: 'herding-mix-table' },
   ];
   for (const def of defs) {
     const s = { ...def, shown: false };
@@ -90,7 +91,7 @@ export function startSections() {
     sections.find((s) => s.name === 'ceiling').draw();
   });
   for (const id of ['honest-traffic', 'honest-load']) $(id).addEventListener('change', () => sections.find((s) => s.name === 'honest').draw());
-  $('herding-jitter').addEventListener('change', () => sections.find((s) => s.name === 'herding').draw());
+  $('herding-jitter').addEventListener('change', () => sections.filter((s) => s.name?.startsWith('herding')).forEach((s) => s.draw()));
 }
 
 /** Draws again the section figures already shown (after a resize or a theme change). */

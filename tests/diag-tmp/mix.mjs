@@ -1,0 +1,15 @@
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+const server = spawn('python3', ['-m', 'http.server', '8091', '-d', 'dist'], { stdio: 'ignore' });
+await new Promise((r) => setTimeout(r, 800));
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+const page = await browser.newPage();
+page.on('console', (m) => console.log('console', m.text()));
+await page.goto('http://127.0.0.1:8091/');
+await page.locator('#herding-mix-table').scrollIntoViewIfNeeded();
+await page.waitForTimeout(4000);
+console.log(await page.evaluate(() => { const t = document.getElementById('herding-mix-table'); return [t.dataset.drawn, t.dataset.error, t.textContent.slice(0, 300)]; }));
+await page.selectOption('#herding-jitter', 'equal');
+await page.waitForTimeout(3000);
+console.log(await page.evaluate(() => { const t = document.getElementById('herding-mix-table'); return [t.dataset.drawn, t.dataset.error, t.rows.length, [...t.rows].map((r) => [...r.cells].map((c) => c.textContent).join('|'))]; }));
+await browser.close(); server.kill();
