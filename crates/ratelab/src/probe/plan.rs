@@ -148,6 +148,8 @@ impl Plan {
         // The gaps before each retry in the worst case, shortest and longest.
         let mut bounds: Vec<(Micros, Micros)> = Vec::new();
         let mut fixed = None;
+        // Every request's tries if each is rejected to its last: its client's tries.
+        let mut most: u64 = 0;
         match &closed {
             Some(clients) => {
                 // Over a mix, each retry's gaps from the shortest and longest of any group's:
@@ -164,8 +166,9 @@ impl Plan {
                 // Every client's first tries, spikes included: the clients' own, as they
                 // send them when every try is admitted.
                 let mut all = clients.clone();
-                while let Some((_, tr)) = all.next() {
+                while let Some((c, tr)) = all.next() {
                     first.push(tr.at);
+                    most += u64::from(clients.clients()[c as usize].tries());
                     if first.len() as u64 > MAX_REQUESTS {
                         return Err(too_many(first.len() as u64));
                     }
@@ -174,6 +177,7 @@ impl Plan {
             None => {
                 for t in scenario.arrivals(0) {
                     first.push(t);
+                    most += 1;
                     if first.len() as u64 > MAX_REQUESTS {
                         return Err(too_many(first.len() as u64));
                     }
@@ -183,7 +187,6 @@ impl Plan {
         let tries = bounds.len() as u64 + 1;
         first.sort_unstable();
         let first_tries = first.len() as u64;
-        let most = first_tries.saturating_mul(tries);
         if most > MAX_REQUESTS {
             return Err(too_many(most));
         }

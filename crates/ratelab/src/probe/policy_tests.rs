@@ -15,7 +15,7 @@ use std::collections::BinaryHeap;
 use super::tests::scenario;
 
 /// Policies, each against a limiter that rejects enough of it to retry often.
-const POLICIES: [(&str, &str); 10] = [
+const POLICIES: [(&str, &str); 11] = [
     (
         "retry:rate=15/1s,spike=40,at=1s,tries=4,policy=exponential,base=100ms,factor=1.5,cap=1s",
         "sliding-log",
@@ -55,6 +55,10 @@ const POLICIES: [(&str, &str); 10] = [
     (
         "retry:rate=4/1s,spike=8,at=1s,tries=4,every=150ms,retry-after=honor,clients=3",
         "sliding-log",
+    ),
+    (
+        "retry:rate=4/1s,spike=8,at=1s,tries=3,every=150ms,clients=2+clients=2,tries=5,policy=exponential,base=50ms,cap=1s,jitter=full,retry-after=honor",
+        "fixed-window",
     ),
 ];
 
@@ -343,6 +347,8 @@ fn the_worst_case_holds_every_schedule_the_policys_draws_make() {
         "retry:rate=20/1s,spike=50,at=1s,tries=6,policy=exponential,base=10ms,cap=2s,jitter=full",
         "retry:rate=20/1s,spike=50,at=1s,tries=6,policy=exponential,base=10ms,cap=2s,jitter=decorrelated",
         "retry:rate=10/1s,spike=20,at=1s,tries=4,every=50ms,jitter=equal,clients=5",
+        // A mix: the worst case over both groups' gaps, and each request's own tries.
+        "retry:rate=10/1s,spike=20,at=1s,tries=2,every=300ms,clients=3+clients=2,tries=5,policy=exponential,base=10ms,cap=1s,jitter=full",
     ] {
         for seed in 1..=5 {
             let mut s = scenario(traffic, "sliding-log");

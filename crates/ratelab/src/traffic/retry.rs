@@ -167,6 +167,11 @@ impl RetryClient {
         self.horizon = at.min(crate::time::MAX_TIME);
     }
 
+    /// Its tries per request in all, the first included.
+    pub fn tries(&self) -> u32 {
+        self.tries
+    }
+
     /// Its policy.
     pub fn policy(&self) -> RetryPolicy {
         self.policy
