@@ -24,9 +24,10 @@ const dist = join(root, 'dist');
 // Paths in dist/: the panels' modules are js/panels/*.js.
 const onDemand = (f) => /^(ratelab-study|ratelab-extra|ratelab-tools|study-worker|import-worker|section-worker|js\/panels\/)/.test(f);
 // What only an action loads: the study (its module, workers and panel), a file's import (its
-// worker and panel), the gateways section (its panel), export and probe reports read in the
+// worker and panel), the gateways section (its panel) and the lab's gateways control (its
+// panel), export and probe reports read in the
 // browser (the tools module).
-const onAction = (f) => /^(ratelab-study|ratelab-tools|study-worker|import-worker|js\/panels\/(study|import|gateways)\.js|js\/panels\/gateways\.css)/.test(f);
+const onAction = (f) => /^(ratelab-study|ratelab-tools|study-worker|import-worker|js\/panels\/(study|import|gateways|lab-gateways)\.js|js\/panels\/gateways\.css)/.test(f);
 const gz = (f) => gzipSync(readFileSync(join(dist, f)), { level: 9 }).length;
 
 /** Local .js, .wasm and .css files a piece of HTML or JS names statically, as paths in dist/

@@ -81,6 +81,7 @@ export function createLab(bindings) {
     // Compare mode comes from the tools module (an action): the figure is drawn once it is.
     if ($('compare').getAttribute('aria-pressed') === 'true') runCompare(controls).then(drawn, (e) => ctx.showError(String(e.message ?? e)));
     else drawn();
+    ctx.afterLab?.(); // the lab's gateways control, when on
   };
 
   /** Re-runs the figure on the next frame; `user` is false for a resize or a theme change. */
@@ -146,6 +147,9 @@ export function wireControls(ctx) {
     fields.seed.value = String(1 + Math.floor(Math.random() * 1e9));
     schedule();
   });
+  const gateways = (query) => import('./panels/lab-gateways.js').then((m) => m.toggle(ctx, query)); // on demand; a link opens it
+  $('lab-gateways').addEventListener('click', () => gateways());
+  if (/[?&]lab-gateways/.test(location.search)) gateways(location.search);
   $('compare').addEventListener('click', () => {
     const on = $('compare').getAttribute('aria-pressed') !== 'true';
     $('compare').setAttribute('aria-pressed', String(on));

@@ -46,7 +46,7 @@ export function startLink(ctx, encodeState) {
     const sections = { ceilingCapacity: Number($('ceiling-capacity').value), honestTraffic: $('honest-traffic').value, honestLoad: $('honest-load').value, herdingJitter: $('herding-jitter').value };
     const q = encodeState(controls, $('compare').getAttribute('aria-pressed') === 'true', sections);
     // The gateways section's dials, as the link gave them (lazy.js) or its panel writes them.
-    const query = [q, $('gateways').dataset.link, embed ? 'embed=1' : ''].filter(Boolean).join('&');
+    const query = [q, $('gateways').dataset.link, $('lab-gateways').dataset.link, embed ? 'embed=1' : ''].filter(Boolean).join('&');
     return new URL(query ? `?${query}` : location.pathname, location.href).href;
   }
 

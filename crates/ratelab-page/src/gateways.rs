@@ -57,6 +57,24 @@ pub struct Setting {
 impl Setting {
     /// The setting, checked: a value out of range is named with what is accepted.
     pub fn new(gateways: u32, route: &str, coord: &str, every_ms: u64) -> Result<Self, Error> {
+        let setting = Setting::lab(gateways, route, coord, every_ms)?;
+        if setting.coord == "split" && !splits(gateways) {
+            let ways: Vec<String> = GATEWAYS
+                .filter(|&n| splits(n))
+                .map(|n| n.to_string())
+                .collect();
+            return Err(Error::Invalid {
+                what: "number of gateways for a split limit".into(),
+                got: gateways.to_string(),
+                accepted: format!("one that divides the limit {LIMIT}: {}", ways.join(", ")),
+            });
+        }
+        Ok(setting)
+    }
+
+    /// The setting for any limit (the lab's): checked as [`Setting::new`] checks it, but for
+    /// a split, which the scenario checks against its own limit.
+    pub fn lab(gateways: u32, route: &str, coord: &str, every_ms: u64) -> Result<Self, Error> {
         check(gateways, every_ms)?;
         let invalid = |what: &str, got: &str, accepted: String| Error::Invalid {
             what: what.into(),
@@ -77,17 +95,6 @@ impl Setting {
                     "local, split, sync or central".into(),
                 )
             })?;
-        if coord == "split" && !splits(gateways) {
-            let ways: Vec<String> = GATEWAYS
-                .filter(|&n| splits(n))
-                .map(|n| n.to_string())
-                .collect();
-            return Err(invalid(
-                "number of gateways for a split limit",
-                &gateways.to_string(),
-                format!("one that divides the limit {LIMIT}: {}", ways.join(", ")),
-            ));
-        }
         Ok(Setting {
             gateways,
             route,
@@ -129,7 +136,7 @@ impl Setting {
     }
 
     /// "8 gateways syncing every 5 s", "one gateway on its own", …
-    fn fleet_words(&self) -> String {
+    pub fn fleet_words(&self) -> String {
         let fleet = if self.gateways == 1 {
             "one gateway".to_owned()
         } else {

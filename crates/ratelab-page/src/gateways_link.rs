@@ -74,22 +74,46 @@ pub struct Linked {
 /// Reads the section's parameters from a query string (with or without its `?`); every other
 /// key is the main figure's and is left to it.
 pub fn decode(query: &str) -> Linked {
+    decode_for(query, "gateways", "the gateways section")
+}
+
+/// The lab's gateways control's parameters: `lab-gateways` (how many), `lab-gateways-route`,
+/// `-coord` and `-sync`, read as the section's are.
+pub fn decode_lab(query: &str) -> Linked {
+    decode_for(query, LAB, "the lab's gateways control")
+}
+
+/// The lab's keys' prefix.
+pub const LAB: &str = "lab-gateways";
+
+/// The keys of `prefix`'s dials: the section's ([`KEYS`]), or the lab's (no playhead).
+fn keys_of(prefix: &str) -> Vec<String> {
+    let n = if prefix == LAB { 4 } else { KEYS.len() };
+    KEYS[..n]
+        .iter()
+        .map(|k| k.replacen("gateways", prefix, 1))
+        .collect()
+}
+
+/// [`decode`] for the keys that start with `prefix`, named `whose` in sentences.
+fn decode_for(query: &str, prefix: &str, whose: &str) -> Linked {
+    let keys = keys_of(prefix);
     let mut out = Linked::default();
     let query = query.strip_prefix('?').unwrap_or(query);
     let mut seen: Vec<String> = Vec::new();
     for pair in query.split('&') {
         let (raw_key, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
         let key = percent_decode(raw_key);
-        if !key.starts_with("gateways") {
+        if !key.starts_with(prefix) {
             continue;
         }
         out.any = true;
         let value = percent_decode(raw_value);
         let shown = ratelab::text::shown(&key, QUOTE);
-        if !KEYS.contains(&key.as_str()) {
+        if !keys.contains(&key) {
             out.problems.push(format!(
-                "The link's parameter '{shown}' is not one the gateways section knows, so it was ignored. Accepted: {}.",
-                KEYS.join(", ")
+                "The link's parameter '{shown}' is not one {whose} knows, so it was ignored. Accepted: {}.",
+                keys.join(", ")
             ));
             continue;
         }
@@ -100,9 +124,13 @@ pub fn decode(query: &str) -> Linked {
             continue;
         }
         seen.push(key.clone());
-        if let Err((accepted, default)) = set(&mut out.dials, &key, &value) {
+        // The section's key of the same dial.
+        let dial = key.replacen(prefix, "gateways", 1);
+        if let Err((accepted, default)) = set(&mut out.dials, &dial, &value) {
+            let mut whose = whose.to_owned();
+            whose[..1].make_ascii_uppercase();
             out.problems.push(format!(
-                "The link's {shown}='{}' is not accepted: {accepted}. The gateways section uses {default} instead; everything else in the link is kept.",
+                "The link's {shown}='{}' is not accepted: {accepted}. {whose} uses {default} instead; everything else in the link is kept.",
                 ratelab::text::shown(&value, QUOTE)
             ));
         }
@@ -169,15 +197,34 @@ fn set(dials: &mut Dials, key: &str, value: &str) -> Result<(), (String, String)
 /// entered (a split that the count does not allow is kept: the section says why it does not
 /// run). Values are written as given and percent-encoded.
 pub fn encode(dials: &Dials) -> String {
+    encode_for(dials, "gateways")
+}
+
+/// The lab's gateways control's dials as link parameters (`lab-gateways=8&…`), as [`encode`]
+/// writes the section's (the lab has no playhead).
+pub fn encode_lab(dials: &Dials) -> String {
+    encode_for(
+        &Dials {
+            at_ms: None,
+            ..dials.clone()
+        },
+        LAB,
+    )
+}
+
+fn encode_for(dials: &Dials, prefix: &str) -> String {
     let default = Dials::default();
-    let mut parts = vec![format!("gateways={}", dials.gateways)];
+    let mut parts = vec![format!("{prefix}={}", dials.gateways)];
     for (key, value, was) in [
-        ("gateways-route", &dials.route, &default.route),
-        ("gateways-coord", &dials.coord, &default.coord),
-        ("gateways-sync", &dials.sync, &default.sync),
+        ("-route", &dials.route, &default.route),
+        ("-coord", &dials.coord, &default.coord),
+        ("-sync", &dials.sync, &default.sync),
     ] {
         if value != was {
-            parts.push(format!("{key}={}", crate::link::percent_encode(value)));
+            parts.push(format!(
+                "{prefix}{key}={}",
+                crate::link::percent_encode(value)
+            ));
         }
     }
     if let Some(ms) = dials.at_ms {
@@ -190,6 +237,42 @@ pub fn encode(dials: &Dials) -> String {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn the_labs_keys_are_its_own_and_read_as_the_sections() {
+        let q = "?gateways=4&lab-gateways=16&lab-gateways-route=hot&lab-gateways-coord=central&lab-gateways-sync=1min";
+        let l = decode_lab(q);
+        assert_eq!(
+            (
+                l.dials.gateways,
+                l.dials.route.as_str(),
+                l.dials.coord.as_str(),
+                l.dials.sync.as_str()
+            ),
+            (16, "hot", "central", "1min")
+        );
+        assert!(l.any && l.problems.is_empty(), "{l:?}");
+        assert_eq!(decode(q).dials.gateways, 4, "the section reads its own");
+        assert!(decode(q).problems.is_empty());
+        assert_eq!(
+            encode_lab(&l.dials),
+            "lab-gateways=16&lab-gateways-route=hot&lab-gateways-coord=central&lab-gateways-sync=1min"
+        );
+        assert_eq!(decode_lab(&encode_lab(&l.dials)).dials, l.dials);
+        let bad = decode_lab("lab-gateways=99&lab-gateways-at=5");
+        assert_eq!(bad.dials.gateways, 8);
+        assert_eq!(bad.problems.len(), 2, "{bad:?}");
+        assert!(
+            bad.problems[0].contains("The lab's gateways control uses 8"),
+            "{bad:?}"
+        );
+        assert!(
+            bad.problems[1].contains("not one the lab's gateways control knows"),
+            "{bad:?}"
+        );
+        // The main figure passes them over.
+        assert!(crate::link::decode(q).problems.is_empty());
+    }
 
     #[test]
     fn a_link_sets_every_dial_and_the_main_figure_passes_them_over() {

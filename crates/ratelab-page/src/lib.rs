@@ -12,6 +12,8 @@ pub mod gateways;
 #[cfg(feature = "fleet")]
 pub mod gateways_link;
 pub mod import_view;
+#[cfg(feature = "fleet")]
+pub mod lab_gateways;
 pub mod link;
 pub mod mechanism;
 pub mod page;

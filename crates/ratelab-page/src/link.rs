@@ -346,8 +346,9 @@ pub fn decode(query: &str) -> Decoded {
         let (raw_key, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
         let key = percent_decode(raw_key);
         let value = percent_decode(raw_value);
-        // The gateways section's own, read by the tools module (`gateways_link`).
-        if key.starts_with("gateways") {
+        // The gateways section's and the lab's gateways control's own, read by the tools
+        // module (`gateways_link`).
+        if key.starts_with("gateways") || key.starts_with("lab-gateways") {
             continue;
         }
         let shown = quote(&key);

@@ -367,6 +367,28 @@ pub fn gateways_query(
     })
 }
 
+/// The lab's gateways control's dials as a link sets them (`lab-gateways…` keys), as
+/// [`gateways_link`] gives the section's.
+#[wasm_bindgen(js_name = labGatewaysLink)]
+pub fn lab_gateways_link(query: &str) -> Result<JsValue, JsValue> {
+    let linked = ratelab_page::gateways_link::decode_lab(query);
+    linked
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(js_error)
+}
+
+/// The lab's gateways control's dials as link parameters (`lab-gateways=8&…`).
+#[wasm_bindgen(js_name = labGatewaysQuery)]
+pub fn lab_gateways_query(gateways: u32, route: &str, coord: &str, sync: &str) -> String {
+    ratelab_page::gateways_link::encode_lab(&ratelab_page::gateways_link::Dials {
+        gateways,
+        route: route.into(),
+        coord: coord.into(),
+        sync: sync.into(),
+        at_ms: None,
+    })
+}
+
 /// The gateways timeline with its playhead at `at_ms`, packed, and each gateway's view there:
 /// `{timeline, views}`.
 #[wasm_bindgen(js_name = gatewaysPlayhead)]
@@ -545,6 +567,29 @@ pub fn compare(controls: JsValue) -> Result<JsValue, JsValue> {
         .unzip();
     COMPARED.with(|c| *c.borrow_mut() = plots);
     serde_wasm_bindgen::to_value(&rows).map_err(js_error)
+}
+
+/// The lab's gateways control (`ratelab_page::lab_gateways`): the lab's `controls` (the
+/// reader's traffic too) run again behind `gateways` gateways routed by `route` and coordinated
+/// by `coord`, syncing every `sync` (the menu's text): `{table, sentence, command, plot}`, its
+/// chart packed ([`packed`], for [`draw_packed`]).
+#[wasm_bindgen(js_name = labGateways)]
+pub fn lab_gateways(
+    controls: JsValue,
+    gateways: u32,
+    route: &str,
+    coord: &str,
+    sync: &str,
+) -> Result<JsValue, JsValue> {
+    let mut controls: Controls = serde_wasm_bindgen::from_value(controls).map_err(js_error)?;
+    controls.replay = REPLAY.with(|r| r.borrow().clone());
+    let every_ms = ratelab_page::gateways::sync_ms(sync).map_err(js_error)?;
+    let setting =
+        ratelab_page::gateways::Setting::lab(gateways, route, coord, every_ms).map_err(js_error)?;
+    let g = ratelab_page::lab_gateways::lab(&controls, &setting).map_err(js_error)?;
+    let out = serde_wasm_bindgen::to_value(&g).map_err(js_error)?;
+    js_sys::Reflect::set(&out, &"plot".into(), &packed(&g.plot)?)?;
+    Ok(out)
 }
 
 /// Draws each compared algorithm's trailing-window count on the canvas of the same index.

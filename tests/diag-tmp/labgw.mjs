@@ -1,0 +1,15 @@
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+const server = spawn('python3', ['-m', 'http.server', '8093', '-d', 'dist'], { stdio: 'ignore' });
+await new Promise((r) => setTimeout(r, 800));
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 2 });
+page.on('console', (m) => console.log('console', m.text()));
+page.on('pageerror', (e) => console.log('pageerror', e.message));
+await page.goto('http://127.0.0.1:8093/' + (process.argv[2] ?? ''));
+await page.waitForSelector('#lab[data-runs]');
+if (!process.argv[2]) await page.click('#lab-gateways');
+await page.waitForSelector('#lab-gateways-view[data-ready=true]');
+console.log(await page.evaluate(() => [document.getElementById('lab-gw-sentence').textContent, document.getElementById('lab-gw-cli').textContent, document.getElementById('lab-gw-status').textContent, location.search]));
+await page.locator('#lab-gateways-view').screenshot({ path: '/tmp/labgw.png' });
+await browser.close(); server.kill();
