@@ -200,6 +200,9 @@ pub struct Fleet {
     /// stamped them (in order: one clock each), and how many of them came before the
     /// delivered snapshot's instant (see [`Fleet::stamped_admit`]).
     stamped: Vec<(VecDeque<Micros>, usize)>,
+    /// Whether the stamps are counted by fixed windows (each gateway's own calendar window of
+    /// its clock) rather than as a sliding log's trailing window.
+    stamp_windows: bool,
 }
 
 /// The most admissions one gateway made in any window: a ring of its latest admissions, one
@@ -321,6 +324,7 @@ impl Fleet {
             cut: 0,
             offsets: Vec::new(),
             stamped: Vec::new(),
+            stamp_windows: false,
         }
     }
 
@@ -330,12 +334,14 @@ impl Fleet {
     /// Under `local` and `split` each gateway's limiter runs on its own clock, so a fixed
     /// window's boundaries move, and a limiter that only compares instants (a sliding log, a
     /// token bucket, GCRA) decides as before. Under `sync` (sliding logs, whose views are
-    /// counted; the scenario language refuses the others) every admission is stamped by the
-    /// clock of the gateway that made it, as a store of timestamps sent by its clients keeps
-    /// them, and a gateway counts the stamps in its own window: the others' up to the snapshot
-    /// it has, and all of its own. A gateway ahead finds the others' admissions older than
-    /// they are, and theirs of its own newer. `central` and `lease` take none (the store's
-    /// clock decides).
+    /// counted, and fixed windows; the scenario language refuses the others) every admission is
+    /// stamped by the clock of the gateway that made it, as a store of timestamps sent by its
+    /// clients keeps them, and a gateway counts the stamps in its own window: the others' up
+    /// to the snapshot it has, and all of its own. A gateway ahead finds the others'
+    /// admissions older than they are, and theirs of its own newer. For fixed windows its
+    /// window is the calendar window of its own clock, and a stamp counts in the window it
+    /// falls in (as a store keying counters by the stamp's window does). `central` and `lease`
+    /// take none (the store's clock decides).
     pub fn with_skew(mut self, offsets: Vec<Micros>) -> Self {
         debug_assert_eq!(offsets.len(), self.len(), "one offset per gateway");
         if offsets.iter().all(|&o| o == 0) {
@@ -347,6 +353,16 @@ impl Fleet {
                 self.stamped = vec![(VecDeque::new(), 0); offsets.len()];
                 self.offsets = offsets;
             }
+            (Coord::Sync { .. }, None) => match &self.truth {
+                // Fixed windows that record no rejects: counted from the stamps too.
+                Limiter::FixedWindow(w) if !w.record_rejects => {
+                    self.counted = Some((w.limit, w.window));
+                    self.stamp_windows = true;
+                    self.stamped = vec![(VecDeque::new(), 0); offsets.len()];
+                    self.offsets = offsets;
+                }
+                _ => debug_assert!(false, "no skew for a synced {:?}", self.truth),
+            },
             _ => debug_assert!(false, "no skew for {:?}", self.coord),
         }
         self
@@ -518,12 +534,23 @@ impl Fleet {
         window: Micros,
     ) -> bool {
         let now = self.clock(g, t);
+        // A fixed window counts the stamps in its calendar window of `now`'s clock, `[start,
+        // start + window)` (every stamp before `start` is at or before `t − window`: let go).
+        let start = now - now % window;
         let mut count = 0;
         for (h, (stamps, cut)) in self.stamped.iter_mut().enumerate() {
             trim_and_cut(stamps, cut, window, t, s.saturating_add(self.offsets[h]));
             let known = if h == g { stamps.len() } else { *cut };
-            let gone = stamps.partition_point(|&a| a.saturating_add(window) <= now);
-            count += known.saturating_sub(gone);
+            count += if self.stamp_windows {
+                let before = stamps.partition_point(|&a| a < start).min(known);
+                let within = stamps
+                    .partition_point(|&a| a < start.saturating_add(window))
+                    .min(known);
+                within - before
+            } else {
+                let gone = stamps.partition_point(|&a| a.saturating_add(window) <= now);
+                known.saturating_sub(gone)
+            };
         }
         (count as u64) < limit
     }

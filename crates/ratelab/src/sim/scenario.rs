@@ -321,12 +321,15 @@ impl Scenario {
             // clocks skewed, each gateway's stamps, kept until the clock furthest behind (the
             // backend's) has seen them leave: a window and the skew.
             let windows = 1 + fleet.skew.div_ceil(self.window.max(1));
-            let recent = match spec.kind {
-                LimiterKind::SlidingLog => n
-                    .saturating_mul(16)
+            // Fixed windows keep stamps only with the clocks skewed.
+            let stamps = spec.kind == LimiterKind::SlidingLog
+                || (spec.kind == LimiterKind::FixedWindow && fleet.skew > 0);
+            let recent = if stamps {
+                n.saturating_mul(16)
                     .saturating_mul(single)
-                    .saturating_mul(windows),
-                _ => 0,
+                    .saturating_mul(windows)
+            } else {
+                0
             };
             bytes = bytes
                 .saturating_add(snapshots.saturating_mul(state))
@@ -691,9 +694,12 @@ impl Scenario {
         }
         if fleet.skew > 0
             && matches!(fleet.coord, Coord::Sync { .. })
-            && spec.kind != LimiterKind::SlidingLog
+            && !matches!(
+                spec.kind,
+                LimiterKind::SlidingLog | LimiterKind::FixedWindow
+            )
         {
-            return refuse("a sliding log for --coord sync with a skew (each admission is a stamp the gateways count by their own clocks; a snapshot of any other limiter holds no stamps to count)");
+            return refuse("a sliding log or a fixed window for --coord sync with a skew (each admission is a stamp the gateways count by their own clocks; a snapshot of any other limiter holds no stamps to count)");
         }
         if spec.queues() {
             return refuse("a limiter that answers at once (a meter, or nginx with nodelay)");
