@@ -717,14 +717,16 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(120))]
 
-    /// A synced fleet of fixed windows with skewed clocks is its definition, recomputed from
-    /// scratch at every request: gateway `g` admits at backend time `t` while fewer than
-    /// `limit` stamps fall in the calendar window of its clock `T = t + o_g`, among every
-    /// admission of another gateway before the delivered snapshot's instant and every one of
-    /// its own, each stamped by the clock of the gateway that made it. Within its bound,
-    /// `local`'s: each gateway's own windows hold `L` each.
+    /// A synced fleet of fixed windows or sliding-window counters with skewed clocks is its
+    /// definition, recomputed from scratch at every request: among every admission of another
+    /// gateway before the delivered snapshot's instant and every one of its own, each stamped
+    /// by the clock of the gateway that made it, gateway `g` at backend time `t` counts those in
+    /// the calendar window of its clock `T = t + o_g` (and a counter those in the window before,
+    /// weighted by how much of it is still within `W` of `T`), and admits while that is under
+    /// `limit`. Within its bound, `local`'s.
     #[test]
-    fn a_skewed_sync_fleet_of_fixed_windows_is_its_definition(
+    fn a_skewed_sync_fleet_of_fixed_windows_or_counters_is_its_definition(
+        counter in any::<bool>(),
         gaps in proptest::collection::vec(prop_oneof![0u64..3, 0u64..400_000, 0u64..4_000_000], 1..400),
         n in 1u32..6,
         every_ms in 1u64..3_000,
@@ -735,7 +737,8 @@ proptest! {
         let window = MINUTE;
         let sc = Scenario { limiters: vec![], window, limit, ..Scenario::default() };
         let coord = format!("sync:every={every_ms}ms,delay={delay_ms}ms,skew={skew_ms}ms");
-        let s = spec("fixed-window", Some((&n.to_string(), Some("round-robin"), Some(&coord))));
+        let kind = if counter { "sliding-window-counter" } else { "fixed-window" };
+        let s = spec(kind, Some((&n.to_string(), Some("round-robin"), Some(&coord))));
         let offsets = s.fleet.expect("a fleet").offsets();
         let mut fleet = sc.build_limiter(&s, 0).expect("builds");
         let (every, delay) = (every_ms * MS, delay_ms * MS);
@@ -746,19 +749,29 @@ proptest! {
             let g = i % n as usize;
             let instant = if t >= delay { (t - delay) / every * every } else { 0 };
             let now = t + offsets[g];
-            let count = log
-                .iter()
-                .filter(|&&(a, h)| (a < instant || h == g) && (a + offsets[h]) / window == now / window)
-                .count() as u64;
+            let known = |k: u64| {
+                log.iter()
+                    .filter(|&&(a, h)| (a < instant || h == g) && (a + offsets[h]) / window == k)
+                    .count() as u128
+            };
+            let k = now / window;
+            let (current, previous) = (known(k), if k > 0 { known(k - 1) } else { 0 });
+            let w = u128::from(window);
+            let left = u128::from(window - now % window);
+            let open = if counter {
+                previous * left + current * w < u128::from(limit) * w
+            } else {
+                current < u128::from(limit)
+            };
             let got = fleet.admit(t);
-            prop_assert_eq!(got, count < limit, "request {} at {} on gateway {}", i, t, g);
+            prop_assert_eq!(got, open, "request {} at {} on gateway {}", i, t, g);
             if got {
                 log.push((t, g));
             }
         }
         let admitted: Vec<Micros> = log.iter().map(|&(a, _)| a).collect();
         let bound = theory::worst_case(&s, limit, window).expect("a bound");
-        prop_assert_eq!(bound, 2 * u64::from(n) * limit);
+        prop_assert_eq!(bound, u64::from(n) * 2 * limit, "local's: each gateway's 2L");
         prop_assert!(busiest(&admitted, window) <= bound);
     }
 }
@@ -766,12 +779,12 @@ proptest! {
 #[test]
 fn a_skew_under_sync_is_for_logs_and_windows_and_their_traces_keep_clocks_that_agree() {
     let sc = scenario(vec![], "steady:load=1", 60);
-    for kind in ["sliding-window-counter", "gcra", "token-bucket:burst=10"] {
+    for kind in ["gcra", "token-bucket:burst=10", "leaky-bucket"] {
         let s = spec(kind, Some(("4", None, Some("sync:every=1s,skew=2s"))));
         let e = sc.build_limiter(&s, 0).expect_err("only logs and windows");
         assert!(
             e.to_string()
-                .contains("a sliding log or a fixed window for --coord sync with a skew"),
+                .contains("a sliding log, a fixed window or a sliding-window counter for --coord sync with a skew"),
             "{e}"
         );
     }

@@ -200,9 +200,20 @@ pub struct Fleet {
     /// stamped them (in order: one clock each), and how many of them came before the
     /// delivered snapshot's instant (see [`Fleet::stamped_admit`]).
     stamped: Vec<(VecDeque<Micros>, usize)>,
-    /// Whether the stamps are counted by fixed windows (each gateway's own calendar window of
-    /// its clock) rather than as a sliding log's trailing window.
-    stamp_windows: bool,
+    /// How a gateway counts the stamps: a sliding log's trailing window, or by calendar
+    /// windows of its own clock (a fixed window's, or a sliding-window counter's two).
+    stamp_rule: StampRule,
+}
+
+/// How skewed `sync` views count the stamps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StampRule {
+    /// A sliding log: the stamps in the trailing window of the gateway's clock.
+    Log,
+    /// A fixed window: the stamps in the calendar window of the gateway's clock.
+    Window,
+    /// A sliding-window counter: the stamps in that window and the one before, weighted.
+    Counter,
 }
 
 /// The most admissions one gateway made in any window: a ring of its latest admissions, one
@@ -324,7 +335,7 @@ impl Fleet {
             cut: 0,
             offsets: Vec::new(),
             stamped: Vec::new(),
-            stamp_windows: false,
+            stamp_rule: StampRule::Log,
         }
     }
 
@@ -353,16 +364,26 @@ impl Fleet {
                 self.stamped = vec![(VecDeque::new(), 0); offsets.len()];
                 self.offsets = offsets;
             }
-            (Coord::Sync { .. }, None) => match &self.truth {
-                // Fixed windows that record no rejects: counted from the stamps too.
-                Limiter::FixedWindow(w) if !w.record_rejects => {
-                    self.counted = Some((w.limit, w.window));
-                    self.stamp_windows = true;
-                    self.stamped = vec![(VecDeque::new(), 0); offsets.len()];
-                    self.offsets = offsets;
-                }
-                _ => debug_assert!(false, "no skew for a synced {:?}", self.truth),
-            },
+            (Coord::Sync { .. }, None) => {
+                // Fixed windows and sliding-window counters that record no rejects: counted
+                // from the stamps too.
+                let (rule, limit, window) = match &self.truth {
+                    Limiter::FixedWindow(w) if !w.record_rejects => {
+                        (StampRule::Window, w.limit, w.window)
+                    }
+                    Limiter::SlidingWindowCounter(c) if !c.record_rejects => {
+                        (StampRule::Counter, c.limit, c.window)
+                    }
+                    _ => {
+                        debug_assert!(false, "no skew for a synced {:?}", self.truth);
+                        return self;
+                    }
+                };
+                self.counted = Some((limit, window));
+                self.stamp_rule = rule;
+                self.stamped = vec![(VecDeque::new(), 0); offsets.len()];
+                self.offsets = offsets;
+            }
             _ => debug_assert!(false, "no skew for {:?}", self.coord),
         }
         self
@@ -534,25 +555,37 @@ impl Fleet {
         window: Micros,
     ) -> bool {
         let now = self.clock(g, t);
-        // A fixed window counts the stamps in its calendar window of `now`'s clock, `[start,
-        // start + window)` (every stamp before `start` is at or before `t − window`: let go).
+        // Windows count the stamps in the calendar window of `now`'s clock, `[start, start +
+        // window)`, and a counter those of the one before too (every stamp before `start −
+        // window` is at or before `t − 2·window`: let go; a fixed window's before `start`, at
+        // or before `t − window`).
         let start = now - now % window;
-        let mut count = 0;
+        let keep = match self.stamp_rule {
+            StampRule::Counter => window.saturating_mul(2),
+            _ => window,
+        };
+        let (mut count, mut previous) = (0, 0);
         for (h, (stamps, cut)) in self.stamped.iter_mut().enumerate() {
-            trim_and_cut(stamps, cut, window, t, s.saturating_add(self.offsets[h]));
+            trim_and_cut(stamps, cut, keep, t, s.saturating_add(self.offsets[h]));
             let known = if h == g { stamps.len() } else { *cut };
-            count += if self.stamp_windows {
-                let before = stamps.partition_point(|&a| a < start).min(known);
-                let within = stamps
-                    .partition_point(|&a| a < start.saturating_add(window))
-                    .min(known);
-                within - before
-            } else {
+            let below = |x: Micros| stamps.partition_point(|&a| a < x).min(known);
+            if self.stamp_rule == StampRule::Log {
                 let gone = stamps.partition_point(|&a| a.saturating_add(window) <= now);
-                known.saturating_sub(gone)
-            };
+                count += known.saturating_sub(gone);
+            } else {
+                count += below(start.saturating_add(window)) - below(start);
+                previous += below(start) - below(start.saturating_sub(window));
+            }
         }
-        (count as u64) < limit
+        match self.stamp_rule {
+            // As the counter itself weighs them, in 128 bits (the counts may pass `L`).
+            StampRule::Counter => {
+                let w = u128::from(window);
+                let left = u128::from(window - (now - start));
+                (previous as u128) * left + (count as u128) * w < u128::from(limit) * w
+            }
+            _ => (count as u64) < limit,
+        }
     }
 
     /// Gateway `g`'s decision at `t`, and whether the shared limiter has already taken it

@@ -321,9 +321,14 @@ impl Scenario {
             // clocks skewed, each gateway's stamps, kept until the clock furthest behind (the
             // backend's) has seen them leave: a window and the skew.
             let windows = 1 + fleet.skew.div_ceil(self.window.max(1));
-            // Fixed windows keep stamps only with the clocks skewed.
+            // Fixed windows keep stamps only with the clocks skewed, and counters then two
+            // windows' of them.
+            let windows = windows + u64::from(spec.kind == LimiterKind::SlidingWindowCounter);
             let stamps = spec.kind == LimiterKind::SlidingLog
-                || (spec.kind == LimiterKind::FixedWindow && fleet.skew > 0);
+                || (matches!(
+                    spec.kind,
+                    LimiterKind::FixedWindow | LimiterKind::SlidingWindowCounter
+                ) && fleet.skew > 0);
             let recent = if stamps {
                 n.saturating_mul(16)
                     .saturating_mul(single)
@@ -696,10 +701,12 @@ impl Scenario {
             && matches!(fleet.coord, Coord::Sync { .. })
             && !matches!(
                 spec.kind,
-                LimiterKind::SlidingLog | LimiterKind::FixedWindow
+                LimiterKind::SlidingLog
+                    | LimiterKind::FixedWindow
+                    | LimiterKind::SlidingWindowCounter
             )
         {
-            return refuse("a sliding log or a fixed window for --coord sync with a skew (each admission is a stamp the gateways count by their own clocks; a snapshot of any other limiter holds no stamps to count)");
+            return refuse("a sliding log, a fixed window or a sliding-window counter for --coord sync with a skew (each admission is a stamp the gateways count by their own clocks; a snapshot of any other limiter holds no stamps to count)");
         }
         if spec.queues() {
             return refuse("a limiter that answers at once (a meter, or nginx with nodelay)");
