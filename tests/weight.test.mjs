@@ -90,6 +90,7 @@ test('what Chromium fetches for the first screen is that set, within the same bu
   const early = known.filter((f) => !firstScreen().has(f));
   t.diagnostic(`fetched: ${show(new Set(['index.html', ...known]))}; beyond the static set: ${early.join(', ') || 'none'}`);
   const bytes = total(files);
+  t.diagnostic(`first screen: ${(bytes / 1024).toFixed(1)} KB gzipped (${bytes} of ${BUDGET} bytes)`);
   assert.ok(bytes <= BUDGET, `first screen ${(bytes / 1024).toFixed(1)} KB gzipped, over the ${BUDGET / 1024} KB budget: ${show(files)}`);
   assert.deepEqual(problems, []);
 });
