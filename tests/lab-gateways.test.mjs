@@ -65,6 +65,14 @@ test('the lab runs its own figure behind gateways, follows its dials and equals 
   await page.waitForFunction(() => /^Behind 6 gateways each with 1\/6/.test(document.getElementById('lab-gw-sentence').textContent), null, { timeout: 20000 });
   s = await shown(page);
   assert.ok(Number(sameAsCli(s).busiest_window_max) <= 60, 'a split keeps L');
+  // A figure that cannot run leaves nothing stale in the control either, and says why.
+  await page.fill('#limit', '0');
+  await page.waitForFunction(() => /Limit/.test(document.getElementById('lab-gw-status').textContent), null, { timeout: 10000 });
+  const none = await shown(page);
+  assert.deepEqual([none.drawn, none.rows.length, none.sentence, none.command], [false, 0, '', '']);
+  await page.fill('#limit', '60');
+  await page.waitForFunction(() => /^Behind 6 gateways/.test(document.getElementById('lab-gw-sentence').textContent), null, { timeout: 20000 });
+  assert.deepEqual((await shown(page)).rows, s.rows);
   // The address carries the control; a link opens it with its dials.
   await page.waitForFunction(() => /lab-gateways=6/.test(location.search), null, { timeout: 10000 });
   const url = await page.evaluate(() => location.href);

@@ -42,7 +42,7 @@ export function createLab(bindings) {
       controls = ctx.readControls();
     } catch (e) {
       ctx.showError(e.message);
-      clearResult();
+      clearResult(ctx);
       return;
     }
     const t0 = performance.now();
@@ -53,7 +53,7 @@ export function createLab(bindings) {
       ctx.playhead?.afterRun();
     } catch (e) {
       ctx.showError(String(e.message ?? e));
-      clearResult();
+      clearResult(ctx);
       return;
     }
     ctx.showError('');
@@ -112,14 +112,14 @@ export function createLab(bindings) {
 }
 
 /** A run that failed (a field out of range) leaves no result of an earlier run on show: the
- * read-outs go blank, the badge says there is no run, the charts are cleared. */
-function clearResult() {
+ * read-outs go blank, the badge says there is no run, the charts are cleared (the gateways'). */
+function clearResult(ctx) {
   for (const id of ['worst-window', 'bound', 'served-share', 'wrong-admits', 'wrong-rejects']) $(id).textContent = '–';
   $('invariant').dataset.state = 'none';
   $('invariant-text').textContent = 'No run: see the message above';
-  $('explain').textContent = '';
-  $('cli').textContent = '';
+  for (const id of ['explain', 'cli']) $(id).textContent = '';
   nginxNotes(null);
+  ctx.afterLab?.(); // the gateways control, when on, says why it has no run either
   $('compare-table').tBodies[0].replaceChildren();
   $('band-count').textContent = '–';
   $('frame-text').textContent = '';

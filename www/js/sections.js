@@ -91,12 +91,13 @@ export function startSections() {
     sections.find((s) => s.name === 'ceiling').draw();
   });
   for (const id of ['honest-traffic', 'honest-load']) $(id).addEventListener('change', () => sections.find((s) => s.name === 'honest').draw());
-  $('herding-jitter').addEventListener('change', () => sections.filter((s) => s.name?.startsWith('herding')).forEach((s) => s.draw()));
+  $('herding-jitter').addEventListener('change', () => sections.filter((s) => s.shown && s.name?.startsWith('herding')).forEach((s) => s.draw()));
 }
 
-/** Draws again the section figures already shown (after a resize or a theme change). */
+/** Draws again the section figures already shown (after a resize or a theme change; a table
+ * alone needs nothing). */
 export function redrawSections() {
-  for (const s of sections) if (s.shown) s.draw();
+  for (const s of sections) if (s.shown && (s.canvas || s.custom)) s.draw();
 }
 
 /** Draws the section figures not shown yet, those inside `within` if given; resolves when done. */

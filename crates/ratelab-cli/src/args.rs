@@ -189,8 +189,8 @@ pub(crate) struct SimulateArgs {
     #[arg(long, value_name = "COORD", allow_hyphen_values = true)]
     pub coord: Option<String>,
     /// Retrying clients sharing the key (with --traffic retry:...): 1 to 10,000, each with its
-    /// own seed and the same policy; the same as clients=M in the traffic spec. E.g.
-    /// --clients 200
+    /// own seed and the same policy; the same as clients=M in the traffic spec (a mix,
+    /// retry:...+clients=M,..., gives each group's there instead). E.g. --clients 200
     #[arg(long, value_name = "M", allow_hyphen_values = true)]
     pub clients: Option<String>,
 }

@@ -788,7 +788,7 @@ fn a_mix_of_clients_is_checked_in_one_line_and_reported_by_group() {
     let v: Value = serde_json::from_str(&out).expect("json");
     assert_eq!(
         v["results"][0]["client"]["policy"],
-        "clients=60+clients=40,tries=4,every=5s"
+        "clients=60,tries=1,every=1s+clients=40,tries=4,every=5s"
     );
     let groups = &v["results"][0]["client"]["groups"];
     assert_eq!(groups[0]["policy"], "clients=60,tries=1,every=1s");

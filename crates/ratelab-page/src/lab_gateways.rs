@@ -208,6 +208,10 @@ mod tests {
     fn a_split_that_does_not_divide_the_limit_is_refused() {
         let setting = Setting::lab(7, "random", "split", 1_000).expect("a setting");
         let e = lab(&controls(), &setting).expect_err("7 does not divide 100");
-        assert!(e.to_string().contains('7'), "{e}");
+        let e = e.to_string();
+        assert!(
+            e.contains("'7'") && e.contains("divides the limit 60"),
+            "{e}"
+        );
     }
 }

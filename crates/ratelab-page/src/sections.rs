@@ -862,7 +862,7 @@ mod tests {
         // The section's claim: when only some clients jitter, the herd keeps the boundary and
         // the few who jitter come back to a full window, so they try more than twice as often
         // a request and give up on most requests. At every jitter and twelve seeds (the page
-        // shows seed 1; the least margins seen are 2.0× and 59% against 6.4%).
+        // shows seed 1; the least margins seen are 2.1× and 59% against at most 6.4%).
         let number = |cell: &str| -> f64 {
             cell.trim_end_matches(" s")
                 .trim_end_matches('%')
@@ -878,12 +878,13 @@ mod tests {
                 assert_eq!((herd[0].as_str(), herd[1].as_str()), ("90", "none"));
                 assert_eq!((few[0].as_str(), few[1].as_str()), ("10", jitter.name()));
                 // More tries a request, and most of the few's requests given up.
+                // As the page says them: more than twice the tries, most requests given up.
                 assert!(
-                    number(&few[2]) > 1.5 * number(&herd[2]),
+                    number(&few[2]) > 2.0 * number(&herd[2]),
                     "{jitter:?} seed {seed}, tries per request: {few:?} against {herd:?}"
                 );
                 assert!(
-                    number(&few[6]) > 3.0 * number(&herd[6]).max(5.0),
+                    number(&few[6]) > 50.0 && number(&herd[6]) < 10.0,
                     "{jitter:?} seed {seed}, given up: {few:?} against {herd:?}"
                 );
                 // The herd still comes at the boundary: its busiest second is the mix's.

@@ -791,8 +791,8 @@ fn a_skew_under_sync_is_for_logs_and_windows_and_their_traces_keep_clocks_that_a
     // A skew moves each synced fixed window's boundary: with the gateways' windows no longer
     // starting together, a gateway's window holds the others' admissions from two of theirs,
     // and a steady client at 1.5 L to 4 gateways synced every second finds room the backend
-    // does not have five times as often (16 room instants with the clocks agreeing, 111 with
-    // them 10 s apart each) and gets more through.
+    // does not have about seven times as often (16 room instants with the clocks agreeing, 111
+    // with them 10 s apart each; held to more than three times) and gets more through.
     let run = |coord: &str| {
         let s = scenario(
             vec![spec(

@@ -6,8 +6,10 @@ import { loadTools } from '../modules.js';
 
 const DIALS = ['lab-gw-n', 'lab-gw-route', 'lab-gw-coord', 'lab-gw-sync'];
 let ctx = null;
-let asked = 0;
 let linkProblems = '';
+// One run at a time: changes while one runs (a dragged slider) are run once after it.
+let busy = null;
+let again = false;
 
 /** The control's parts, made when first opened: its dials (the section's menus' options), the
  * chart, the sentence, the table and the command line. */
@@ -38,7 +40,7 @@ export async function toggle(c, query = null) {
   if (!view.firstChild) make();
   view.hidden = !on;
   ctx.afterLab = on ? run : null;
-  if (!on) { delete button.dataset.link; ctx.schedule(); return; }
+  if (!on) { delete button.dataset.link; linkProblems = ''; ctx.schedule(); return; }
   if (query != null) {
     const linked = (await loadTools()).labGatewaysLink(query);
     const { gateways, route, coord, sync } = linked.dials;
@@ -48,15 +50,34 @@ export async function toggle(c, query = null) {
   await run();
 }
 
-/** Runs the figure's controls behind the dials' gateways; only the latest is shown. */
-async function run() {
-  const seq = ++asked;
+/** Runs the figure's controls behind the dials' gateways, the latest of them once a frame. */
+function run() {
+  $('lab-gateways-view').dataset.ready = 'false';
+  if (busy) { again = true; return busy; }
+  busy = (async () => {
+    do {
+      again = false;
+      await new Promise((r) => requestAnimationFrame(r));
+      await runOnce();
+    } while (again);
+    busy = null;
+    $('lab-gateways-view').dataset.ready = 'true'; // the latest change's run is on show
+  })();
+  return busy;
+}
+
+async function runOnce() {
   const view = $('lab-gateways-view');
-  view.dataset.ready = 'false';
   const [n, route, coord, sync] = DIALS.map((id) => $(id).value);
   $('lab-gw-n-out').textContent = n;
-  const tools = await loadTools();
-  if (seq !== asked || view.hidden) return;
+  let tools;
+  try {
+    tools = await loadTools();
+  } catch (e) {
+    $('lab-gw-status').textContent = `The gateways could not run: ${e.message ?? e}`;
+    return;
+  }
+  if (view.hidden) return;
   $('lab-gateways').dataset.link = tools.labGatewaysQuery(Number(n), route, coord, sync);
   let r;
   try {
@@ -72,9 +93,8 @@ async function run() {
   fillTable($('lab-gw-table'), r.table);
   $('lab-gw-cli').textContent = r.command;
   view.dataset.failed = String(Boolean(r.error));
-  if (r.error) { view.dataset.ready = 'true'; return; }
+  if (r.error) return;
   fitCanvas(canvas);
   tools.drawPacked(canvas.id, r.plot.numbers, r.plot.text, dark());
   ctx.writeState?.(ctx.readControls());
-  view.dataset.ready = 'true';
 }

@@ -59,9 +59,9 @@ pub struct LimiterReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClientReport {
     /// The policy's keys that differ from the essays' client (empty for that client), as
-    /// the spec writes them.
+    /// the spec writes them; with a mix, every group's keys joined by `+`.
     pub policy: String,
-    /// Clients per run.
+    /// Clients per run (every group's, with a mix).
     pub clients: u64,
     /// Requests: first tries.
     pub requests: u64,
@@ -278,18 +278,19 @@ fn client(scenario: &Scenario, stats: &[&RunStats]) -> Option<ClientReport> {
     Some(report)
 }
 
-/// A mix's clients in all, its keys after the spec's own, and each group's numbers.
+/// A mix's clients in all, every group's keys, and each group's numbers.
 #[cfg(feature = "mix")]
 fn mix_numbers(scenario: &Scenario, each: &[&ClientStats], report: &mut ClientReport) {
     let groups: Vec<_> = scenario.traffic.client_groups().collect();
     if groups.len() > 1 {
-        // A mix: its clients in all, and its groups' keys after the spec's own, each after a
-        // `+` as the spec writes them.
+        // A mix: its clients in all, and every group's keys (the spec's own group's too, with
+        // its tries and gap) joined by `+`.
         report.clients = scenario.traffic.client_count();
-        for g in &groups[1..] {
-            report.policy += "+";
-            report.policy += &crate::spec::group_keys(g).join(",");
-        }
+        report.policy = groups
+            .iter()
+            .map(|g| crate::spec::group_keys(g).join(","))
+            .collect::<Vec<_>>()
+            .join("+");
         report.groups = groups
             .iter()
             .enumerate()

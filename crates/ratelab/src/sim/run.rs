@@ -332,7 +332,8 @@ fn closed_loop(
             } else {
                 // (Only a client of the core's `clients` feature honours `Retry-After`.)
                 #[cfg(feature = "clients")]
-                let retry_after = if honor {
+                // (Asked only for a client that honours it: a counter's answer is a search.)
+                let retry_after = if honor && clients.clients()[c as usize].honors() {
                     lane.limiter.retry_after(tr.at)
                 } else {
                     None

@@ -537,8 +537,8 @@ impl TrafficSpec {
         self.own_group().into_iter().chain(mix.iter().copied())
     }
 
-    /// A retrying fleet's groups: without the core's `mix` feature (the page's modules), no
-    /// spec has a mix, so its own group alone.
+    /// A retrying fleet's groups: without the core's `mix` feature no spec has a mix, so its
+    /// own group alone.
     #[cfg(not(feature = "mix"))]
     pub fn client_groups(&self) -> impl Iterator<Item = ClientGroup> + '_ {
         self.own_group().into_iter()
