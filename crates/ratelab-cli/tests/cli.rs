@@ -745,15 +745,11 @@ fn a_mix_of_clients_is_checked_in_one_line_and_reported_by_group() {
     }
     // The table: the fleet's line per limiter, then each group's, named by its keys.
     let mix = "retry:rate=6/5min,spike=0,at=0s,tries=1,clients=60+clients=40,tries=4,every=5s";
-    let (code, out, err) = ratelab(&[
-        "simulate",
-        "--limiter",
-        "fixed-window",
-        "--traffic",
-        mix,
-        "--minutes",
-        "10",
-    ]);
+    let run = |format: &str| {
+        let args = ["simulate", "--limiter", "fixed-window", "--traffic", mix];
+        ratelab(&[&args[..], &["--minutes", "10", "--format", format]].concat())
+    };
+    let (code, out, err) = run("table");
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("100 clients per run in a mix of 2 groups"),
@@ -771,19 +767,9 @@ fn a_mix_of_clients_is_checked_in_one_line_and_reported_by_group() {
         lines[2].starts_with("  clients=40,tries=4,every=5s: "),
         "{out}"
     );
-    // The JSON: the mix in `client.policy` as the spec writes it, each group's numbers in
-    // `client.groups`.
-    let (code, out, err) = ratelab(&[
-        "simulate",
-        "--limiter",
-        "fixed-window",
-        "--traffic",
-        mix,
-        "--minutes",
-        "10",
-        "--format",
-        "json",
-    ]);
+    // The JSON: the mix in `client.policy`, every group's keys joined by `+`, and each
+    // group's numbers in `client.groups`.
+    let (code, out, err) = run("json");
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).expect("json");
     assert_eq!(

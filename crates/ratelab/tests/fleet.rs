@@ -667,15 +667,19 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(120))]
+    #![proptest_config(ProptestConfig::with_cases(240))]
 
     /// `sync` with the clocks skewed, against its definition recomputed at every decision:
     /// each admission is stamped by the clock of the gateway that made it (`a + o_h`), and
-    /// gateway `g` admits at `t` while fewer than `L` stamps are later than `t + o_g − W`
-    /// among every other gateway's admissions before its last snapshot and all of its own.
-    /// And the fleet stays within its stated bound, `local`'s.
+    /// gateway `g` at backend time `t` counts, among every other gateway's admissions before
+    /// its last snapshot and all of its own, a sliding log the stamps later than `T − W` (`T =
+    /// t + o_g`), a fixed window those in the calendar window of `T`, and a sliding-window
+    /// counter those and the window before's, weighted by how much of it is still within `W`
+    /// of `T`; it admits while that is under `L`. And the fleet stays within its stated bound,
+    /// `local`'s.
     #[test]
     fn a_skewed_sync_fleet_is_its_definition(
+        kind in 0usize..3,
         gaps in proptest::collection::vec(prop_oneof![0u64..3, 0u64..400_000, 0u64..4_000_000], 1..400),
         n in 1u32..6,
         every_ms in 1u64..3_000,
@@ -686,7 +690,8 @@ proptest! {
         let window = MINUTE;
         let sc = Scenario { limiters: vec![], window, limit, ..Scenario::default() };
         let coord = format!("sync:every={every_ms}ms,delay={delay_ms}ms,skew={skew_ms}ms");
-        let s = spec("sliding-log", Some((&n.to_string(), Some("round-robin"), Some(&coord))));
+        let name = ["sliding-log", "fixed-window", "sliding-window-counter"][kind];
+        let s = spec(name, Some((&n.to_string(), Some("round-robin"), Some(&coord))));
         let offsets = s.fleet.expect("a fleet").offsets();
         let mut fleet = sc.build_limiter(&s, 0).expect("builds");
         let (every, delay) = (every_ms * MS, delay_ms * MS);
@@ -697,81 +702,33 @@ proptest! {
             let g = i % n as usize;
             let instant = if t >= delay { (t - delay) / every * every } else { 0 };
             let now = t + offsets[g];
-            let count = log
-                .iter()
-                .filter(|&&(a, h)| (a < instant || h == g) && a + offsets[h] + window > now)
-                .count() as u64;
-            let got = fleet.admit(t);
-            prop_assert_eq!(got, count < limit, "request {} at {} on gateway {}", i, t, g);
-            if got {
-                log.push((t, g));
-            }
-        }
-        let admitted: Vec<Micros> = log.iter().map(|&(a, _)| a).collect();
-        let bound = theory::worst_case(&s, limit, window).expect("a bound");
-        prop_assert_eq!(bound, u64::from(n) * limit);
-        prop_assert!(busiest(&admitted, window) <= bound);
-    }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(120))]
-
-    /// A synced fleet of fixed windows or sliding-window counters with skewed clocks is its
-    /// definition, recomputed from scratch at every request: among every admission of another
-    /// gateway before the delivered snapshot's instant and every one of its own, each stamped
-    /// by the clock of the gateway that made it, gateway `g` at backend time `t` counts those in
-    /// the calendar window of its clock `T = t + o_g` (and a counter those in the window before,
-    /// weighted by how much of it is still within `W` of `T`), and admits while that is under
-    /// `limit`. Within its bound, `local`'s.
-    #[test]
-    fn a_skewed_sync_fleet_of_fixed_windows_or_counters_is_its_definition(
-        counter in any::<bool>(),
-        gaps in proptest::collection::vec(prop_oneof![0u64..3, 0u64..400_000, 0u64..4_000_000], 1..400),
-        n in 1u32..6,
-        every_ms in 1u64..3_000,
-        delay_ms in 0u64..5_000,
-        skew_ms in prop_oneof![0u64..2_000, 0u64..90_000, 0u64..3_600_000],
-        limit in 1u64..9,
-    ) {
-        let window = MINUTE;
-        let sc = Scenario { limiters: vec![], window, limit, ..Scenario::default() };
-        let coord = format!("sync:every={every_ms}ms,delay={delay_ms}ms,skew={skew_ms}ms");
-        let kind = if counter { "sliding-window-counter" } else { "fixed-window" };
-        let s = spec(kind, Some((&n.to_string(), Some("round-robin"), Some(&coord))));
-        let offsets = s.fleet.expect("a fleet").offsets();
-        let mut fleet = sc.build_limiter(&s, 0).expect("builds");
-        let (every, delay) = (every_ms * MS, delay_ms * MS);
-        let mut log: Vec<(Micros, usize)> = Vec::new();
-        let mut t = 0;
-        for (i, &gap) in gaps.iter().enumerate() {
-            t += gap;
-            let g = i % n as usize;
-            let instant = if t >= delay { (t - delay) / every * every } else { 0 };
-            let now = t + offsets[g];
-            let known = |k: u64| {
+            // The stamps gateway `g` knows of, those `within` a span of its clock.
+            let known = |within: &dyn Fn(Micros) -> bool| {
                 log.iter()
-                    .filter(|&&(a, h)| (a < instant || h == g) && (a + offsets[h]) / window == k)
+                    .filter(|&&(a, h)| (a < instant || h == g) && within(a + offsets[h]))
                     .count() as u128
             };
+            let (w, l) = (u128::from(window), u128::from(limit));
             let k = now / window;
-            let (current, previous) = (known(k), if k > 0 { known(k - 1) } else { 0 });
-            let w = u128::from(window);
-            let left = u128::from(window - now % window);
-            let open = if counter {
-                previous * left + current * w < u128::from(limit) * w
-            } else {
-                current < u128::from(limit)
+            let open = match kind {
+                0 => known(&|x| x + window > now) < l,
+                1 => known(&|x| x / window == k) < l,
+                _ => {
+                    let previous = if k > 0 { known(&|x| x / window == k - 1) } else { 0 };
+                    let left = u128::from(window - now % window);
+                    previous * left + known(&|x| x / window == k) * w < l * w
+                }
             };
             let got = fleet.admit(t);
-            prop_assert_eq!(got, open, "request {} at {} on gateway {}", i, t, g);
+            prop_assert_eq!(got, open, "{} request {} at {} on gateway {}", name, i, t, g);
             if got {
                 log.push((t, g));
             }
         }
         let admitted: Vec<Micros> = log.iter().map(|&(a, _)| a).collect();
         let bound = theory::worst_case(&s, limit, window).expect("a bound");
-        prop_assert_eq!(bound, u64::from(n) * 2 * limit, "local's: each gateway's 2L");
+        let single = if kind == 0 { limit } else { 2 * limit };
+        prop_assert_eq!(bound, u64::from(n) * single, "local's");
         prop_assert!(busiest(&admitted, window) <= bound);
     }
 }
