@@ -581,14 +581,31 @@ const HERDING_LIMITERS: [(&str, &str); 5] = [
     ("gcra", "GCRA, B = L"),
 ];
 
+/// The herding clients' first tries, and their policy (written once for both specs below).
+macro_rules! herding_first {
+    () => {
+        "retry:rate=6/5min,spike=0,at=0s"
+    };
+}
+macro_rules! herding_policy {
+    () => {
+        "tries=6,policy=exponential,base=10s,factor=2,cap=1min,retry-after=honor"
+    };
+}
+
 /// The herding figure's clients: a hundred on one key, each sending a request every 50 s on
 /// average (120 a minute in all, against a limit of 100), retrying up to five times with
 /// exponential backoff from 10 s (doubling, at most a minute), and honouring `Retry-After`.
-pub const HERDING_CLIENTS: &str =
-    "retry:rate=6/5min,spike=0,at=0s,tries=6,policy=exponential,base=10s,factor=2,cap=1min,retry-after=honor,clients=100";
+pub const HERDING_CLIENTS: &str = concat!(herding_first!(), ",", herding_policy!(), ",clients=100");
 
 /// The same clients as a mix: 90 that do not jitter and 10 that do (the jitter is added).
-const HERDING_MIX: &str = "retry:rate=6/5min,spike=0,at=0s,tries=6,policy=exponential,base=10s,factor=2,cap=1min,retry-after=honor,clients=90+clients=10,tries=6,policy=exponential,base=10s,factor=2,cap=1min,retry-after=honor";
+const HERDING_MIX: &str = concat!(
+    herding_first!(),
+    ",",
+    herding_policy!(),
+    ",clients=90+clients=10,",
+    herding_policy!()
+);
 
 /// How long the herding figure runs: six minutes, six boundaries of a one-minute window.
 const HERDING_MINUTES: u64 = 6;
@@ -601,11 +618,7 @@ const HERDING_MINUTES: u64 = 6;
 /// the fixed window refused is told the next boundary, and they all come back at that instant;
 /// jitter adds its share of the backoff after it. (`jitter` none is shown against full.)
 pub fn herding(jitter: Jitter, seed: u64) -> Result<Figure, Error> {
-    let jitter = if jitter == Jitter::None {
-        Jitter::Full
-    } else {
-        jitter
-    };
+    let jitter = shown_jitter(jitter);
     let mut table = vec![vec![
         "limiter".into(),
         "jitter".into(),
@@ -619,19 +632,9 @@ pub fn herding(jitter: Jitter, seed: u64) -> Result<Figure, Error> {
     let mut lines = Vec::new();
     let mut seconds_shown = 0;
     for j in [Jitter::None, jitter] {
-        let scenario = Scenario {
-            limiters: HERDING_LIMITERS
-                .iter()
-                .map(|(spec, _)| LimiterSpec::parse(spec))
-                .collect::<Result<_, _>>()?,
-            traffic: TrafficSpec::parse(&format!("{HERDING_CLIENTS},jitter={}", j.name()))?,
-            limit: 100,
-            window: MINUTE,
-            duration: HERDING_MINUTES * MINUTE,
-            runs: 1,
-            seed,
-        };
-        scenario.validate()?;
+        let limiters: Vec<&str> = HERDING_LIMITERS.iter().map(|(spec, _)| *spec).collect();
+        let traffic = format!("{HERDING_CLIENTS},jitter={}", j.name());
+        let scenario = herding_scenario(&limiters, &traffic, HERDING_MINUTES, seed)?;
         let stats = ratelab::sim::simulate_run(&scenario, 0)?;
         for (row, (st, &(_, shown))) in rows.iter_mut().zip(stats.iter().zip(&HERDING_LIMITERS)) {
             // (Always there: the page builds the core with its `clients` feature.)
@@ -712,6 +715,38 @@ fn no_client() -> Error {
     }
 }
 
+/// The jitter a herding figure shows against none: none itself is shown as full.
+fn shown_jitter(jitter: Jitter) -> Jitter {
+    if jitter == Jitter::None {
+        Jitter::Full
+    } else {
+        jitter
+    }
+}
+
+/// A checked run of `traffic` against `limiters`, 100 a minute, for `minutes`, from `seed`.
+fn herding_scenario(
+    limiters: &[&str],
+    traffic: &str,
+    minutes: u64,
+    seed: u64,
+) -> Result<Scenario, Error> {
+    let scenario = Scenario {
+        limiters: limiters
+            .iter()
+            .map(|spec| LimiterSpec::parse(spec))
+            .collect::<Result<_, _>>()?,
+        traffic: TrafficSpec::parse(traffic)?,
+        limit: 100,
+        window: MINUTE,
+        duration: minutes * MINUTE,
+        runs: 1,
+        seed,
+    };
+    scenario.validate()?;
+    Ok(scenario)
+}
+
 /// How long the mix runs: thirty minutes, for the backlog the few build up to show.
 const HERDING_MIX_MINUTES: u64 = 30;
 
@@ -720,21 +755,13 @@ const HERDING_MIX_MINUTES: u64 = 30;
 /// each group with its tries per request, busiest second, time to success, requests given up
 /// and clients locked out (served under half of their requests).
 pub fn herding_mix(jitter: Jitter, seed: u64) -> Result<Figure, Error> {
-    let jitter = if jitter == Jitter::None {
-        Jitter::Full
-    } else {
-        jitter
-    };
-    let mix = Scenario {
-        limiters: vec![LimiterSpec::parse(HERDING_LIMITERS[0].0)?],
-        traffic: TrafficSpec::parse(&format!("{HERDING_MIX},jitter={}", jitter.name()))?,
-        limit: 100,
-        window: MINUTE,
-        duration: HERDING_MIX_MINUTES * MINUTE,
-        runs: 1,
+    let jitter = shown_jitter(jitter);
+    let mix = herding_scenario(
+        &[HERDING_LIMITERS[0].0],
+        &format!("{HERDING_MIX},jitter={}", jitter.name()),
+        HERDING_MIX_MINUTES,
         seed,
-    };
-    mix.validate()?;
+    )?;
     let stats = ratelab::sim::simulate_run(&mix, 0)?;
     let client = stats[0].client.as_ref().ok_or_else(no_client)?;
     let mut table = vec![[

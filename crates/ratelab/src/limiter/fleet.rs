@@ -345,13 +345,14 @@ impl Fleet {
     /// Under `local` and `split` each gateway's limiter runs on its own clock, so a fixed
     /// window's boundaries move, and a limiter that only compares instants (a sliding log, a
     /// token bucket, GCRA) decides as before. Under `sync` (sliding logs, whose views are
-    /// counted, and fixed windows; the scenario language refuses the others) every admission is
+    /// counted, fixed windows and sliding-window counters; the scenario language refuses the
+    /// others) every admission is
     /// stamped by the clock of the gateway that made it, as a store of timestamps sent by its
     /// clients keeps them, and a gateway counts the stamps in its own window: the others' up
     /// to the snapshot it has, and all of its own. A gateway ahead finds the others'
-    /// admissions older than they are, and theirs of its own newer. For fixed windows its
-    /// window is the calendar window of its own clock, and a stamp counts in the window it
-    /// falls in (as a store keying counters by the stamp's window does). `central` and `lease`
+    /// admissions older than they are, and theirs of its own newer. For fixed windows and
+    /// counters its window is the calendar window of its own clock, and a stamp counts in the
+    /// window it falls in (as a store keying counters by the stamp's window does). `central` and `lease`
     /// take none (the store's clock decides).
     pub fn with_skew(mut self, offsets: Vec<Micros>) -> Self {
         debug_assert_eq!(offsets.len(), self.len(), "one offset per gateway");

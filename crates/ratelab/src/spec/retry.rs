@@ -37,10 +37,7 @@ pub(super) fn parse_retry(get: &mut Keys<'_>) -> Result<TrafficSpec, Error> {
         Some(v) => parse_duration("retry: at", v)?,
         None => 5 * 60 * SECOND,
     };
-    let tries = match get.take("tries") {
-        Some(v) => parse_count("retry: tries", v, 1, MAX_TRIES)? as u32,
-        None => 5,
-    };
+    let tries = parse_tries(get)?;
     let (every, policy, clients) = parse_policy(get)?;
     Ok(TrafficSpec::Retry {
         rate,
@@ -52,6 +49,14 @@ pub(super) fn parse_retry(get: &mut Keys<'_>) -> Result<TrafficSpec, Error> {
         clients,
         mix: Vec::new(),
     })
+}
+
+/// `tries=M`: tries per request in all, 5 if not given.
+fn parse_tries(get: &mut Keys<'_>) -> Result<u32, Error> {
+    match get.take("tries") {
+        Some(v) => Ok(parse_count("retry: tries", v, 1, MAX_TRIES)? as u32),
+        None => Ok(5),
+    }
 }
 
 /// The most groups of one mix, the spec's own included.
@@ -73,11 +78,8 @@ pub(super) fn parse_mix<'a>(
     for text in groups {
         let pairs = super::split_pairs("retry mix", text)?;
         let mut get = Keys::new("retry", pairs);
-        let tries = match get.take("tries") {
-            Some(v) => parse_count("retry: tries", v, 1, MAX_TRIES)? as u32,
-            None => 5,
-        };
-        let (every, policy, clients) = parse_policy(&mut get)?;
+        let tries = parse_tries(&mut get)?;
+        let (every, policy, m) = parse_policy(&mut get)?;
         if let Some((k, _)) = get.pairs.first() {
             return Err(Error::unknown(
                 "key for a group of a retry mix",
@@ -86,7 +88,7 @@ pub(super) fn parse_mix<'a>(
             ));
         }
         mix.push(ClientGroup {
-            clients,
+            clients: m,
             tries,
             every,
             policy,
