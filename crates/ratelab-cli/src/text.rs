@@ -88,8 +88,21 @@ pub(crate) fn core(e: &Error) -> String {
             });
             format!("{e}{}", suggestion(did_you_mean(got, names)))
         }
+        // A word where a few words are accepted (`fixed or exponential`, `ignore or honor`,
+        // `none, full or equal ...`): the nearest of them.
+        Error::Invalid { got, accepted, .. } if is_word(got) => {
+            let names = accepted.split([',', ' ', '(', ')']).filter(|w| {
+                w.len() >= 3 && is_word(w) && !matches!(*w, "with" | "and" | "the" | "like")
+            });
+            format!("{e}{}", suggestion(did_you_mean(got, names)))
+        }
         _ => e.to_string(),
     }
+}
+
+/// Letters and hyphens only: a name, not a number or a duration.
+fn is_word(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
 }
 
 /// `a`, `a or b`, `a, b or c`.
@@ -259,5 +272,15 @@ mod tests {
         assert!(core(&e).ends_with("did you mean 'burst'?"), "{}", core(&e));
         let e = ratelab::TrafficSpec::parse("flod").expect_err("unknown");
         assert!(core(&e).ends_with("did you mean 'flood'?"), "{}", core(&e));
+        // A value among a few named ones.
+        for (traffic, want) in [
+            ("retry:retry-after=honour", "honor"),
+            ("retry:policy=exponentail", "exponential"),
+            ("retry:jitter=ful", "full"),
+        ] {
+            let e = ratelab::TrafficSpec::parse(traffic).expect_err(traffic);
+            let line = core(&e);
+            assert!(line.ends_with(&format!("did you mean '{want}'?")), "{line}");
+        }
     }
 }

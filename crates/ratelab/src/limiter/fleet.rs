@@ -203,6 +203,8 @@ pub struct Fleet {
     /// How a gateway counts the stamps: a sliding log's trailing window, or by calendar
     /// windows of its own clock (a fixed window's, or a sliding-window counter's two).
     stamp_rule: StampRule,
+    /// The gateway of the last decision: the one a `Retry-After` is asked of.
+    last: usize,
 }
 
 /// How skewed `sync` views count the stamps.
@@ -300,10 +302,10 @@ impl Fleet {
                 if !log.record_rejects
                     && gateways.iter().all(|g| {
                         matches!(g, Limiter::SlidingLog(l)
-                            if !l.record_rejects && l.window == log.window && l.last.len() == log.last.len())
+                            if !l.record_rejects && l.window == log.window && l.limit == log.limit)
                     }) =>
             {
-                Some((log.last.len() as u64, log.window))
+                Some((log.limit(), log.window))
             }
             _ => None,
         };
@@ -336,6 +338,7 @@ impl Fleet {
             offsets: Vec::new(),
             stamped: Vec::new(),
             stamp_rule: StampRule::Log,
+            last: 0,
         }
     }
 
@@ -419,6 +422,17 @@ impl Fleet {
     /// central store).
     pub fn delays(&self) -> bool {
         matches!(self.coord, Coord::Central { rtt, .. } if rtt > 0)
+    }
+
+    /// How long after its arrival every decision reaches the backend: a central store's round
+    /// trip (the store decides at `t + rtt/2`, and its answer, admission or refusal, is
+    /// back at `t + rtt`), 0 otherwise. The auditor audits every decision of a run at that
+    /// one delay, rejections too, so a store shifted in time is audited on one clock.
+    pub fn shift(&self) -> Micros {
+        match self.coord {
+            Coord::Central { rtt, .. } => rtt,
+            _ => 0,
+        }
     }
 
     /// What the shared limiter holds: every gateway's admissions.
@@ -555,20 +569,33 @@ impl Fleet {
         limit: u64,
         window: Micros,
     ) -> bool {
-        let now = self.clock(g, t);
-        // Windows count the stamps in the calendar window of `now`'s clock, `[start, start +
-        // window)`, and a counter those of the one before too (every stamp before `start −
-        // window` is at or before `t − 2·window`: let go; a fixed window's before `start`, at
-        // or before `t − window`).
-        let start = now - now % window;
+        // Windows count the stamps in the calendar window of a gateway's clock, a counter
+        // those of the one before too: every stamp before `start − window` is at or before
+        // `t − 2·window`, and a fixed window's before `start` at or before `t − window`: let
+        // go, as no clock can count them again.
         let keep = match self.stamp_rule {
             StampRule::Counter => window.saturating_mul(2),
             _ => window,
         };
-        let (mut count, mut previous) = (0, 0);
         for (h, (stamps, cut)) in self.stamped.iter_mut().enumerate() {
             trim_and_cut(stamps, cut, keep, t, s.saturating_add(self.offsets[h]));
-            let known = if h == g { stamps.len() } else { *cut };
+        }
+        self.stamped_room(g, t, s, limit, window)
+    }
+
+    /// Whether gateway `g`'s skewed view, as of the snapshot of instant `s`, has room at
+    /// backend time `t` (see [`Fleet::stamped_admit`]); reads the stamps, changes nothing.
+    fn stamped_room(&self, g: usize, t: Micros, s: Micros, limit: u64, window: Micros) -> bool {
+        let now = self.clock(g, t);
+        let start = now - now % window;
+        let (mut count, mut previous) = (0, 0);
+        for (h, (stamps, _)) in self.stamped.iter().enumerate() {
+            let known = if h == g {
+                stamps.len()
+            } else {
+                let before = s.saturating_add(self.offsets[h]);
+                stamps.partition_point(|&a| a < before)
+            };
             let below = |x: Micros| stamps.partition_point(|&a| a < x).min(known);
             if self.stamp_rule == StampRule::Log {
                 let gone = stamps.partition_point(|&a| a.saturating_add(window) <= now);
@@ -586,6 +613,71 @@ impl Fleet {
                 (previous as u128) * left + (count as u128) * w < u128::from(limit) * w
             }
             _ => (count as u64) < limit,
+        }
+    }
+
+    /// The `Retry-After` of the gateway that made the last decision, at `t` (that decision's
+    /// time or later): the earliest time its own view would admit if nothing else arrived,
+    /// as a gateway answers from what it knows (see [`Limiter::retry_after`]). `local`,
+    /// `split`: its limiter's, on its own clock; `sync`: its view's, as of the snapshot it
+    /// holds (a later snapshot may show it more or less); `central`: the store's, less the
+    /// half round trip to it, and none while the store is unreachable; `lease`: when the store
+    /// would grant a permit again. `None` past 2^53 µs.
+    pub fn retry_after(&self, t: Micros) -> Option<Micros> {
+        let g = self.last;
+        match (self.coord, self.counted) {
+            (Coord::Local | Coord::Split, _) => {
+                let o = self.offsets.get(g).copied().unwrap_or(0);
+                let r = self.gateways[g].retry_after(t.saturating_add(o))?;
+                Some(r.saturating_sub(o).max(t))
+            }
+            (Coord::Sync { .. }, Some((limit, window))) if !self.stamped.is_empty() => {
+                let s = self.snapshot_at;
+                super::retry_after::first_from(t, |at| self.stamped_room(g, at, s, limit, window))
+            }
+            (Coord::Sync { .. }, Some((limit, window))) => {
+                // The view's count is the admissions before the snapshot still in the window
+                // (the first `cut` of `recent`) and `g`'s own since (all later): it falls
+                // below `limit` once the oldest `excess` of those, in that order, have left.
+                let in_window = |list: &VecDeque<Micros>, upto: usize| {
+                    let gone = list.partition_point(|&a| a.saturating_add(window) <= t);
+                    (gone.min(upto), upto)
+                };
+                let (b0, b1) = in_window(&self.recent, self.cut);
+                let own = &self.own[g];
+                let (o0, o1) = in_window(own, own.len());
+                let count = (b1 - b0 + o1 - o0) as u64;
+                if limit == 0 {
+                    return None;
+                }
+                if count < limit {
+                    return Some(t);
+                }
+                let k = (count - limit) as usize; // 0-based: the (excess)-th oldest
+                let a = if k < b1 - b0 {
+                    self.recent[b0 + k]
+                } else {
+                    own[o0 + k - (b1 - b0)]
+                };
+                Some(a.saturating_add(window).max(t))
+            }
+            (Coord::Sync { .. }, None) => {
+                // A view made stale by the shared limiter deciding for it is that limiter.
+                if self.built_on[g] != self.delivered.at {
+                    self.truth.retry_after(t)
+                } else {
+                    self.gateways[g].retry_after(t)
+                }
+            }
+            (Coord::Central { rtt, outage }, _) => {
+                let reach = t + rtt / 2;
+                if outage.is_some_and(|o| reach >= o.at && reach - o.at < o.length) {
+                    return None;
+                }
+                let r = self.store.as_ref()?.retry_after(reach)?;
+                Some((r - rtt / 2).max(t))
+            }
+            (Coord::Lease { .. }, _) => self.store.as_ref()?.retry_after(t),
         }
     }
 
@@ -728,6 +820,7 @@ impl Fleet {
     /// really sent it to. [`Decide::decide`] is the router's pick, then this.
     pub fn decide_on(&mut self, g: usize, t: Micros) -> Decision {
         let g = g.min(self.len() - 1);
+        self.last = g;
         let (decision, taken) = self.decide_at(g, t);
         let ok = decision.admitted();
         // The shared limiter decides at the store's instant (a central store's clock).

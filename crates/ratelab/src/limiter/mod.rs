@@ -357,8 +357,11 @@ fn admitted_at(ok: bool, t: Micros) -> Decision {
 #[derive(Debug, Clone)]
 pub struct SlidingLog {
     window: Micros,
-    /// When each of the last `limit` logged requests leaves the window, `last[next]` the
-    /// oldest of them (0 while fewer than `limit` have been logged).
+    /// At most this many in the window.
+    limit: usize,
+    /// When each of the last `limit` logged requests leaves the window, in a ring that grows
+    /// as requests are logged (a log that never fills holds what it logged, not `limit`
+    /// slots): `last[next]` is the oldest once the ring is full, `last[0]` before.
     last: Vec<Micros>,
     next: usize,
     record_rejects: bool,
@@ -369,9 +372,45 @@ impl SlidingLog {
     pub fn new(limit: u64, window: Micros, record_rejects: bool) -> Self {
         SlidingLog {
             window,
-            last: vec![0; limit as usize],
+            limit: usize::try_from(limit).unwrap_or(usize::MAX),
+            last: Vec::new(),
             next: 0,
             record_rejects,
+        }
+    }
+
+    /// Its limit.
+    pub fn limit(&self) -> u64 {
+        self.limit as u64
+    }
+
+    /// When the oldest of the last `limit` logged requests leaves the window: a request is
+    /// admitted from then on (0 while fewer than `limit` have been logged).
+    #[inline]
+    fn oldest(&self) -> Micros {
+        if self.last.len() == self.limit {
+            self.last[self.next]
+        } else {
+            0
+        }
+    }
+
+    /// Logs a request at `t`: over the oldest once the ring is full, else a slot more.
+    #[inline]
+    fn log(&mut self, t: Micros) {
+        if self.last.len() == self.limit {
+            self.last[self.next] = t + self.window;
+            self.next += 1;
+            if self.next == self.limit {
+                self.next = 0;
+            }
+        } else {
+            // Doubling, but never past `limit` slots.
+            if self.last.len() == self.last.capacity() {
+                let want = (2 * self.last.len()).max(8).min(self.limit);
+                self.last.reserve_exact(want - self.last.len());
+            }
+            self.last.push(t + self.window);
         }
     }
 
@@ -386,7 +425,7 @@ impl SlidingLog {
         // The expiry times from `next` round the ring are oldest first (zeros, never logged,
         // come first and are already out), so those still inside are a suffix.
         let n = self.last.len();
-        let at = |k: usize| self.last[(self.next + k) % n];
+        let at = |k: usize| self.last[(self.next + k) % n.max(1)];
         let (mut lo, mut hi) = (0, n);
         while lo < hi {
             let mid = (lo + hi) / 2;
@@ -400,7 +439,7 @@ impl SlidingLog {
         State::Log {
             entries,
             rejects: (!self.record_rejects).then_some(0),
-            limit: n as u64,
+            limit: self.limit as u64,
         }
     }
 }
@@ -413,13 +452,9 @@ impl Decide for SlidingLog {
 
     #[inline]
     fn admit(&mut self, t: Micros) -> bool {
-        let ok = self.last[self.next] <= t;
+        let ok = self.oldest() <= t;
         if ok | self.record_rejects {
-            self.last[self.next] = t + self.window;
-            self.next += 1;
-            if self.next == self.last.len() {
-                self.next = 0;
-            }
+            self.log(t);
         }
         ok
     }
@@ -747,6 +782,7 @@ impl Limiter {
         match (self, other) {
             (Limiter::SlidingLog(this), Limiter::SlidingLog(other)) => {
                 this.window = other.window;
+                this.limit = other.limit;
                 this.last.clone_from(&other.last);
                 this.next = other.next;
                 this.record_rejects = other.record_rejects;
@@ -801,6 +837,17 @@ impl Limiter {
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.delays(),
             _ => false,
+        }
+    }
+
+    /// How long after its arrival every decision of this limiter reaches the backend, alike
+    /// for admissions and rejections: a central store's round trip, 0 for every other. (A
+    /// queue delays admissions only, each by its own wait: see [`Limiter::delays`].)
+    pub fn shift(&self) -> Micros {
+        match self {
+            #[cfg(feature = "fleet")]
+            Limiter::Fleet(l) => l.shift(),
+            _ => 0,
         }
     }
 

@@ -25,8 +25,10 @@ const FAR: Micros = 1 << 53;
 
 impl Limiter {
     /// The earliest time from `t` at which a request would be admitted if nothing else
-    /// arrived, or `None` for a split limit or a fleet (which server or gateway a retry
-    /// reaches is not known) and past 2^53 µs. `t` must be no earlier than the last decision.
+    /// arrived, or `None` for a split limit (which server a retry reaches is not known) and
+    /// past 2^53 µs; a fleet's is the answer of the gateway that made the last decision, from
+    /// its own view ([`crate::limiter::Fleet::retry_after`]). `t` must be no earlier than the
+    /// last decision.
     pub fn retry_after(&self, t: Micros) -> Option<Micros> {
         let at = match self {
             Limiter::FixedWindow(l) => l.retry_after(t),
@@ -39,7 +41,7 @@ impl Limiter {
             Limiter::Haproxy(l) => search(l, t),
             Limiter::Split(_) => return None,
             #[cfg(feature = "fleet")]
-            Limiter::Fleet(_) => return None,
+            Limiter::Fleet(l) => l.retry_after(t)?,
         };
         (at <= FAR).then_some(at)
     }
@@ -47,7 +49,19 @@ impl Limiter {
 
 /// The first time from `t` a copy of `l` admits: doubling steps, then halving.
 fn search<L: Decide + Clone>(l: &L, t: Micros) -> Micros {
-    let admits = |at: Micros| l.clone().admit(at);
+    first(t, |at| l.clone().admit(at))
+}
+
+/// [`first`], `None` past 2^53 µs.
+#[cfg(feature = "fleet")]
+pub(crate) fn first_from(t: Micros, admits: impl Fn(Micros) -> bool) -> Option<Micros> {
+    Some(first(t, admits)).filter(|&at| at <= FAR)
+}
+
+/// The first time from `t` at which `admits` holds, where it holds from some time on:
+/// doubling steps, then halving (`Micros::MAX` past 2^53 µs). Where it does not hold from
+/// then on to the end of time, a time at which it holds.
+fn first(t: Micros, admits: impl Fn(Micros) -> bool) -> Micros {
     if admits(t) {
         return t;
     }
@@ -83,7 +97,7 @@ impl FixedWindow {
 
 impl SlidingLog {
     fn retry_after(&self, t: Micros) -> Micros {
-        t.max(self.last[self.next])
+        t.max(self.oldest())
     }
 }
 

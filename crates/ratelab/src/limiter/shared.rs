@@ -58,15 +58,11 @@ impl Shared for FixedWindow {
 
 impl Shared for SlidingLog {
     fn peek(&self, t: Micros) -> bool {
-        self.last[self.next] <= t
+        self.oldest() <= t
     }
     fn force(&mut self, t: Micros) {
         // The ring keeps the last `L` logged requests, which is all a decision reads.
-        self.last[self.next] = t + self.window;
-        self.next += 1;
-        if self.next == self.last.len() {
-            self.next = 0;
-        }
+        self.log(t);
     }
 }
 

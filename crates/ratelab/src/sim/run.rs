@@ -130,12 +130,18 @@ struct Lane {
     trace: Option<Trace>,
     /// Each decision's limiter state, kept beside the trace (never without it).
     mech: Option<Mechanism>,
+    /// How long after its arrival every decision reaches the backend ([`Limiter::shift`]):
+    /// rejections are audited then, as the admissions, which leave the queue then.
+    shift: Micros,
 }
 
 impl Lane {
     fn new(limiter: Limiter, scenario: &Scenario) -> Self {
-        let queue = limiter.delays().then(TimeRing::default);
+        // A uniform delay needs no queue: every decision is audited that much later.
+        let shift = limiter.shift();
+        let queue = (limiter.delays() && shift == 0).then(TimeRing::default);
         Lane {
+            shift,
             limiter,
             audit: Auditor::new(scenario.limit, scenario.window),
             queue,
@@ -147,7 +153,7 @@ impl Lane {
 
     /// Decides a chunk of new requests: the hot loop.
     fn run_chunk(&mut self, times: &[Micros]) {
-        if self.queue.is_some() || self.trace.is_some() {
+        if self.queue.is_some() || self.trace.is_some() || self.shift > 0 {
             for &t in times {
                 self.step(t);
             }
@@ -162,21 +168,28 @@ impl Lane {
     /// Decides one request (new or a retry); returns whether it was admitted.
     fn step(&mut self, t: Micros) -> bool {
         let decision = self.limiter.decide(t);
+        // What has left the queue by now is audited first: the queue holds only departures
+        // still to come (at most a burst's), whatever the decisions.
+        self.release_through(t);
         match (decision, self.queue.as_mut()) {
             (Decision::Admit { at }, Some(queue)) => {
                 queue.push(at);
                 self.stats.delays.record(at - t);
             }
-            (Decision::Admit { .. }, None) => {
-                let seen = self.audit.admit(t);
+            (Decision::Admit { at }, None) => {
+                // A central store's answer is back a round trip later, every one alike.
+                if self.shift > 0 {
+                    self.stats.delays.record(at - t);
+                }
+                let at = t + self.shift;
+                let seen = self.audit.admit(at);
                 if let Some(trace) = &mut self.trace {
-                    trace.window_times.push(t);
+                    trace.window_times.push(at);
                     trace.window_counts.push(seen.in_window + 1);
                 }
             }
             (Decision::Reject, _) => {
-                self.release_through(t);
-                self.audit.reject(t);
+                self.audit.reject(t + self.shift);
             }
         }
         let admitted = decision.admitted();

@@ -179,6 +179,20 @@ impl Scenario {
         }
         self.validate_traffic()?;
         self.validate_horizon()?;
+        // A central store's answers reach the backend a round trip after the arrivals: within
+        // the same 2^53 µs as every other time.
+        #[cfg(feature = "fleet")]
+        for fleet in self.limiters.iter().filter_map(|l| l.fleet) {
+            if let Coord::Central { rtt, .. } = fleet.coord {
+                if self.horizon().saturating_add(rtt) > MAX_TIME {
+                    return Err(Error::invalid(
+                        "coord central: rtt",
+                        &format_duration(rtt),
+                        "a round trip that, after the run's last arrival, ends within 285 years (2^53 − 1 µs)",
+                    ));
+                }
+            }
+        }
         for spec in &self.limiters {
             self.build_limiter(spec, 0)?;
         }
@@ -276,8 +290,10 @@ impl Scenario {
         });
         let kept = worst.max(self.limit);
         let audit = 16 * (kept + CHUNK as u64) + 64;
+        // A sliding log's ring grows to at most L slots, doubling (the old buffer beside the
+        // new while it moves: at most 1.5 L slots of 8 bytes).
         let own = match spec.kind {
-            LimiterKind::SlidingLog => 8 * self.limit,
+            LimiterKind::SlidingLog => 12 * self.limit,
             _ => 0,
         } + 64 * k;
         let queue = if spec.queues() {
@@ -307,7 +323,7 @@ impl Scenario {
         one.fleet = None;
         let n = u64::from(fleet.gateways);
         let state = match spec.kind {
-            LimiterKind::SlidingLog => 8 * self.limit,
+            LimiterKind::SlidingLog => 12 * self.limit,
             _ => 0,
         } + 160;
         let single = theory::worst_case(&one, self.limit, self.window).unwrap_or(self.limit);

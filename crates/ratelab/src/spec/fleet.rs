@@ -4,7 +4,7 @@
 use super::{parse_count, parse_load, split_spec};
 use crate::error::Error;
 use crate::limiter::{Coord, Outage, Route};
-use crate::time::{format_duration, parse_duration, Micros};
+use crate::time::{format_duration, parse_duration, Micros, MAX_TIME};
 use serde::{Deserialize, Serialize};
 
 /// The most two gateways' clocks may disagree by.
@@ -119,9 +119,20 @@ pub fn parse_route(text: &str) -> Result<Route, Error> {
                 .ok()
                 .filter(|&x| x <= 1.0)
                 .ok_or_else(|| Error::invalid("route skewed: hot", v, accepted))?;
-            Route::Skewed {
-                hot: ((share * 1e6).round() as u32).max(1),
+            // Kept in millionths: finer is refused, not rounded, with the nearest.
+            let millionths = share * 1e6;
+            let hot = (millionths.round() as u32).max(1);
+            if (millionths - millionths.round()).abs() > 1e-6 * millionths.max(1.0) {
+                return Err(Error::invalid(
+                    "route skewed: hot",
+                    v,
+                    &format!(
+                        "a share in whole millionths, like 0.7 or 70%; the nearest is {}",
+                        crate::decimal::shortest(f64::from(hot) / 1e6)
+                    ),
+                ));
             }
+            Route::Skewed { hot }
         }
         ("skewed", _) => {
             return Err(Error::Missing {
@@ -138,18 +149,40 @@ pub fn parse_route(text: &str) -> Result<Route, Error> {
     Ok(route)
 }
 
-/// A duration key of `--coord`.
+/// A duration key of `--coord`: from `min` to [`MAX_TIME`], the latest time any scenario
+/// reaches, named by its key when out of that range.
 fn duration(name: &str, key: &str, v: &str, min: Micros) -> Result<Micros, Error> {
     let what = format!("coord {name}: {key}");
-    let d = parse_duration(&what, v)?;
-    if d < min {
-        return Err(Error::invalid(
-            &what,
-            v,
-            &format!("a duration of at least {}", format_duration(min)),
-        ));
+    bounded(&what, v, min)
+}
+
+/// A duration from `min` to [`MAX_TIME`], refused as `what` otherwise.
+fn bounded(what: &str, v: &str, min: Micros) -> Result<Micros, Error> {
+    let accepted = || {
+        format!(
+            "a duration from {} to 285 years (2^53 − 1 µs), like 100ms",
+            if min == 0 {
+                "0".into()
+            } else {
+                format_duration(min)
+            }
+        )
+    };
+    match parse_duration(what, v) {
+        Ok(d) if d >= min && d <= MAX_TIME => Ok(d),
+        // Below the least or past 2^53 µs: named with the range.
+        Ok(_) => Err(Error::invalid(what, v, &accepted())),
+        // A plain number in a known unit that only overflows 64 bits is out of range too.
+        Err(e) => {
+            let t = v.trim();
+            let unit = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+            let number = &t[..t.len() - unit.len()];
+            match !number.is_empty() && parse_duration(what, &format!("1{unit}")).is_ok() {
+                true => Err(Error::invalid(what, v, &accepted())),
+                false => Err(e),
+            }
+        }
     }
-    Ok(d)
 }
 
 /// `local`, `split`, `sync:every=DUR[,delay=DUR]`,
@@ -229,6 +262,13 @@ pub fn parse_coord(text: &str) -> Result<(Coord, Micros), Error> {
                         .ok()
                         .filter(|&l| l > 0)
                         .ok_or_else(|| Error::invalid("coord central: outage", v, accepted))?;
+                    if at > MAX_TIME || length > MAX_TIME {
+                        return Err(Error::invalid(
+                            "coord central: outage",
+                            v,
+                            "a start and a length each within 285 years (2^53 − 1 µs), like 5min+30s",
+                        ));
+                    }
                     let open = match fail.unwrap_or("open") {
                         "open" => true,
                         "closed" => false,
@@ -258,7 +298,7 @@ pub fn parse_coord(text: &str) -> Result<(Coord, Micros), Error> {
     let skew = match get("skew") {
         Some(v) => {
             let what = format!("coord {name}: skew");
-            let d = parse_duration(&what, v)?;
+            let d = bounded(&what, v, 0)?;
             if d > MAX_SKEW {
                 return Err(Error::invalid(&what, v, "a duration from 0 to 1h"));
             }
@@ -353,7 +393,36 @@ mod tests {
             &["coordination", "sync:every=DUR"],
         );
         check("2", None, Some("sync"), &["every=DUR"]);
-        check("2", None, Some("sync:every=0s"), &["every", "at least 1ms"]);
+        check(
+            "2",
+            None,
+            Some("sync:every=0s"),
+            &["every", "from 1ms to 285 years"],
+        );
+        // Every coordination duration within 2^53 µs, refused by its own name, never as
+        // memory or a panic.
+        for (coord, part) in [
+            ("central:rtt=9223372036854775808us", "coord central: rtt"),
+            ("central:rtt=300000000h", "coord central: rtt"),
+            ("sync:every=1s,delay=9007199254740s", "coord sync: delay"),
+            ("sync:every=9007199254741s", "coord sync: every"),
+            ("lease:size=3,ttl=99999999999999999999s", "coord lease: ttl"),
+            ("local:skew=99999999999999999999999h", "coord local: skew"),
+        ] {
+            check("2", None, Some(coord), &[part, "285 years"]);
+        }
+        check(
+            "2",
+            None,
+            Some("central:outage=300000000h+1s,fail=open"),
+            &["coord central: outage", "285 years"],
+        );
+        check(
+            "2",
+            Some("skewed:hot=0.12345678"),
+            None,
+            &["hot", "millionths", "0.123457"],
+        );
         check(
             "2",
             None,
