@@ -1,0 +1,292 @@
+//! The laws the README states, held across every combination of limiter, coordination,
+//! route, client policy and traffic (seeded property tests: each case is a whole scenario
+//! drawn from those, run as `ratelab simulate` runs it):
+//!
+//! - `one_gateway_is_its_limiter`: behind one gateway, under `local`, `split`, `sync`,
+//!   `central` (no round trip, or for a limiter that does not read a calendar a round trip of
+//!   whole milliseconds) and `lease:size=1`, every number of the run is the limiter's, with
+//!   clients that honour `Retry-After` too (the gateway answers it from its own view);
+//! - `a_central_store_without_a_round_trip_is_one_shared_limiter`: any number of gateways,
+//!   any route;
+//! - `a_central_sliding_log_makes_no_wrong_decision`: at any round trip, any clients;
+//! - `every_fleet_stays_within_its_bound_and_its_audit_adds_up`: the busiest window within
+//!   the theory's bound for the fleet, and the tallies adding up per gateway and in all
+//!   (admitted and rejected are the decisions; a request is admitted once or given up);
+//! - and no accepted scenario panics (a panic fails any of them).
+
+use proptest::prelude::*;
+use ratelab::sim::{simulate_run, RunStats, Scenario};
+use ratelab::spec::{FleetSpec, LimiterSpec, TrafficSpec};
+use ratelab::theory;
+use ratelab::time::{MINUTE, SECOND};
+
+/// Every limiter a fleet takes (a queue is refused: a gateway answers at once).
+const KINDS: [&str; 8] = [
+    "fixed-window",
+    "sliding-log",
+    "sliding-window-counter",
+    "token-bucket:burst=7",
+    "gcra:burst=4",
+    "leaky-bucket:burst=3",
+    "nginx:burst=5,nodelay",
+    "haproxy:record-rejects=false",
+];
+
+/// Limiters that only compare instants (no calendar window, no millisecond clock): a round
+/// trip, moving every decision alike, moves nothing else.
+fn compares_instants(kind: &str) -> bool {
+    ["sliding-log", "token-bucket", "gcra", "leaky-bucket"]
+        .iter()
+        .any(|k| kind.starts_with(k))
+}
+
+/// A client policy, as the keys of a `retry` spec or of a group of a mix.
+fn policy() -> impl Strategy<Value = String> {
+    let backoff = prop_oneof![
+        (1u64..20).prop_map(|s| format!("every={s}s")),
+        (1u64..5, 1u64..4).prop_map(|(b, c)| format!("policy=exponential,base={b}s,cap={c}min")),
+    ];
+    (
+        backoff,
+        0usize..4,
+        prop::option::of(1u64..60),
+        any::<bool>(),
+        1u32..8,
+    )
+        .prop_map(|(backoff, jitter, budget, honor, tries)| {
+            let exponential = backoff.starts_with("policy=exponential");
+            let jitters = ["none", "full", "equal", "decorrelated"];
+            // Decorrelated jitter grows from the last wait: exponential backoff only.
+            let jitter = match jitters[jitter] {
+                "decorrelated" if !exponential => "full",
+                j => j,
+            };
+            let mut keys = format!("tries={tries},{backoff},jitter={jitter}");
+            if let Some(b) = budget {
+                keys.push_str(&format!(",budget={b}%"));
+            }
+            if honor {
+                keys.push_str(",retry-after=honor");
+            }
+            keys
+        })
+}
+
+/// Traffic: steady, bursty, a flood, a boundary burst, or retrying clients (one policy or a
+/// mix of two).
+fn traffic() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (1u32..30).prop_map(|l| format!("steady:load={}", f64::from(l) / 10.0)),
+        (1u32..30).prop_map(|l| format!("page-loads:load={}", f64::from(l) / 10.0)),
+        (1u64..500, 1u64..90).prop_map(|(ms, s)| format!("flood:every={ms}ms,for={s}s")),
+        Just("boundary-burst".to_owned()),
+        (
+            1u32..30,
+            0u32..40,
+            policy(),
+            prop::option::of((1u32..10, policy()))
+        )
+            .prop_map(|(clients, spike, keys, mix)| {
+                let mut t =
+                    format!("retry:rate=6/5min,spike={spike},at=1min,clients={clients},{keys}");
+                if let Some((m, other)) = mix {
+                    t.push_str(&format!("+clients={m},{other}"));
+                }
+                t
+            }),
+    ]
+}
+
+fn scenario(
+    kind: &str,
+    fleet: Option<FleetSpec>,
+    traffic: &str,
+    limit: u64,
+    seed: u64,
+) -> Scenario {
+    let mut spec = LimiterSpec::parse(kind).expect("valid limiter");
+    spec.fleet = fleet;
+    Scenario {
+        limiters: vec![spec],
+        traffic: TrafficSpec::parse(traffic).expect("valid traffic"),
+        limit,
+        // A minute, so nginx's rate is L per W in its own units.
+        window: MINUTE,
+        duration: 5 * MINUTE,
+        runs: 1,
+        seed,
+    }
+}
+
+fn fleet(n: u32, route: &str, coord: &str) -> Option<FleetSpec> {
+    Some(FleetSpec::parse(&n.to_string(), Some(route), Some(coord)).expect("valid fleet"))
+}
+
+/// The run's numbers, validated first (an accepted scenario must run).
+fn run(s: &Scenario) -> RunStats {
+    s.validate().expect("an accepted scenario");
+    simulate_run(s, 0).expect("runs").remove(0)
+}
+
+/// What a fleet's run must share with its one limiter's: everything but where the fleet's
+/// tallies, the busiest window's instant and the delays of a round trip live.
+fn same_as(fleet: &RunStats, one: &RunStats) -> Result<(), TestCaseError> {
+    let strip = |r: &RunStats| {
+        let mut r = r.clone();
+        r.fleet = None;
+        r.busiest_at = 0;
+        r.delays = Default::default();
+        r
+    };
+    let (a, b) = (strip(fleet), strip(one));
+    if a != b {
+        let short = |r: &RunStats| {
+            let c = r.client.as_ref().map(|c| {
+                (
+                    c.gave_up,
+                    c.success.len(),
+                    c.success.quantile(1.0),
+                    c.peak_second,
+                    c.locked,
+                )
+            });
+            format!(
+                "offered {} admitted {} decisions {} busiest {} wrong {}/{} client {c:?}",
+                r.offered, r.admitted, r.decisions, r.busiest, r.wrong_admits, r.wrong_rejects
+            )
+        };
+        return Err(TestCaseError::fail(format!(
+            "fleet: {}; limiter: {}",
+            short(&a),
+            short(&b)
+        )));
+    }
+    Ok(())
+}
+
+fn route() -> impl Strategy<Value = &'static str> {
+    prop_oneof![Just("round-robin"), Just("random"), Just("skewed:hot=0.8")]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(160))]
+
+    #[test]
+    fn one_gateway_is_its_limiter(
+        kind in 0usize..KINDS.len(),
+        traffic in traffic(),
+        limit in 1u64..40,
+        seed in 0u64..1_000,
+        every_ms in 1u64..30_000,
+        delay_ms in 0u64..30_000,
+        rtt_ms in 0u64..3_000,
+        ttl_ms in 1u64..60_000,
+        route in route(),
+    ) {
+        let kind = KINDS[kind];
+        let one = run(&scenario(kind, None, &traffic, limit, seed));
+        let rtt = if compares_instants(kind) { 2 * rtt_ms } else { 0 };
+        for coord in [
+            "local".to_owned(),
+            "split".to_owned(),
+            format!("sync:every={every_ms}ms,delay={delay_ms}ms"),
+            format!("central:rtt={rtt}ms"),
+            format!("lease:size=1,ttl={ttl_ms}ms"),
+        ] {
+            let got = run(&scenario(kind, fleet(1, route, &coord), &traffic, limit, seed));
+            same_as(&got, &one).map_err(|e| TestCaseError::fail(format!("{kind} --coord {coord} {traffic}: {e}")))?;
+        }
+    }
+
+    #[test]
+    fn a_central_store_without_a_round_trip_is_one_shared_limiter(
+        kind in 0usize..KINDS.len(),
+        traffic in traffic(),
+        limit in 1u64..40,
+        seed in 0u64..1_000,
+        n in 2u32..12,
+        route in route(),
+    ) {
+        let kind = KINDS[kind];
+        let one = run(&scenario(kind, None, &traffic, limit, seed));
+        let got = run(&scenario(kind, fleet(n, route, "central"), &traffic, limit, seed));
+        same_as(&got, &one).map_err(|e| TestCaseError::fail(format!("{kind} x{n} {route} {traffic}: {e}")))?;
+    }
+
+    #[test]
+    fn a_central_sliding_log_makes_no_wrong_decision(
+        traffic in traffic(),
+        limit in 1u64..40,
+        seed in 0u64..1_000,
+        n in 1u32..12,
+        rtt_us in prop_oneof![0u64..10, 0u64..2_000_000, 0u64..60_000_000],
+        route in route(),
+    ) {
+        let coord = format!("central:rtt={rtt_us}us");
+        let got = run(&scenario("sliding-log", fleet(n, route, &coord), &traffic, limit, seed));
+        prop_assert_eq!((got.wrong_admits, got.wrong_rejects), (0, 0), "x{} {} {}", n, coord, traffic);
+        prop_assert!(got.busiest <= limit);
+    }
+
+    #[test]
+    fn every_fleet_stays_within_its_bound_and_its_audit_adds_up(
+        kind in 0usize..KINDS.len(),
+        traffic in traffic(),
+        limit in 1u64..40,
+        seed in 0u64..1_000,
+        n in 1u32..10,
+        route in route(),
+        coord in prop_oneof![
+            Just("local".to_owned()),
+            Just("split".to_owned()),
+            (1u64..30_000, 0u64..30_000).prop_map(|(e, d)| format!("sync:every={e}ms,delay={d}ms")),
+            (1u64..30_000, 0u64..30_000, 1u64..60_000).prop_map(|(e, d, s)| format!("sync:every={e}ms,delay={d}ms,skew={s}ms")),
+            (1u64..60_000).prop_map(|s| format!("local:skew={s}ms")),
+            (1u64..60_000).prop_map(|s| format!("split:skew={s}ms")),
+            (0u64..5_000).prop_map(|r| format!("central:rtt={r}ms")),
+            (0u64..5_000, 0u64..120, 1u64..60).prop_map(|(r, a, l)| format!("central:rtt={r}ms,outage={a}s+{l}s,fail=closed")),
+            (0u64..5_000, 0u64..120, 1u64..60).prop_map(|(r, a, l)| format!("central:rtt={r}ms,outage={a}s+{l}s,fail=open")),
+            (1u64..12, 1u64..60_000).prop_map(|(b, t)| format!("lease:size={b},ttl={t}ms")),
+            (1u64..12).prop_map(|b| format!("lease:size={b}")),
+        ],
+    ) {
+        let kind = KINDS[kind];
+        let f = FleetSpec::parse(&n.to_string(), Some(route), Some(&coord)).expect("valid fleet");
+        let s = scenario(kind, Some(f), &traffic, limit, seed);
+        // A split the limit does not allow, or a skew a synced limiter cannot count, is
+        // refused in one line naming why; anything accepted runs.
+        if let Err(e) = s.validate() {
+            let line = e.to_string();
+            prop_assert!(!line.is_empty() && !line.contains('\n'), "{}", line);
+            let skewed_sync = coord.starts_with("sync") && coord.contains("skew");
+            let split_small = coord == "split" || coord.starts_with("split:");
+            prop_assert!(skewed_sync || split_small, "{kind} x{n} {coord} {traffic} refused: {line}");
+            return Ok(());
+        }
+        let got = run(&s);
+        if let Some(bound) = theory::worst_case(&s.limiters[0], limit, s.window) {
+            prop_assert!(got.busiest <= bound, "{kind} x{n} {coord} {traffic}: busiest {} > bound {bound}", got.busiest);
+        } else {
+            // Only failing open has no bound.
+            prop_assert!(coord.contains("fail=open"), "{kind} x{n} {coord}: no bound");
+        }
+        let fleet = got.fleet.as_ref().expect("a fleet's tallies");
+        prop_assert_eq!(fleet.gateways.len(), n as usize);
+        let offered: u64 = fleet.gateways.iter().map(|g| g.offered).sum();
+        let admitted: u64 = fleet.gateways.iter().map(|g| g.admitted).sum();
+        prop_assert_eq!(offered, got.decisions, "each decision at one gateway");
+        prop_assert_eq!(admitted, got.admitted, "each admission at one gateway");
+        for g in &fleet.gateways {
+            prop_assert!(g.admitted <= g.offered && g.busiest <= g.admitted);
+        }
+        prop_assert!(fleet.room_instants <= got.admitted);
+        prop_assert!(got.wrong_admits <= got.admitted);
+        prop_assert!(got.wrong_rejects <= got.decisions - got.admitted);
+        prop_assert!(got.busiest <= got.admitted);
+        match &got.client {
+            // A request is admitted once, or given up (out of tries, budget or time).
+            Some(c) => prop_assert_eq!(got.admitted + c.gave_up, got.offered, "{}", traffic),
+            None => prop_assert_eq!(got.offered, got.decisions),
+        }
+    }
+}
