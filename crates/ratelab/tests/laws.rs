@@ -18,7 +18,7 @@ use proptest::prelude::*;
 use ratelab::sim::{simulate_run, RunStats, Scenario};
 use ratelab::spec::{FleetSpec, LimiterSpec, TrafficSpec};
 use ratelab::theory;
-use ratelab::time::{MINUTE, SECOND};
+use ratelab::time::MINUTE;
 
 /// Every limiter a fleet takes (a queue is refused: a gateway answers at once).
 const KINDS: [&str; 8] = [

@@ -21,8 +21,8 @@ pub use mechanism::{
 pub use report::{fold_delays, mean_se, ClientReport, GatewayReport, LimiterReport, Report};
 pub use run::{decide_and_audit, simulate_run, trace, trace_into, ClientStats, RunStats, Trace};
 pub use scenario::{
-    format_bytes, LaneMemory, Memory, Scenario, CHUNK, LIMIT_RANGE, MAX_DECISIONS, MAX_TIME,
-    MEMORY_BUDGET, MINUTES_RANGE, RUNS_RANGE, WINDOW_RANGE,
+    format_bytes, FleetMemory, LaneMemory, Memory, Scenario, CHUNK, LIMIT_RANGE, MAX_DECISIONS,
+    MAX_TIME, MEMORY_BUDGET, MINUTES_RANGE, RUNS_RANGE, WINDOW_RANGE,
 };
 
 use crate::error::Error;

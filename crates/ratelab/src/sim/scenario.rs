@@ -275,6 +275,8 @@ impl Scenario {
 
     /// What one limiter of a run keeps: its auditor's buffer (two slots per admission it
     /// keeps, plus a chunk), its own state, and a queue's departures and delay histogram.
+    /// Whatever is kept per admission is bounded twice, by what a window can hold and by the
+    /// run's admissions ([`Scenario::most_admissions`]): never more entries than arrivals.
     fn lane_memory(&self, spec: &LimiterSpec) -> LaneMemory {
         let k = u64::from(spec.servers);
         let rate = spec.rate.unwrap_or(Rate {
@@ -282,88 +284,228 @@ impl Scenario {
             per: self.window,
         });
         let burst = spec.burst_or(self.limit);
+        let admissions = self.most_admissions();
         // The most admissions any window can hold; for the rare limiter theory gives no bound
         // for (a queue leaking more than one a µs), its burst and a window of leaking.
         let worst = theory::worst_case(spec, self.limit, self.window).unwrap_or_else(|| {
             let leaked = u128::from(rate.count) * u128::from(self.window) / u128::from(rate.per);
             burst.saturating_add(2).saturating_add(leaked as u64)
         });
-        let kept = worst.max(self.limit);
+        // The busiest window holds no more than a window's arrivals.
+        let busiest = worst.min(self.most_in(self.window));
+        let kept = busiest.max(self.limit).min(admissions);
         let audit = 16 * (kept + CHUNK as u64) + 64;
         // A sliding log's ring grows to at most L slots, doubling (the old buffer beside the
-        // new while it moves: at most 1.5 L slots of 8 bytes).
+        // new while it moves: at most 1.5 L slots of 8 bytes); a log that records rejects
+        // logs every decision, one that does not only its admissions.
+        let logged = if spec.record_rejects {
+            self.most_decisions()
+        } else {
+            admissions
+        };
         let own = match spec.kind {
-            LimiterKind::SlidingLog => 12 * self.limit,
+            LimiterKind::SlidingLog => 12 * self.limit.min(logged),
             _ => 0,
         } + 64 * k;
         let queue = if spec.queues() {
             // Departures still to come: at most the burst and one; a ring that doubles.
-            4 * 8 * (burst + 2) + HISTOGRAM_BYTES
+            4 * 8 * burst.saturating_add(2).min(admissions.saturating_add(2)) + HISTOGRAM_BYTES
         } else {
             0
+        };
+        let fleet = self.fleet_memory(spec);
+        #[cfg(feature = "fleet")]
+        let lease = matches!(spec.fleet.map(|f| f.coord), Some(Coord::Lease { size, .. }) if size > self.limit);
+        #[cfg(not(feature = "fleet"))]
+        let lease = false;
+        let largest = audit.max(own + queue).max(fleet.state).max(fleet.sync);
+        #[cfg(feature = "fleet")]
+        let delayed = matches!(spec.fleet.map(|f| f.coord), Some(Coord::Sync { every, delay }) if delay > every);
+        #[cfg(not(feature = "fleet"))]
+        let delayed = false;
+        let advice = if largest == fleet.sync && delayed {
+            "a shorter sync delay (sync:every=DUR,delay=DUR): snapshots wait that long"
+        } else if largest == fleet.sync {
+            "a shorter sync interval (sync:every=DUR): each gateway keeps its admissions since its snapshot"
+        } else if largest == fleet.state {
+            "fewer gateways or a smaller limit"
+        } else if kept == admissions {
+            "fewer minutes or a lower load (the run's own admissions are what is kept)"
+        } else if lease {
+            "a smaller lease size (lease:size=B)"
+        } else if spec.burst_or(self.limit) > self.limit {
+            "a smaller burst or limit"
+        } else {
+            "a smaller limit"
         };
         LaneMemory {
             kept,
             audit,
-            own: own + queue + self.fleet_memory(spec),
+            own: own + queue + fleet.total(),
+            fleet,
+            advice,
         }
     }
 
-    /// What a fleet keeps beside its fleet-wide auditor: every gateway's limiter and an
-    /// auditor of its own windows, the shared limiter (and the store's), and for `sync` the
-    /// snapshots on their way (one per sync instant within a delay, and the delivered one) and
-    /// each gateway's admissions since its snapshot (at most what one gateway can admit in
-    /// `every + delay`, by [`theory::fleet_worst`]'s reasoning), and for sliding logs every
-    /// admission in the window (with the clocks skewed, each gateway's stamps over a window and
-    /// the skew).
+    /// More admissions than one limiter of a run will make: every arrival of the traffic
+    /// (for shaped traffic, its mean and eight standard deviations; a flood's, a burst's and
+    /// a replay's exactly), and for retrying clients every first try (a request is admitted
+    /// once, whatever its retries).
+    pub fn most_admissions(&self) -> u64 {
+        self.most_in(Micros::MAX)
+    }
+
+    /// More admissions than one limiter makes in any span of `span` µs (the whole run at
+    /// most): the arrivals of such a span, by the same reckoning as
+    /// [`Scenario::most_admissions`]; for retrying clients the first tries of the span and of
+    /// the retries' reach before it.
+    pub fn most_in(&self, span: Micros) -> u64 {
+        let sure = |mean: f64, variance: f64| (mean + 8.0 * variance.sqrt() + 64.0) as u64;
+        let within = span.min(self.duration) as f64;
+        let mean = |load: f64| self.rate_per_us(load) * within;
+        match &self.traffic {
+            TrafficSpec::Steady { load } => sure(mean(*load), mean(*load)),
+            // Groups of a geometric size of mean m: a count's variance is its mean × (2m − 1),
+            // and a span may cut into a group on each side.
+            TrafficSpec::Groups { shape, load } => {
+                let m = shape.mean_size();
+                sure(mean(*load), mean(*load) * (2.0 * m - 1.0)).saturating_add(64 * m as u64)
+            }
+            // Active at five times the average rate: at most that rate all the span.
+            TrafficSpec::OnOff { load } => sure(5.0 * mean(*load), 5.0 * mean(*load)),
+            TrafficSpec::Flood { every, .. } => {
+                let all = (self.flood_length() / every).saturating_add(2);
+                all.min((span.saturating_add(*every) / every).saturating_add(1))
+            }
+            TrafficSpec::BoundaryBurst { .. } => self.limit.saturating_mul(2).saturating_add(2),
+            TrafficSpec::Retry { .. } => self
+                .traffic
+                .client_groups()
+                .map(|g| {
+                    let reach = Self::retries_end(&g).unwrap_or(Micros::MAX);
+                    let reach = if g.policy.honor { Micros::MAX } else { reach };
+                    u64::from(g.clients)
+                        .saturating_mul(self.first_tries_in(span.saturating_add(reach)))
+                })
+                .fold(0, u64::saturating_add),
+            TrafficSpec::Replay(r) => r.times.len() as u64,
+        }
+    }
+
+    /// More decisions than one limiter of a run will make: [`Scenario::most_admissions`]'s
+    /// arrivals, and each retrying request's every try.
+    pub fn most_decisions(&self) -> u64 {
+        match &self.traffic {
+            TrafficSpec::Retry { .. } => self
+                .traffic
+                .client_groups()
+                .map(|g| {
+                    (u64::from(g.clients) * u64::from(g.tries))
+                        .saturating_mul(self.first_tries_in(self.duration))
+                })
+                .fold(0, u64::saturating_add),
+            _ => self.most_admissions(),
+        }
+    }
+
+    /// What a fleet keeps beside its fleet-wide auditor, by part (see [`FleetMemory`]): each
+    /// part bounded by what the fleet's windows can hold and by the run's admissions (every
+    /// admission is one gateway's), so that a fleet of many gateways at a large limit facing
+    /// a short run is charged for the run, not for its capacity.
     #[cfg(feature = "fleet")]
-    fn fleet_memory(&self, spec: &LimiterSpec) -> u64 {
-        let Some(fleet) = spec.fleet else { return 0 };
+    fn fleet_memory(&self, spec: &LimiterSpec) -> FleetMemory {
+        let Some(fleet) = spec.fleet else {
+            return FleetMemory::default();
+        };
         let mut one = spec.clone();
         one.fleet = None;
         let n = u64::from(fleet.gateways);
-        let state = match spec.kind {
-            LimiterKind::SlidingLog => 12 * self.limit,
+        let a = self.most_admissions();
+        let log = spec.kind == LimiterKind::SlidingLog;
+        // Each gateway's limit: a split's is its share.
+        let limit = match fleet.coord {
+            Coord::Split => self.limit.div_ceil(n),
+            _ => self.limit,
+        };
+        // A sliding log's ring: 12 bytes a slot it fills (see `lane_memory`), the gateways'
+        // together filled by at most every admission; the shared limiter and the store's
+        // each one ring of the whole limit.
+        let rings = |count: u64, each: u64| {
+            if log {
+                12 * count.saturating_mul(each).min(a)
+            } else {
+                0
+            }
+        };
+        // One gateway's busiest window: its limiter's worst, and no more than a window's
+        // arrivals.
+        let single = theory::worst_case(&one, self.limit, self.window)
+            .unwrap_or(self.limit)
+            .min(self.most_in(self.window));
+        // Each gateway's busiest-window ring: at most twice its busiest and the half it grew
+        // from while it moves, 24 bytes an admission, at least 8 slots.
+        let busiest = 24 * n.saturating_mul(single).min(a) + n * (24 * 8 + 64);
+        // The shared limiter, and the store's under `central` and `lease`: a lease takes up
+        // to its size of permits a request, each one the store's admission, so the store's
+        // log fills with the limit however few requests come.
+        let store = match fleet.coord {
+            Coord::Central { .. } => rings(1, self.limit),
+            Coord::Lease { size, .. } if log => {
+                12 * self.limit.min(self.most_decisions().saturating_mul(size))
+            }
             _ => 0,
-        } + 160;
-        let single = theory::worst_case(&one, self.limit, self.window).unwrap_or(self.limit);
-        let gateway_audit = 16 * (single.max(self.limit) + CHUNK as u64) + 64;
-        let mut bytes = n * (state + gateway_audit) + 3 * state;
+        };
+        let state = rings(n, limit) + rings(1, self.limit) + store + n * 256 + 512;
+        let mut sync = 0;
         if let Coord::Sync { every, delay } = fleet.coord {
-            let snapshots = delay / every.max(1) + 2;
-            let own = single.saturating_mul((every + delay).div_ceil(self.window));
-            // Sliding logs' views are counted from every admission in the window: at most
-            // what each gateway admits in one, 16 bytes each in a growing deque. With the
-            // clocks skewed, each gateway's stamps, kept until the clock furthest behind (the
-            // backend's) has seen them leave: a window and the skew.
-            let windows = 1 + fleet.skew.div_ceil(self.window.max(1));
-            // Fixed windows keep stamps only with the clocks skewed, and counters then two
-            // windows' of them.
-            let windows = windows + u64::from(spec.kind == LimiterKind::SlidingWindowCounter);
-            let stamps = spec.kind == LimiterKind::SlidingLog
+            // Snapshots on their way: one per sync instant within a delay, and at most one
+            // a decision; each a limiter's copy (never a log's: logs are counted) in a deque
+            // that doubles.
+            let snapshots = (delay / every.max(1) + 2)
+                .min(self.horizon() / every.max(1) + 2)
+                .min(self.most_decisions().saturating_add(2));
+            // Each gateway's admissions since its snapshot (at most what one gateway can
+            // admit in `every + delay`, by [`theory::fleet_worst`]'s reasoning), and for
+            // sliding logs every admission in the window (with the clocks skewed, each
+            // gateway's stamps over a window and the skew; counters' over two windows):
+            // 8 bytes each in deques that double (24 while one moves), and every admission
+            // of the run at the most.
+            let own = single.saturating_mul((every.saturating_add(delay)).div_ceil(self.window));
+            let windows = 1
+                + fleet.skew.div_ceil(self.window.max(1))
+                + u64::from(spec.kind == LimiterKind::SlidingWindowCounter);
+            let stamps = log
                 || (matches!(
                     spec.kind,
                     LimiterKind::FixedWindow | LimiterKind::SlidingWindowCounter
                 ) && fleet.skew > 0);
+            // Every admission is one gateway's: all of theirs together are no more than the
+            // run's admissions in the span.
             let recent = if stamps {
-                n.saturating_mul(16)
+                let span = self.window.saturating_mul(windows);
+                24 * n
                     .saturating_mul(single)
                     .saturating_mul(windows)
+                    .min(self.most_in(span))
             } else {
                 0
             };
-            bytes = bytes
-                .saturating_add(snapshots.saturating_mul(state))
-                .saturating_add(n.saturating_mul(16).saturating_mul(own + 1))
-                .saturating_add(recent);
+            let own = n
+                .saturating_mul(own)
+                .min(self.most_in(every.saturating_add(delay)));
+            sync = snapshots.saturating_mul(3 * 64 + 160) + 24 * own + n * 64 + recent;
         }
-        bytes
+        FleetMemory {
+            gateways: n,
+            state: state + busiest,
+            sync,
+        }
     }
 
     /// Without fleets (the page's modules build the core without them), nothing.
     #[cfg(not(feature = "fleet"))]
-    fn fleet_memory(&self, _: &LimiterSpec) -> u64 {
-        0
+    fn fleet_memory(&self, _: &LimiterSpec) -> FleetMemory {
+        FleetMemory::default()
     }
 
     /// More first tries than one retrying client will send in any span of `span` µs: its
@@ -898,12 +1040,37 @@ pub struct Memory {
 /// What one limiter of a run keeps, in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LaneMemory {
-    /// The admissions its auditor keeps: `max(L, its worst window)`.
+    /// The admissions its auditor keeps: `max(L, its worst window)`, and no more than the
+    /// run's admissions.
     pub kept: u64,
     /// Its auditor: 16 bytes per admission kept (8 each, in a buffer up to twice that), a chunk.
     pub audit: u64,
-    /// The limiter's own state (a sliding log's L times; a queue's departures and delays).
+    /// The limiter's own state (a sliding log's times; a queue's departures and delays; a
+    /// fleet's parts, `fleet`, included).
     pub own: u64,
+    /// A fleet's part of `own` (all 0 for a single limiter).
+    pub fleet: FleetMemory,
+    /// What to change to need less, for a message: the part that takes the most.
+    pub advice: &'static str,
+}
+
+/// What a fleet of gateways keeps beside its fleet-wide auditor, by the part a user would
+/// change to shrink it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FleetMemory {
+    /// How many gateways.
+    pub gateways: u64,
+    /// Every gateway's limiter and busiest-window ring, the shared limiter and the store's.
+    pub state: u64,
+    /// `sync`: the snapshots on their way and each gateway's admissions since its snapshot.
+    pub sync: u64,
+}
+
+impl FleetMemory {
+    /// All of it.
+    pub fn total(&self) -> u64 {
+        self.state.saturating_add(self.sync)
+    }
 }
 
 impl Memory {
@@ -958,22 +1125,56 @@ impl Memory {
                 format_bytes(total)
             ),
             _ => {
-                let each = lanes / (self.lanes.len() as u64).max(1);
-                let room = MEMORY_BUDGET
-                    .saturating_sub(total - lanes * concurrent)
-                    / each.max(1)
+                let n = self.lanes.len() as u64;
+                // The lane that takes the most, and the part of it a user would change.
+                let Some(big) = self.lanes.iter().max_by_key(|l| l.audit + l.own) else {
+                    return Err(Error::TooLarge {
+                        what: "the scenario".into(),
+                        detail: format!("about {}; the most is {budget}", format_bytes(total)),
+                    });
+                };
+                let limiters = if n == 1 {
+                    "one limiter".to_owned()
+                } else {
+                    format!("{n} limiters")
+                };
+                let fleet = &big.fleet;
+                let parts = if fleet.gateways > 0 {
+                    format!(
+                        "{} in its auditor, up to {} admissions at 16 bytes; {} across its {} gateways' limiters and windows; {} in sync snapshots and views",
+                        format_bytes(big.audit),
+                        big.kept,
+                        format_bytes(fleet.state),
+                        fleet.gateways,
+                        format_bytes(fleet.sync)
+                    )
+                } else {
+                    format!(
+                        "{} in its auditor, up to {} admissions at 16 bytes; {} of its own state",
+                        format_bytes(big.audit),
+                        big.kept,
+                        format_bytes(big.own)
+                    )
+                };
+                let each = if n == 1 {
+                    String::new()
+                } else {
+                    format!(", the largest of them {}", format_bytes(big.audit + big.own))
+                };
+                // How many lanes of the largest's size fit beside everything else.
+                let lanes_now = lanes * concurrent;
+                let room = MEMORY_BUDGET.saturating_sub(total - lanes_now)
+                    / (big.audit + big.own).max(1)
                     / concurrent.max(1);
-                let kept = self.lanes.iter().map(|l| l.kept).max().unwrap_or(0);
+                let fewer = if n > 1 && room > 0 && room < n {
+                    format!("at most {room} such limiters, or ")
+                } else {
+                    String::new()
+                };
                 format!(
-                    "about {} of state ({} limiters, each keeping up to {kept} admissions of its window at 16 bytes, {} each); the most is {budget}: use {}a smaller limit or burst",
+                    "about {} for {limiters}{each} ({parts}); the most is {budget}: use {fewer}{}",
                     format_bytes(total),
-                    self.lanes.len(),
-                    format_bytes(each),
-                    if room > 0 {
-                        format!("at most {room} such limiters, or ")
-                    } else {
-                        String::new()
-                    }
+                    big.advice
                 )
             }
         };

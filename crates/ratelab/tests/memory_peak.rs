@@ -1,0 +1,132 @@
+//! The memory estimate against the allocator's own count: for every combination of limiter,
+//! coordination, gateways and clients, the bytes a run holds at its peak are within what
+//! [`Scenario::memory`] said before it ran (`per_run`), and where the run's state is large
+//! enough to matter (over 4 MB estimated), within four times of it (seven for a boundary
+//! burst or a lease behind a fleet, where the fleet's worst case is all a bound can know).
+//!
+//! One test in this binary: the counter is the whole process's, so nothing else may run
+//! beside it.
+
+use peak_alloc::PeakAlloc;
+use ratelab::sim::{simulate_run, Scenario};
+use ratelab::spec::{FleetSpec, LimiterSpec, TrafficSpec};
+use ratelab::time::{Micros, MINUTE, SECOND};
+
+/// Counts every allocation; a reallocation counts both buffers while it moves.
+#[global_allocator]
+static ALLOC: PeakAlloc = PeakAlloc;
+
+/// The most bytes held above what was held before, while `f` ran.
+fn peak_of<T>(f: impl FnOnce() -> T) -> (usize, T) {
+    let base = ALLOC.current_usage();
+    ALLOC.reset_peak_usage();
+    let out = f();
+    (ALLOC.peak_usage() - base, out)
+}
+
+fn scenario(
+    kind: &str,
+    fleet: Option<(u32, &str, &str)>,
+    traffic: &str,
+    limit: u64,
+    window: Micros,
+    duration: Micros,
+) -> Scenario {
+    let mut spec = LimiterSpec::parse(kind).expect("valid limiter");
+    spec.fleet = fleet.map(|(n, route, coord)| {
+        FleetSpec::parse(&n.to_string(), Some(route), Some(coord)).expect("valid fleet")
+    });
+    Scenario {
+        limiters: vec![spec],
+        traffic: TrafficSpec::parse(traffic).expect("valid traffic"),
+        limit,
+        window,
+        duration,
+        runs: 1,
+        seed: 3,
+    }
+}
+
+#[test]
+fn the_estimate_bounds_the_measured_peak_and_is_close_to_it() {
+    let kinds = [
+        "fixed-window",
+        "sliding-log",
+        "sliding-window-counter",
+        "token-bucket",
+        "gcra",
+        "leaky-bucket:burst=50",
+        "haproxy:record-rejects=false",
+        "leaky-bucket:mode=queue,burst=2000",
+        "sliding-log:record-rejects=true",
+    ];
+    let fleets: [Option<(u32, &str, &str)>; 10] = [
+        None,
+        Some((1, "round-robin", "local")),
+        Some((16, "random", "local")),
+        Some((32, "round-robin", "split")),
+        Some((8, "random", "sync:every=1s,delay=200ms")),
+        Some((8, "random", "sync:every=1s,delay=200ms,skew=30s")),
+        Some((4, "random", "sync:every=1000h")),
+        Some((4, "random", "sync:every=1s,delay=100000h")),
+        Some((8, "random", "central:rtt=2s")),
+        Some((8, "skewed:hot=0.5", "lease:size=10000000")),
+    ];
+    let traffics = [
+        "steady:load=0.5",
+        "flood:every=1ms,for=1min",
+        "boundary-burst",
+        "retry:rate=6/5min,spike=30,at=1min,clients=50,tries=6,every=10s,retry-after=honor",
+        "retry:rate=6/5min,spike=30,at=1min,clients=40,tries=5,policy=exponential,base=1s,cap=1min,jitter=full,budget=20%+clients=10,tries=3,every=5s",
+    ];
+    let mut worst_ratio: f64 = 0.0;
+    let mut failures = Vec::new();
+    let mut rows = 0;
+    for kind in kinds {
+        for fleet in fleets {
+            for traffic in traffics {
+                for (limit, window) in [(100, MINUTE), (1_000_000, MINUTE), (5_000, SECOND)] {
+                    let s = scenario(kind, fleet, traffic, limit, window, 2 * MINUTE);
+                    if s.validate().is_err() {
+                        // Refused before anything is allocated: checked by the CLI's tests.
+                        continue;
+                    }
+                    let estimate = s.memory().per_run();
+                    let (peak, stats) = peak_of(|| simulate_run(&s, 0).expect("runs"));
+                    drop(stats);
+                    let what = format!("{kind} {fleet:?} {traffic} L={limit} W={window}");
+                    if peak as u64 > estimate {
+                        failures.push(format!(
+                            "{what}: measured peak {peak} bytes > estimate {estimate}"
+                        ));
+                    }
+                    rows += 1;
+                    if estimate > 4 << 20 {
+                        let ratio = estimate as f64 / peak.max(1) as f64;
+                        // Where a fleet's admissions are far below any bound theory gives
+                        // before the run (two instants of a boundary burst reaching a few
+                        // gateways; a lease larger than the limit emptying the store at
+                        // once), the estimate is its fleet's worst case: within 7x.
+                        let loose = traffic.starts_with("boundary-burst")
+                            || fleet.is_some_and(|(_, _, c)| c.starts_with("lease"));
+                        let most = if loose { 7.0 } else { 4.0 };
+                        if !loose {
+                            worst_ratio = worst_ratio.max(ratio);
+                        }
+                        if ratio > most {
+                            failures.push(format!("{what}: estimate {estimate} bytes is {ratio:.1}x the measured peak {peak} (at most {most}x)"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{rows} scenarios; the largest estimate over 4 MB is {worst_ratio:.2}x its peak");
+    assert!(
+        failures.is_empty(),
+        "{} of {rows}:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(rows > 300, "{rows} scenarios ran");
+}
