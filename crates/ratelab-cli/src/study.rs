@@ -26,6 +26,13 @@ pub fn main(args: &StudyArgs) -> Result<String, String> {
         .map(|t| parse_count("--threads", t, 1, 256).map(|n| n as usize))
         .transpose()
         .map_err(e)?;
+    // An empty folder name is no folder: it would write the study into the current one.
+    if args.out.as_deref().is_some_and(|o| o.trim().is_empty()) {
+        return Err(
+            "invalid --out '': expected a folder to write the study's files into, like --out study"
+                .into(),
+        );
+    }
     let out = args.out.as_deref().map(PathBuf::from);
     if let Some(dir) = &out {
         // Before any work: an hour's study must not end in "cannot write".

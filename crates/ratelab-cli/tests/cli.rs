@@ -2009,7 +2009,12 @@ fn a_scenario_over_the_memory_budget_is_refused_up_front_in_one_line() {
     }
     let r = ratelab(&args);
     assert_one_safe_line("40 limiters at a limit of a million", &r);
-    for needle in ["GB", "40 limiters", "512 MB", "at most 15 such limiters"] {
+    for needle in [
+        "639 MB",
+        "40 limiters",
+        "512 MB",
+        "at most 31 such limiters",
+    ] {
         assert!(r.2.contains(needle), "{needle}: {}", r.2);
     }
 }
@@ -2284,4 +2289,138 @@ fn only_a_fleet_adds_its_keys_to_the_json() {
     assert_eq!(sum("offered"), r["offered"].as_u64().expect("offered"));
     assert_eq!(sum("admitted"), r["admitted"].as_u64().expect("admitted"));
     assert!(r["room_instants"].as_u64().is_some(), "{r}");
+}
+
+/// What a new user tries outside the beaten path of fleets and clients gets one line naming
+/// the part, with what is accepted or the nearest value: never a panic, a memory size for a
+/// duration, a silent rounding, or the study written into the current folder.
+#[test]
+fn fleets_and_clients_out_of_range_are_refused_by_name() {
+    let sim = |extra: &[&str]| {
+        let mut args = vec!["simulate", "--limiter", "sliding-log", "--minutes", "1"];
+        args.extend_from_slice(extra);
+        ratelab(&args)
+    };
+    for (extra, needles) in [
+        (
+            &[
+                "--gateways",
+                "2",
+                "--coord",
+                "central:rtt=9223372036854775808us",
+            ][..],
+            &["coord central: rtt", "285 years"][..],
+        ),
+        (
+            &[
+                "--gateways",
+                "2",
+                "--coord",
+                "sync:every=1s,delay=9007199254740s",
+            ],
+            &["coord sync: delay", "285 years"],
+        ),
+        (
+            &[
+                "--gateways",
+                "2",
+                "--coord",
+                "central:outage=300000000h+1s,fail=open",
+            ],
+            &["coord central: outage", "285 years"],
+        ),
+        (
+            &["--gateways", "2", "--route", "skewed:hot=0.12345678"],
+            &["route skewed: hot", "millionths", "nearest is 0.123457"],
+        ),
+        (
+            &["--traffic", "retry:retry-after=honour,at=30s"],
+            &["retry-after", "did you mean 'honor'?"],
+        ),
+        (
+            &["--traffic", "retry:policy=exponentail,at=30s"],
+            &["policy", "did you mean 'exponential'?"],
+        ),
+        (
+            &["--traffic", "retry:jitter=ful,at=30s"],
+            &["jitter", "did you mean 'full'?"],
+        ),
+    ] {
+        let r = sim(extra);
+        assert_one_safe_line(&extra.join(" "), &r);
+        for n in needles {
+            assert!(r.2.contains(n), "{extra:?}: {n} in {}", r.2);
+        }
+        assert!(
+            !r.2.contains(" TB") && !r.2.contains(" GB"),
+            "{extra:?}: {}",
+            r.2
+        );
+    }
+    let r = ratelab(&["study", "--out", ""]);
+    assert_one_safe_line("study --out ''", &r);
+    assert!(r.2.contains("--out"), "{}", r.2);
+    // Runs that once were refused for memory they never use now run.
+    for extra in [
+        &[
+            "--limit",
+            "1000000",
+            "--traffic",
+            "steady:load=0.5",
+            "--gateways",
+            "32",
+            "--coord",
+            "split",
+        ][..],
+        &[
+            "--traffic",
+            "steady",
+            "--gateways",
+            "4",
+            "--coord",
+            "sync:every=1000h",
+        ],
+        &[
+            "--limit",
+            "100",
+            "--traffic",
+            "steady",
+            "--gateways",
+            "4",
+            "--coord",
+            "lease:size=10000000",
+        ],
+        &[
+            "--traffic",
+            "steady",
+            "--gateways",
+            "4",
+            "--coord",
+            "sync:every=1s,delay=100000h",
+        ],
+    ] {
+        let r = sim(extra);
+        assert_eq!(r.0, 0, "{extra:?}: {}", r.2);
+    }
+    // One limiter is one limiter.
+    let mut args = vec![
+        "simulate",
+        "--limit",
+        "1000000",
+        "--window",
+        "24h",
+        "--minutes",
+        "10000",
+        "--traffic",
+        "steady:load=3",
+    ];
+    args.extend(["--limiter", "sliding-log", "--gateways", "64"]);
+    let r = ratelab(&args);
+    assert_one_safe_line("a fleet too large", &r);
+    assert!(
+        r.2.contains("one limiter") && r.2.contains("fewer gateways"),
+        "{}",
+        r.2
+    );
+    assert!(!r.2.contains("1 limiters"), "{}", r.2);
 }

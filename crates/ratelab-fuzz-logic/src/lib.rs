@@ -8,6 +8,7 @@
 
 pub mod import;
 pub mod limiter_laws;
+pub mod scenario;
 pub mod spec;
 pub mod url_state;
 
@@ -15,9 +16,10 @@ pub mod url_state;
 pub type Check = fn(&[u8]) -> bool;
 
 /// The targets, by the name of their folder under `fuzz/corpus/`, with their checks.
-pub const TARGETS: [(&str, Check); 4] = [
+pub const TARGETS: [(&str, Check); 5] = [
     ("spec", spec::check),
     ("url_state", url_state::check),
     ("import", import::check),
     ("limiter_laws", limiter_laws::check),
+    ("scenario", scenario::check),
 ];

@@ -97,6 +97,11 @@ fn limiter_laws_corpus() {
 }
 
 #[test]
+fn scenario_corpus() {
+    replay("scenario", 250);
+}
+
+#[test]
 fn every_target_of_fuzz_has_a_corpus_replay() {
     // The targets fuzz/Cargo.toml builds are exactly those replayed here.
     let manifest = fs::read_to_string(fuzz_dir().join("Cargo.toml")).expect("fuzz/Cargo.toml");

@@ -16,11 +16,12 @@ const WASM_BINDGEN: &str = "0.2.130";
 const TRUNK: &str = "0.21";
 
 /// The fuzz targets of fuzz/, each with the longest input libFuzzer is to try.
-const FUZZ_TARGETS: [(&str, u32); 4] = [
+const FUZZ_TARGETS: [(&str, u32); 5] = [
     ("spec", 4_096),
     ("url_state", 4_096),
     ("import", 65_536),
     ("limiter_laws", 16_384),
+    ("scenario", 1_024),
 ];
 
 const USAGE: &str = "\
