@@ -397,7 +397,7 @@ impl SlidingLog {
 
     /// Logs a request at `t`: over the oldest once the ring is full, else a slot more.
     #[inline]
-    fn log(&mut self, t: Micros) {
+    fn enter(&mut self, t: Micros) {
         if self.last.len() == self.limit {
             self.last[self.next] = t + self.window;
             self.next += 1;
@@ -454,7 +454,7 @@ impl Decide for SlidingLog {
     fn admit(&mut self, t: Micros) -> bool {
         let ok = self.oldest() <= t;
         if ok | self.record_rejects {
-            self.log(t);
+            self.enter(t);
         }
         ok
     }

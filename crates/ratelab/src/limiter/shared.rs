@@ -62,7 +62,7 @@ impl Shared for SlidingLog {
     }
     fn force(&mut self, t: Micros) {
         // The ring keeps the last `L` logged requests, which is all a decision reads.
-        self.log(t);
+        self.enter(t);
     }
 }
 
