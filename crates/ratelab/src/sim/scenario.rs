@@ -1139,23 +1139,20 @@ impl Memory {
                     format!("{n} limiters")
                 };
                 let fleet = &big.fleet;
-                let parts = if fleet.gateways > 0 {
-                    format!(
-                        "{} in its auditor, up to {} admissions at 16 bytes; {} across its {} gateways' limiters and windows; {} in sync snapshots and views",
-                        format_bytes(big.audit),
-                        big.kept,
+                let mut parts = format!(
+                    "{} in its auditor, up to {} admissions at 16 bytes; {} of its own state",
+                    format_bytes(big.audit),
+                    big.kept,
+                    format_bytes(big.own - fleet.total())
+                );
+                if fleet.gateways > 0 {
+                    parts.push_str(&format!(
+                        "; {} across its {} gateways' limiters and windows; {} in sync snapshots and views",
                         format_bytes(fleet.state),
                         fleet.gateways,
                         format_bytes(fleet.sync)
-                    )
-                } else {
-                    format!(
-                        "{} in its auditor, up to {} admissions at 16 bytes; {} of its own state",
-                        format_bytes(big.audit),
-                        big.kept,
-                        format_bytes(big.own)
-                    )
-                };
+                    ));
+                }
                 let each = if n == 1 {
                     String::new()
                 } else {
@@ -1171,9 +1168,26 @@ impl Memory {
                 } else {
                     String::new()
                 };
+                // The rest of the total, so that the parts add up to it.
+                let growing = self.lanes.iter().map(|l| l.audit).max().unwrap_or(0) * concurrent;
+                let mut rest = format!(
+                    "{} while an auditor grows, {} for the process",
+                    format_bytes(growing),
+                    format_bytes(BASE_BYTES)
+                );
+                for (bytes, what) in [
+                    (self.traffic * concurrent, "the traffic"),
+                    (self.replay, "replayed times"),
+                    (self.results, "the report"),
+                ] {
+                    if bytes > 0 {
+                        rest.push_str(&format!(", {} for {what}", format_bytes(bytes)));
+                    }
+                }
                 format!(
-                    "about {} for {limiters}{each} ({parts}); the most is {budget}: use {fewer}{}",
+                    "about {}: {} for {limiters}{each} ({parts}), {rest}; the most is {budget}: use {fewer}{}",
                     format_bytes(total),
+                    format_bytes(lanes_now),
                     big.advice
                 )
             }
