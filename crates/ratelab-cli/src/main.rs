@@ -527,7 +527,7 @@ fn fleet_lines(scenario: &Scenario, report: &Report) -> String {
     );
     for r in &report.results {
         out += &format!(
-            "{}: {} room instants (admissions one limiter holding every gateway's admissions would have refused); per gateway offered/admitted/busiest: {}\n",
+            "{}: {} room instants (admissions one limiter holding every gateway's admissions would have refused); per gateway decisions/admitted/busiest: {}\n",
             text::escaped(&parsed_spec(&r.limiter)),
             r.room_instants.unwrap_or(0),
             r.gateways

@@ -2357,6 +2357,49 @@ fn fleets_and_clients_out_of_range_are_refused_by_name() {
             r.2
         );
     }
+    // What a retrying client keeps is named, with parts that are its own.
+    for (extra, needles) in [
+        (
+            &[
+                "--traffic",
+                "retry:spike=200000,tries=1000,every=1ms,at=30s",
+            ][..],
+            &[
+                "the tries of the busiest second",
+                "one client",
+                "a longer gap",
+            ][..],
+        ),
+        (
+            &["--traffic", "retry:clients=100,spike=100000,at=30s"],
+            &[
+                "in pending retries: 100 clients, each up to 100027",
+                "fewer clients",
+            ],
+        ),
+        (
+            &["--traffic", "retry"],
+            &[
+                "retry: at",
+                "when at= is not given it is 5min",
+                "like at=30s",
+            ],
+        ),
+        (
+            &["--traffic", "retry:rate=1000000/1ms,at=30s"],
+            &["tries", "fewer runs, minutes, clients or tries"],
+        ),
+        (
+            &["--gateways", "3", "--coord", "split", "--traffic", "steady"],
+            &["divides the limit 100 (each gateway gets L/N)"],
+        ),
+    ] {
+        let r = sim(extra);
+        assert_one_safe_line(&extra.join(" "), &r);
+        for n in needles {
+            assert!(r.2.contains(n), "{extra:?}: {n} in {}", r.2);
+        }
+    }
     let r = ratelab(&["study", "--out", ""]);
     assert_one_safe_line("study --out ''", &r);
     assert!(r.2.contains("--out"), "{}", r.2);

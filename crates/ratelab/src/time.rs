@@ -92,13 +92,25 @@ pub fn format_duration(d: Micros) -> String {
         }
     }
     if d >= SECOND {
-        return format!("{}s", crate::decimal::shortest(d as f64 / SECOND as f64));
+        // Exactly, in decimal: a float would round past 2^53 / 10^6 seconds.
+        let fraction = format!("{:06}", d % SECOND);
+        return format!("{}.{}s", d / SECOND, fraction.trim_end_matches('0'));
     }
     format!("{d}us")
 }
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_duration_is_written_exactly_however_long() {
+        assert_eq!(format_duration(9_007_199_254_740_991), "9007199254.740991s");
+        assert_eq!(format_duration(1_500_000), "1500ms");
+        assert_eq!(format_duration(1_000_001), "1.000001s");
+        assert_eq!(format_duration(90 * SECOND), "90s");
+        assert_eq!(format_duration(999), "999us");
+    }
+
     use super::*;
 
     #[test]

@@ -17,7 +17,8 @@ use crate::spec::{LimiterKind, LimiterSpec, TrafficSpec};
 use crate::theory;
 use crate::time::{format_duration, Micros, MINUTE, MS, SECOND};
 use crate::traffic::{
-    Arrivals, Backoff, ClientGroup, FloodStart, Groups, OnOff, Poisson, RetryClient, RetryClients,
+    Arrivals, Backoff, ClientGroup, FloodStart, Groups, Jitter, OnOff, Poisson, RetryClient,
+    RetryClients,
 };
 use serde::{Deserialize, Serialize};
 
@@ -200,10 +201,17 @@ impl Scenario {
         if decisions > MAX_DECISIONS {
             return Err(Error::TooLarge {
                 what: "the scenario".into(),
-                detail: format!(
-                    "about {} decisions (runs × limiters × arrivals); the most is 10^10: use fewer runs, minutes or a lower load",
-                    about(decisions),
-                ),
+                detail: if self.traffic.closed_loop() {
+                    format!(
+                        "about {} decisions (runs × limiters × every client's tries, and a Retry-After search's trial decisions for a counter); the most is 10^10: use fewer runs, minutes, clients or tries, or a lower rate",
+                        about(decisions),
+                    )
+                } else {
+                    format!(
+                        "about {} decisions (runs × limiters × arrivals); the most is 10^10: use fewer runs, minutes or a lower load",
+                        about(decisions),
+                    )
+                },
             });
         }
         self.memory().check(1)
@@ -217,6 +225,8 @@ impl Scenario {
             .iter()
             .map(|spec| self.lane_memory(spec))
             .collect();
+        // A retrying fleet's parts, for a message.
+        let (mut pending, mut in_a_second, mut busiest_second) = (0u64, 0u64, 0u64);
         let traffic = match &self.traffic {
             // The two instants' times, built as a list and copied into a shared one.
             TrafficSpec::BoundaryBurst { .. } => 2 * 2 * 8 * self.limit,
@@ -231,6 +241,7 @@ impl Scenario {
             // deque per group and lane beside the fleet's.
             TrafficSpec::Retry { .. } => {
                 let lanes = self.limiters.len().max(1) as u64;
+                (pending, in_a_second, busiest_second) = (0, 0, 0);
                 let mixed = self.traffic.client_groups().nth(1).is_some();
                 // The fleet's, and with a mix each group's too.
                 let (histograms, seconds) = if mixed {
@@ -238,7 +249,7 @@ impl Scenario {
                 } else {
                     (1, 1)
                 };
-                let mut bytes = lanes * histograms * HISTOGRAM_BYTES;
+                let bytes = lanes * histograms * HISTOGRAM_BYTES;
                 for g in self.traffic.client_groups() {
                     let m = u64::from(g.clients);
                     let retries = self.pending_retries(&g);
@@ -248,10 +259,18 @@ impl Scenario {
                         0
                     };
                     let per_client = 3 * 2 * 32 * retries + budget + 256;
-                    let second = 2 * 8 * m * (retries + self.first_tries_in(SECOND));
-                    bytes += m * per_client + lanes * seconds * second;
+                    // The tries of a second: its first tries, and each pending request's
+                    // retries that fit in a second at the shortest gap the policy can wait.
+                    let tries = self
+                        .first_tries_in(SECOND)
+                        .saturating_add(retries.saturating_mul(Self::retries_in_a_second(&g)));
+                    let second = 16u64.saturating_mul(m).saturating_mul(tries);
+                    pending = pending.saturating_add(m.saturating_mul(per_client));
+                    in_a_second = in_a_second.saturating_add(m.saturating_mul(tries));
+                    busiest_second = busiest_second
+                        .saturating_add(lanes.saturating_mul(seconds).saturating_mul(second));
                 }
-                bytes
+                bytes.saturating_add(pending).saturating_add(busiest_second)
             }
             _ => 0,
         };
@@ -268,6 +287,10 @@ impl Scenario {
             lanes,
             traffic,
             retries,
+            clients: self.traffic.client_count(),
+            pending,
+            in_a_second,
+            busiest_second,
             replay,
             results: RESULT_BYTES * u64::from(self.runs) * (self.limiters.len() as u64).max(1),
         }
@@ -585,8 +608,9 @@ impl Scenario {
                     "retry: at",
                     &format_duration(*at),
                     &format!(
-                        "a time before the end of the run ({})",
-                        format_duration(self.duration)
+                        "a time before the end of the run ({}) for the spike, like at={} (when at= is not given it is 5min)",
+                        format_duration(self.duration),
+                        format_duration(self.duration / 2)
                     ),
                 ));
             }
@@ -702,6 +726,27 @@ impl Scenario {
                 Some(latest)
             }
             _ => Some(self.duration),
+        }
+    }
+
+    /// The most retries one request of `group` makes in any second: as many as its shortest
+    /// possible gap fits (a jitter that can wait nothing, or a `Retry-After` that can come a
+    /// µs later, fits all of them), and never more than its retries.
+    fn retries_in_a_second(group: &ClientGroup) -> u64 {
+        let retries = u64::from(group.tries.saturating_sub(1));
+        let gap = match group.policy.backoff {
+            Backoff::Fixed => group.every,
+            Backoff::Exponential { base, .. } => base,
+        };
+        let shortest = match group.policy.jitter {
+            _ if group.policy.honor => 0,
+            Jitter::None | Jitter::Decorrelated => gap,
+            Jitter::Equal => gap / 2,
+            Jitter::Full => 0,
+        };
+        match shortest {
+            0 => retries,
+            d => retries.min(SECOND / d + 1),
         }
     }
 
@@ -884,10 +929,16 @@ impl Scenario {
                 return Err(Error::invalid(
                     "--gateways with --coord split",
                     &k.to_string(),
-                    &format!(
-                        "a number of gateways that divides the limit {} and the burst {burst} (each gateway gets 1/N of both)",
-                        self.limit
-                    ),
+                    &match one.burst {
+                        Some(_) => format!(
+                            "a number of gateways that divides the limit {} and the burst {burst} (each gateway gets 1/N of both)",
+                            self.limit
+                        ),
+                        None => format!(
+                            "a number of gateways that divides the limit {} (each gateway gets L/N)",
+                            self.limit
+                        ),
+                    },
                 ));
             }
             one.servers = fleet.gateways;
@@ -1031,6 +1082,14 @@ pub struct Memory {
     pub traffic: u64,
     /// How many retries a retrying client may have pending at once.
     pub retries: u64,
+    /// How many retrying clients a run has (every group's).
+    pub clients: u64,
+    /// The bytes of every client's pending retries.
+    pub pending: u64,
+    /// The most tries in any second, every client's.
+    pub in_a_second: u64,
+    /// The bytes of the tries of the trailing second each lane keeps for its peak.
+    pub busiest_second: u64,
     /// Replayed times, shared by every run.
     pub replay: u64,
     /// The per-run results kept for the report.
@@ -1116,9 +1175,16 @@ impl Memory {
                 self.lanes.len()
             ),
             1 if self.retries > 0 => format!(
-                "about {} (up to {} pending retries at 96 bytes each: the spike and the first tries of (tries − 1) × every); the most is {budget}: use a smaller spike, fewer tries or a shorter every",
+                "about {}: {} for the retrying clients ({} in pending retries: {} up to {} at up to 192 bytes; {} in the tries of the busiest second, up to {} at 16 bytes; the rest their histograms), {} for the limiters' state, {} for the process; the most is {budget}: use fewer clients, a smaller spike, fewer tries or a longer gap between them",
                 format_bytes(total),
-                self.retries
+                format_bytes(self.traffic * concurrent),
+                format_bytes(self.pending * concurrent),
+                if self.clients == 1 { "one client,".to_owned() } else { format!("{} clients, each", self.clients) },
+                self.retries,
+                format_bytes(self.busiest_second * concurrent),
+                self.in_a_second,
+                format_bytes((lanes + self.lanes.iter().map(|l| l.audit).max().unwrap_or(0)) * concurrent),
+                format_bytes(BASE_BYTES + self.replay + self.results),
             ),
             1 => format!(
                 "about {} (the boundary burst's 2 × L times, 32 bytes each); the most is {budget}: use a smaller limit",

@@ -18,6 +18,8 @@
 
 use crate::rng::{geometric_rate, Rng};
 use crate::time::{Micros, SECOND};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 mod params;
@@ -173,6 +175,12 @@ pub struct Groups {
     /// The laid-out requests not yet sent, sorted; `pending[sent..]` are still to come.
     pending: Vec<Micros>,
     sent: usize,
+    /// While groups overlap (one starts before the last has finished arriving, as they do at
+    /// high rates), the requests not yet sent, in a heap: each taken in O(log n), where
+    /// sorting the list at each group made a run quadratic in the rate.
+    overlap: BinaryHeap<Reverse<Micros>>,
+    /// A group's requests as they are laid out.
+    group: Vec<u64>,
 }
 
 impl Groups {
@@ -187,6 +195,8 @@ impl Groups {
             end: end as f64,
             pending: Vec::new(),
             sent: 0,
+            overlap: BinaryHeap::new(),
+            group: Vec::new(),
         };
         g.next_start = g.rng.exp1() * g.mean_gap;
         g
@@ -194,36 +204,40 @@ impl Groups {
 
     /// Lays out the group starting at `next_start` and draws the start of the one after.
     fn lay_out_group(&mut self) {
-        let overlaps = self.sent < self.pending.len();
-        self.pending.drain(..self.sent);
-        self.sent = 0;
         // k uniform points on the span, already sorted: the partial sums of k + 1 exponential
         // spacings, scaled by their total, are the order statistics of k uniforms.
         let k = self.rng.geometric(self.size_rate) as usize;
-        let first = self.pending.len();
+        self.group.clear();
         let mut sum = 0.0;
         for _ in 0..k {
             sum += self.rng.exp1();
             // The partial sum's bits, for now; scaled into a time below once the total is known.
-            self.pending.push(sum.to_bits());
+            self.group.push(sum.to_bits());
         }
         let total = sum + self.rng.exp1();
         let scale = if total > 0.0 { self.span / total } else { 0.0 };
         let start = self.next_start;
-        let mut kept = first;
-        for i in first..self.pending.len() {
-            let t = start + f64::from_bits(self.pending[i]) * scale;
+        let mut kept = 0;
+        for i in 0..self.group.len() {
+            let t = start + f64::from_bits(self.group[i]) * scale;
             // Requests past the end of the run are never sent.
             if t < self.end {
-                self.pending[kept] = t as Micros;
+                self.group[kept] = t as Micros;
                 kept += 1;
             }
         }
-        self.pending.truncate(kept);
-        if overlaps {
-            // The rare group that starts before the previous one has finished arriving.
-            self.pending.sort_unstable();
+        self.group.truncate(kept);
+        if self.sent < self.pending.len() || !self.overlap.is_empty() {
+            // A group that starts before the ones before it have finished arriving: every
+            // request not yet sent goes in time order through the heap.
+            self.overlap
+                .extend(self.pending[self.sent..].iter().map(|&t| Reverse(t)));
+            self.overlap.extend(self.group.iter().map(|&t| Reverse(t)));
+            self.pending.clear();
+        } else {
+            std::mem::swap(&mut self.pending, &mut self.group);
         }
+        self.sent = 0;
         self.next_start += self.rng.exp1() * self.mean_gap;
     }
 }
@@ -234,9 +248,15 @@ impl Iterator for Groups {
     #[inline]
     fn next(&mut self) -> Option<Micros> {
         loop {
-            if let Some(&t) = self.pending.get(self.sent) {
+            let head = match self.overlap.peek() {
+                Some(&Reverse(t)) => Some(t),
+                None => self.pending.get(self.sent).copied(),
+            };
+            if let Some(t) = head {
                 if (t as f64) < self.next_start || self.next_start >= self.end {
-                    self.sent += 1;
+                    if self.overlap.pop().is_none() {
+                        self.sent += 1;
+                    }
                     return Some(t);
                 }
             } else if self.next_start >= self.end {
