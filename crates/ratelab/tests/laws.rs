@@ -290,3 +290,51 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(120))]
+
+    /// A gateway's `Retry-After` is when its own view admits again if nothing else arrives:
+    /// the same gateway admits a request then, and refuses one a µs before (under `local` and
+    /// `split`, skewed clocks included, `central` at any round trip, and `lease`; a `sync`
+    /// view's next snapshot may show it more or less, so it is held only by the laws above).
+    #[test]
+    fn a_gateways_retry_after_is_when_its_view_admits_again(
+        kind in 0usize..KINDS.len(),
+        gaps in proptest::collection::vec(prop_oneof![0u64..3, 0u64..300_000, 0u64..20_000_000], 1..400),
+        n in 1u32..6,
+        limit in 1u64..20,
+        coord in prop_oneof![
+            Just("local".to_owned()),
+            Just("split".to_owned()),
+            (1u64..30_000).prop_map(|s| format!("local:skew={s}ms")),
+            (0u64..3_000).prop_map(|r| format!("central:rtt={r}ms")),
+            (1u64..8, 1u64..60_000).prop_map(|(b, t)| format!("lease:size={b},ttl={t}ms")),
+        ],
+        route in route(),
+    ) {
+        let kind = KINDS[kind];
+        let f = FleetSpec::parse(&n.to_string(), Some(route), Some(&coord)).expect("valid fleet");
+        let s = scenario(kind, Some(f), "steady", limit, 0);
+        if s.validate().is_err() {
+            return Ok(());
+        }
+        let Ok(ratelab::Limiter::Fleet(mut fleet)) = s.build_limiter(&s.limiters[0], 0) else {
+            panic!("a fleet");
+        };
+        let mut t = 0;
+        for gap in gaps {
+            t += gap;
+            let g = fleet.pick();
+            if fleet.decide_on(g, t).admitted() {
+                continue;
+            }
+            let Some(r) = fleet.retry_after(t) else { continue };
+            prop_assert!(r >= t);
+            prop_assert!(fleet.clone().decide_on(g, r).admitted(), "{kind} {coord}: not admitted at its Retry-After {r} (t {t})");
+            if r > t {
+                prop_assert!(!fleet.clone().decide_on(g, r - 1).admitted(), "{kind} {coord}: admitted before its Retry-After {r}");
+            }
+        }
+    }
+}

@@ -5,7 +5,7 @@ use crate::decimal::fixed;
 use crate::error::Error;
 use crate::import::MAX_REPLAY;
 #[cfg(feature = "fleet")]
-use crate::limiter::{Coord, Fleet};
+use crate::limiter::{Coord, Fleet, Outage, Route};
 use crate::limiter::{
     FixedWindow, Gcra, Haproxy, LeakyBucket, LeakyMode, Limiter, Nginx, Rate, SlidingLog,
     SlidingWindowCounter, Split, TokenBucket,
@@ -230,6 +230,10 @@ impl Scenario {
         let traffic = match &self.traffic {
             // The two instants' times, built as a list and copied into a shared one.
             TrafficSpec::BoundaryBurst { .. } => 2 * 2 * 8 * self.limit,
+            // Grouped traffic lays each group out when it starts: the requests of a group's
+            // span not yet sent, in a list or, while groups overlap, a heap that doubles
+            // (24 bytes each while it grows).
+            TrafficSpec::Groups { shape, .. } => 24 * self.most_in(shape.span()),
             // A retrying client's pending retries: (time, try) in a deque that doubles, and
             // the old buffer while it moves.
             // Per client: its pending retries, 32-byte tries in a deque that doubles, and the old
@@ -307,27 +311,35 @@ impl Scenario {
             per: self.window,
         });
         let burst = spec.burst_or(self.limit);
-        let admissions = self.most_admissions();
+        let admissions = self.most_admitted(spec);
         // The most admissions any window can hold; for the rare limiter theory gives no bound
         // for (a queue leaking more than one a µs), its burst and a window of leaking.
-        let worst = theory::worst_case(spec, self.limit, self.window).unwrap_or_else(|| {
-            let leaked = u128::from(rate.count) * u128::from(self.window) / u128::from(rate.per);
-            burst.saturating_add(2).saturating_add(leaked as u64)
-        });
+        // A fleet failing open admits every arrival while its store is down: no bound but
+        // the window's arrivals.
+        let worst = match theory::worst_case(spec, self.limit, self.window) {
+            Some(w) => w,
+            None if spec.fleet.is_some() => Micros::MAX,
+            None => {
+                let leaked =
+                    u128::from(rate.count) * u128::from(self.window) / u128::from(rate.per);
+                burst.saturating_add(2).saturating_add(leaked as u64)
+            }
+        };
         // The busiest window holds no more than a window's arrivals.
         let busiest = worst.min(self.most_in(self.window));
         let kept = busiest.max(self.limit).min(admissions);
         let audit = 16 * (kept + CHUNK as u64) + 64;
         // A sliding log's ring grows to at most L slots, doubling (the old buffer beside the
-        // new while it moves: at most 1.5 L slots of 8 bytes); a log that records rejects
-        // logs every decision, one that does not only its admissions.
+        // new while it moves); a log that records rejects logs every decision, one that does
+        // not only its admissions.
         let logged = if spec.record_rejects {
             self.most_decisions()
         } else {
             admissions
         };
+        // (A fleet's limiters are its own part, below.)
         let own = match spec.kind {
-            LimiterKind::SlidingLog => 12 * self.limit.min(logged),
+            LimiterKind::SlidingLog if spec.fleet.is_none() => ring_bytes(self.limit, logged),
             _ => 0,
         } + 64 * k;
         let queue = if spec.queues() {
@@ -415,6 +427,23 @@ impl Scenario {
         }
     }
 
+    /// More admissions than `spec` makes in a run: the run's admissions
+    /// ([`Scenario::most_admissions`]), and no more than its worst window's in each window the
+    /// run spans.
+    fn most_admitted(&self, spec: &LimiterSpec) -> u64 {
+        let all = self.most_admissions();
+        match theory::worst_case(spec, self.limit, self.window) {
+            Some(worst) => {
+                let windows = self
+                    .horizon()
+                    .div_ceil(self.window.max(1))
+                    .saturating_add(1);
+                all.min(worst.saturating_mul(windows))
+            }
+            None => all,
+        }
+    }
+
     /// More decisions than one limiter of a run will make: [`Scenario::most_admissions`]'s
     /// arrivals, and each retrying request's every try.
     pub fn most_decisions(&self) -> u64 {
@@ -443,7 +472,7 @@ impl Scenario {
         let mut one = spec.clone();
         one.fleet = None;
         let n = u64::from(fleet.gateways);
-        let a = self.most_admissions();
+        let a = self.most_admitted(spec);
         let log = spec.kind == LimiterKind::SlidingLog;
         // Each gateway's limit: a split's is its share.
         let limit = match fleet.coord {
@@ -455,19 +484,39 @@ impl Scenario {
         // each one ring of the whole limit.
         let rings = |count: u64, each: u64| {
             if log {
-                12 * count.saturating_mul(each).min(a)
+                ring_bytes(count.saturating_mul(each), a)
             } else {
                 0
             }
         };
         // One gateway's busiest window: its limiter's worst, and no more than a window's
         // arrivals.
-        let single = theory::worst_case(&one, self.limit, self.window)
-            .unwrap_or(self.limit)
-            .min(self.most_in(self.window));
+        // (A lease carries up to `B − 1` permits into a window; failing open, every arrival.)
+        let single = match fleet.coord {
+            Coord::Central {
+                outage: Some(Outage { open: true, .. }),
+                ..
+            } => Micros::MAX,
+            Coord::Lease { size, .. } => theory::worst_case(&one, self.limit, self.window)
+                .unwrap_or(self.limit)
+                .saturating_add(size - 1),
+            _ => theory::worst_case(&one, self.limit, self.window).unwrap_or(self.limit),
+        }
+        .min(self.most_in(self.window));
         // Each gateway's busiest-window ring: at most twice its busiest and the half it grew
         // from while it moves, 24 bytes an admission, at least 8 slots.
-        let busiest = 24 * n.saturating_mul(single).min(a) + n * (24 * 8 + 64);
+        // Together the gateways' busiest windows hold no more than what reaches each in a
+        // window: round-robin deals any run of arrivals out evenly (a window's to each, and
+        // one), a random or skewed route its share and eight standard deviations of a binomial
+        // count, whose sum over the gateways is at most `8·√(N·w)` (Cauchy–Schwarz).
+        let w = self.most_in(self.window);
+        let routed = match fleet.route {
+            Route::RoundRobin => w.saturating_add(n),
+            _ => w
+                .saturating_add((8.0 * ((n as f64) * (w as f64)).sqrt()) as u64)
+                .saturating_add(64 * n),
+        };
+        let busiest = 24 * n.saturating_mul(single).min(routed).min(a) + n * (24 * 8 + 64);
         // The shared limiter, and the store's under `central` and `lease`: a lease takes up
         // to its size of permits a request, each one the store's admission, so the store's
         // log fills with the limit however few requests come.
@@ -478,7 +527,13 @@ impl Scenario {
             }
             _ => 0,
         };
-        let state = rings(n, limit) + rings(1, self.limit) + store + n * 256 + 512;
+        // The gateways' own limiters decide only under `local` and `split`: a counted `sync`
+        // view holds none, and under `central` and `lease` the store decides.
+        let gateways = match fleet.coord {
+            Coord::Local | Coord::Split => rings(n, limit),
+            _ => 0,
+        };
+        let state = gateways + rings(1, self.limit) + store + n * 256 + 512;
         let mut sync = 0;
         if let Coord::Sync { every, delay } = fleet.coord {
             // Snapshots on their way: one per sync instant within a delay, and at most one
@@ -1187,8 +1242,11 @@ impl Memory {
                 format_bytes(BASE_BYTES + self.replay + self.results),
             ),
             1 => format!(
-                "about {} (the boundary burst's 2 × L times, 32 bytes each); the most is {budget}: use a smaller limit",
-                format_bytes(total)
+                "about {}: {} for the traffic (a boundary burst's 2 × L times at 32 bytes, or the requests of a group's span at 24 bytes), {} for the limiters' state, {} for the process; the most is {budget}: use a smaller limit or a lower load",
+                format_bytes(total),
+                format_bytes(self.traffic * concurrent),
+                format_bytes((lanes + self.lanes.iter().map(|l| l.audit).max().unwrap_or(0)) * concurrent),
+                format_bytes(BASE_BYTES + self.replay + self.results),
             ),
             _ => {
                 let n = self.lanes.len() as u64;
@@ -1263,6 +1321,16 @@ impl Memory {
             detail,
         })
     }
+}
+
+/// A sliding log's ring of `limit` slots holding `entries` (at most `limit`): it doubles up
+/// to `limit`, the old buffer beside the new while it moves, so at its peak it holds 3 slots
+/// an entry, or the whole `limit` and the half it grew from.
+fn ring_bytes(limit: u64, entries: u64) -> u64 {
+    8 * entries
+        .min(limit)
+        .saturating_mul(3)
+        .min(limit.saturating_mul(2))
 }
 
 /// Bytes for people: `3.1 GB`, `512 MB`, `40 KB` (powers of 1024).

@@ -122,7 +122,8 @@ pub fn parse_route(text: &str) -> Result<Route, Error> {
             // Kept in millionths: finer is refused, not rounded, with the nearest.
             let millionths = share * 1e6;
             let hot = (millionths.round() as u32).max(1);
-            if (millionths - millionths.round()).abs() > 1e-6 * millionths.max(1.0) {
+            // (A decimal's float is within 10^-10 of its millionths when it has no more digits.)
+            if (millionths - millionths.round()).abs() > 1e-6 {
                 return Err(Error::invalid(
                     "route skewed: hot",
                     v,
