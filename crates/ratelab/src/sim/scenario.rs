@@ -318,7 +318,7 @@ impl Scenario {
         // the window's arrivals.
         let worst = match theory::worst_case(spec, self.limit, self.window) {
             Some(w) => w,
-            None if spec.fleet.is_some() => Micros::MAX,
+            None if in_fleet(spec) => Micros::MAX,
             None => {
                 let leaked =
                     u128::from(rate.count) * u128::from(self.window) / u128::from(rate.per);
@@ -339,7 +339,7 @@ impl Scenario {
         };
         // (A fleet's limiters are its own part, below.)
         let own = match spec.kind {
-            LimiterKind::SlidingLog if spec.fleet.is_none() => ring_bytes(self.limit, logged),
+            LimiterKind::SlidingLog if !in_fleet(spec) => ring_bytes(self.limit, logged),
             _ => 0,
         } + 64 * k;
         let queue = if spec.queues() {
@@ -1320,6 +1320,19 @@ impl Memory {
             what: "the scenario".into(),
             detail,
         })
+    }
+}
+
+/// Whether `spec` is enforced by a fleet of gateways (never without the `fleet` feature).
+fn in_fleet(spec: &LimiterSpec) -> bool {
+    #[cfg(feature = "fleet")]
+    {
+        spec.fleet.is_some()
+    }
+    #[cfg(not(feature = "fleet"))]
+    {
+        let _ = spec;
+        false
     }
 }
 
