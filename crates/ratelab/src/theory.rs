@@ -51,9 +51,24 @@ pub fn fixed_window_served(limit: u64, load: f64) -> f64 {
 /// The largest number a limiter like `spec` can admit in any window `(t − W, t]`, over every
 /// possible arrival pattern, where that is known exactly.
 pub fn worst_case(spec: &LimiterSpec, limit: u64, window: Micros) -> Option<u64> {
+    worst_in(spec, limit, window, window)
+}
+
+/// The most a limiter like `spec` (a limit of `limit` per `window`) can admit in any span of
+/// `span` µs, no longer than the window (a longer span is taken as the window): the same
+/// reasoning as [`worst_case`], with only `span` to refill, leak or reach into periods. A
+/// fixed window's stays `2L` (any span can cross a boundary), a sliding log's `L`; a bucket's
+/// is its burst and what refills within the span, so two instants a millisecond apart pass
+/// little more than the burst. A sliding-window counter admits after a boundary only what
+/// the last window's count, weighted by the share of the window still to come, leaves of
+/// `L`: a span reaching `e` µs past a boundary holds at most `L + ⌈L·e/W⌉ + 1`; HAProxy's
+/// counter, the same estimator on periods, as much with `e` in whole milliseconds and two
+/// more (a period may be a millisecond short).
+pub fn worst_in(spec: &LimiterSpec, limit: u64, window: Micros, span: Micros) -> Option<u64> {
+    let span = span.clamp(1, window.max(1));
     #[cfg(feature = "fleet")]
     if let Some(fleet) = &spec.fleet {
-        return fleet_worst(spec, fleet, limit, window);
+        return fleet_worst_in(spec, fleet, limit, window, span);
     }
     let k = u64::from(spec.servers);
     let rate = spec.rate.unwrap_or(Rate {
@@ -61,35 +76,49 @@ pub fn worst_case(spec: &LimiterSpec, limit: u64, window: Micros) -> Option<u64>
         per: window,
     });
     // Each of K servers gets 1/K of the rate; their worst windows can coincide.
-    let refill_in_window = |rate: Rate| {
-        (u128::from(rate.count) * u128::from(window - 1) / u128::from(rate.per * k)) as u64
+    let refill_in_span = |rate: Rate| {
+        (u128::from(rate.count) * u128::from(span - 1) / u128::from(rate.per * k)) as u64
     };
     match spec.kind {
-        LimiterKind::FixedWindow | LimiterKind::SlidingWindowCounter => Some(2 * limit),
+        LimiterKind::FixedWindow => Some(2 * limit),
+        LimiterKind::SlidingWindowCounter => {
+            let weighted = u128::from(limit) * u128::from(span - 1) / u128::from(window);
+            Some((2 * limit).min(limit + weighted as u64 + 2))
+        }
         LimiterKind::SlidingLog => Some(limit),
         LimiterKind::TokenBucket | LimiterKind::Gcra => {
             let burst = spec.burst.unwrap_or(limit);
-            Some(burst + k * refill_in_window(rate))
+            Some(burst + k * refill_in_span(rate))
         }
         LimiterKind::LeakyBucket => {
             let burst = spec.burst.unwrap_or(0);
             match spec.mode {
-                LeakyMode::Meter => Some(burst + k * (1 + refill_in_window(rate))),
+                LeakyMode::Meter => Some(burst + k * (1 + refill_in_span(rate))),
                 LeakyMode::Queue => {
                     // Departures leave at least ⌊D/N⌋ µs apart.
                     let gap = rate.per / rate.count;
-                    (gap > 0).then(|| (window - 1) / gap + 1)
+                    (gap > 0).then(|| (span - 1) / gap + 1)
                 }
             }
         }
         LimiterKind::Nginx => {
             let rate = spec.nginx_rate(limit, window).ok()?;
             let delay = (spec.mode == LeakyMode::Queue).then_some(spec.delay);
-            Some(nginx_worst(rate, spec.burst.unwrap_or(0), delay, window))
+            Some(nginx_worst(rate, spec.burst.unwrap_or(0), delay, span))
         }
         LimiterKind::Haproxy => {
             let period = spec.haproxy_period(window).ok()?;
-            Some(haproxy_worst(spec.limit.unwrap_or(limit), period, window))
+            let limit = spec.limit.unwrap_or(limit);
+            let periods = haproxy_worst(limit, period, span);
+            let shortest = (period / 1000 - (period / 1000) % 2).max(2);
+            let ms = span.div_ceil(1000) + 2;
+            let weighted = u128::from(limit) * u128::from(ms) / u128::from(shortest);
+            // (Shown for a span within one period, where it crosses one boundary at most.)
+            if span <= period {
+                Some(periods.min(limit.saturating_add(weighted as u64).saturating_add(3)))
+            } else {
+                Some(periods)
+            }
         }
     }
 }
@@ -117,16 +146,30 @@ pub fn fleet_worst(
     limit: u64,
     window: Micros,
 ) -> Option<u64> {
+    fleet_worst_in(spec, fleet, limit, window, window)
+}
+
+#[cfg(feature = "fleet")]
+/// [`fleet_worst`] over any span of `span` µs up to the window: each part the single
+/// limiter's [`worst_in`] that span (a `sync` gateway's unseen admissions still bounded by
+/// what it can admit in `Δ + δ`).
+pub fn fleet_worst_in(
+    spec: &LimiterSpec,
+    fleet: &FleetSpec,
+    limit: u64,
+    window: Micros,
+    span: Micros,
+) -> Option<u64> {
     let mut one = spec.clone();
     one.fleet = None;
-    let single = worst_case(&one, limit, window)?;
+    let single = worst_in(&one, limit, window, span)?;
     let n = u64::from(fleet.gateways);
     let local = single.saturating_mul(n);
     match fleet.coord {
         Coord::Local => Some(local),
         Coord::Split => {
             one.servers = fleet.gateways;
-            worst_case(&one, limit, window)
+            worst_in(&one, limit, window, span)
         }
         Coord::Central {
             outage: Some(Outage { open: true, .. }),
@@ -139,7 +182,8 @@ pub fn fleet_worst(
         // own admissions by its own clock, so each stays within its limiter's worst window.
         Coord::Sync { .. } if fleet.skew > 0 => Some(local),
         Coord::Sync { every, delay } => {
-            let own = single.saturating_mul(every.saturating_add(delay).div_ceil(window));
+            let whole = worst_case(&one, limit, window)?;
+            let own = whole.saturating_mul(every.saturating_add(delay).div_ceil(window));
             Some(local.min(single.saturating_add((n - 1).saturating_mul(own))))
         }
     }

@@ -2,9 +2,10 @@
 //! coordination, gateways and clients, the bytes a run holds at its peak are within what
 //! [`Scenario::memory`] said before it ran (`per_run`), and where the run's state is large
 //! enough to matter (over 4 MB estimated), within four times of it for one limiter, alone or
-//! behind one gateway, and eleven for a fleet of several (each of its parts charged at its own
-//! worst case); retrying clients' tries depend on what the limiter rejects, and their
-//! estimate, every try rejected, is an upper bound only.
+//! behind one gateway, and five for a fleet of several (each of its parts charged at the most
+//! its coordination lets through), but for two coordinations that admit far less than that
+//! by design (see below); retrying clients' tries depend on what the limiter rejects, and
+//! their estimate, every try rejected, is an upper bound only.
 //!
 //! One test in this binary: the counter is the whole process's, so nothing else may run
 //! beside it.
@@ -113,14 +114,26 @@ fn the_estimate_bounds_the_measured_peak_and_is_close_to_it() {
                     // is every try rejected (the worst case), an upper bound only.
                     if estimate > 4 << 20 && !traffic.starts_with("retry") {
                         let ratio = estimate as f64 / peak.max(1) as f64;
-                        // One limiter (alone or behind one gateway): within 4x. A fleet of
-                        // several gateways charges each of its parts (the auditor, every
-                        // gateway's rings, the sync views) at its own worst case, which the
-                        // run's admissions rarely reach all at once: within 11x, the widest
-                        // measured being 10.4x (a lease larger than the limit under grouped
-                        // traffic at three times the limit). Closing that gap is open work.
+                        // One limiter (alone or behind one gateway): within 4x (2.3x
+                        // measured). A fleet of several gateways charges each of its parts
+                        // (the auditor, every gateway's rings, the sync views) at the most
+                        // its coordination lets through, which a run's timing can keep it
+                        // well under (a snapshot or a round trip that lands a boundary
+                        // burst's two instants in one window): within 5x (4.8x measured).
+                        // Two coordinations admit far less than their bound by design and
+                        // are held to what is measured: a lease larger than the limit (one
+                        // gateway holds the store's whole window while the others starve:
+                        // 8.3x) and sync with clocks skewed past the window (each gateway
+                        // counts the others' stamps as newer and admits less: 6.4x).
                         let fleet_of_many = fleet.is_some_and(|(n, _, _)| n > 1);
-                        let most = if fleet_of_many { 11.0 } else { 4.0 };
+                        let starved = matches!(fleet, Some((_, _, c)) if c.starts_with("lease") && limit < 10_000_000);
+                        let skewed = matches!(fleet, Some((_, _, c)) if c.contains("skew=30s") && c.starts_with("sync") && window < 30 * SECOND);
+                        let most = match (fleet_of_many, starved, skewed) {
+                            (false, _, _) => 4.0,
+                            (true, true, _) => 9.0,
+                            (true, _, true) => 7.0,
+                            (true, false, false) => 5.0,
+                        };
                         if !fleet_of_many {
                             worst_ratio = worst_ratio.max(ratio);
                         } else {

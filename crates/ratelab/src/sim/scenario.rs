@@ -228,8 +228,6 @@ impl Scenario {
         // A retrying fleet's parts, for a message.
         let (mut pending, mut in_a_second, mut busiest_second) = (0u64, 0u64, 0u64);
         let traffic = match &self.traffic {
-            // The two instants' times, built as a list and copied into a shared one.
-            TrafficSpec::BoundaryBurst { .. } => 2 * 2 * 8 * self.limit,
             // Grouped traffic lays each group out when it starts: the requests of a group's
             // span not yet sent, in a list or, while groups overlap, a heap that doubles
             // (24 bytes each while it grows).
@@ -316,7 +314,7 @@ impl Scenario {
         // for (a queue leaking more than one a µs), its burst and a window of leaking.
         // A fleet failing open admits every arrival while its store is down: no bound but
         // the window's arrivals.
-        let worst = match theory::worst_case(spec, self.limit, self.window) {
+        let worst = match self.worst(spec) {
             Some(w) => w,
             None if in_fleet(spec) => Micros::MAX,
             None => {
@@ -329,6 +327,9 @@ impl Scenario {
         let busiest = worst.min(self.most_in(self.window));
         let kept = busiest.max(self.limit).min(admissions);
         let audit = 16 * (kept + CHUNK as u64) + 64;
+        // The auditor grows when its admissions fill two thirds of it: the old buffer, at
+        // most 1.5 slots an admission, beside the new.
+        let audit_moving = 12 * (kept + CHUNK as u64);
         // A sliding log's ring grows to at most L slots, doubling (the old buffer beside the
         // new while it moves); a log that records rejects logs every decision, one that does
         // not only its admissions.
@@ -338,15 +339,24 @@ impl Scenario {
             admissions
         };
         // (A fleet's limiters are its own part, below.)
-        let own = match spec.kind {
-            LimiterKind::SlidingLog if !in_fleet(spec) => ring_bytes(self.limit, logged),
-            _ => 0,
-        } + 64 * k;
-        let queue = if spec.queues() {
-            // Departures still to come: at most the burst and one; a ring that doubles.
-            4 * 8 * burst.saturating_add(2).min(admissions.saturating_add(2)) + HISTOGRAM_BYTES
+        let log = spec.kind == LimiterKind::SlidingLog && !in_fleet(spec);
+        let own = if log {
+            ring_bytes(self.limit, logged)
         } else {
             0
+        } + 64 * k;
+        let own_moving = if log {
+            ring_moving(self.limit, logged)
+        } else {
+            0
+        };
+        // Departures still to come: at most the burst and one, 16 bytes each in a ring that
+        // doubles (and the half it grew from while it moves).
+        let waiting = burst.saturating_add(2).min(admissions.saturating_add(2));
+        let (queue, queue_moving) = if spec.queues() {
+            (32 * waiting + HISTOGRAM_BYTES, 16 * waiting)
+        } else {
+            (0, 0)
         };
         let fleet = self.fleet_memory(spec);
         #[cfg(feature = "fleet")]
@@ -377,6 +387,10 @@ impl Scenario {
             kept,
             audit,
             own: own + queue + fleet.total(),
+            moving: audit_moving
+                .max(own_moving)
+                .max(queue_moving)
+                .max(fleet.moving),
             fleet,
             advice,
         }
@@ -412,7 +426,15 @@ impl Scenario {
                 let all = (self.flood_length() / every).saturating_add(2);
                 all.min((span.saturating_add(*every) / every).saturating_add(1))
             }
-            TrafficSpec::BoundaryBurst { .. } => self.limit.saturating_mul(2).saturating_add(2),
+            // `L` at each of two instants, `before + after` apart.
+            TrafficSpec::BoundaryBurst { before, after } => {
+                let instants = if span > before.saturating_add(*after) {
+                    2
+                } else {
+                    1
+                };
+                self.limit.saturating_mul(instants)
+            }
             TrafficSpec::Retry { .. } => self
                 .traffic
                 .client_groups()
@@ -429,10 +451,17 @@ impl Scenario {
 
     /// More admissions than `spec` makes in a run: the run's admissions
     /// ([`Scenario::most_admissions`]), and no more than its worst window's in each window the
-    /// run spans.
+    /// run spans (with every arrival within one span, its worst in that span). A queue
+    /// admits what the same bucket without one would, only later. Under `central` and
+    /// `lease` every admission is one the store granted: no more than one shared limiter's.
     fn most_admitted(&self, spec: &LimiterSpec) -> u64 {
         let all = self.most_admissions();
-        match theory::worst_case(spec, self.limit, self.window) {
+        let mut deciding = spec.clone();
+        if spec.queues() {
+            deciding.mode = LeakyMode::Meter;
+        }
+        let most = match self.worst(&deciding) {
+            Some(worst) if self.arrival_span(&deciding) < self.window => all.min(worst),
             Some(worst) => {
                 let windows = self
                     .horizon()
@@ -441,6 +470,51 @@ impl Scenario {
                 all.min(worst.saturating_mul(windows))
             }
             None => all,
+        };
+        #[cfg(feature = "fleet")]
+        if let Some(fleet) = spec.fleet {
+            let granted = match fleet.coord {
+                Coord::Central {
+                    outage: Some(Outage { open: true, .. }),
+                    ..
+                } => false,
+                Coord::Central { .. } | Coord::Lease { .. } => true,
+                _ => false,
+            };
+            if granted {
+                let mut one = spec.clone();
+                one.fleet = None;
+                return most.min(self.most_admitted(&one));
+            }
+        }
+        most
+    }
+
+    /// A span shorter than the window that holds every arrival `spec` decides on, or the
+    /// window: a boundary burst's two instants are `before + after` apart, and a limiter
+    /// that decides when a request arrives admits within that span (one that queues lets
+    /// requests leave later).
+    fn arrival_span(&self, spec: &LimiterSpec) -> Micros {
+        match self.traffic {
+            TrafficSpec::BoundaryBurst { before, after } if !spec.queues() => before
+                .saturating_add(after)
+                .saturating_add(1)
+                .min(self.window),
+            _ => self.window,
+        }
+    }
+
+    /// The most `spec` admits in any window of this run, where theory knows it
+    /// ([`theory::worst_in`] the span that holds every arrival it decides on).
+    /// Arrivals at two instants also meet it at most twice what it admits in one instant.
+    fn worst(&self, spec: &LimiterSpec) -> Option<u64> {
+        let span = self.arrival_span(spec);
+        let worst = theory::worst_in(spec, self.limit, self.window, span)?;
+        if span < self.window {
+            let instant = theory::worst_in(spec, self.limit, self.window, 1)?;
+            Some(worst.min(instant.saturating_mul(2)))
+        } else {
+            Some(worst)
         }
     }
 
@@ -482,13 +556,18 @@ impl Scenario {
         // A sliding log's ring: 12 bytes a slot it fills (see `lane_memory`), the gateways'
         // together filled by at most every admission; the shared limiter and the store's
         // each one ring of the whole limit.
+        // `count` rings of `each` slots: together no more slots than twice the admissions
+        // (and eight each), no more than `each` apiece; one of them moving at a time.
         let rings = |count: u64, each: u64| {
             if log {
-                ring_bytes(count.saturating_mul(each), a)
+                8 * (2 * a)
+                    .max(8 * count)
+                    .min(count.saturating_mul(each.max(8)))
             } else {
                 0
             }
         };
+        let log_moving = |each: u64| if log { ring_moving(each, a) } else { 0 };
         // One gateway's busiest window: its limiter's worst, and no more than a window's
         // arrivals.
         // (A lease carries up to `B − 1` permits into a window; failing open, every arrival.)
@@ -497,14 +576,15 @@ impl Scenario {
                 outage: Some(Outage { open: true, .. }),
                 ..
             } => Micros::MAX,
-            Coord::Lease { size, .. } => theory::worst_case(&one, self.limit, self.window)
+            Coord::Lease { size, .. } => self
+                .worst(&one)
                 .unwrap_or(self.limit)
                 .saturating_add(size - 1),
-            _ => theory::worst_case(&one, self.limit, self.window).unwrap_or(self.limit),
+            _ => self.worst(&one).unwrap_or(self.limit),
         }
         .min(self.most_in(self.window));
-        // Each gateway's busiest-window ring: at most twice its busiest and the half it grew
-        // from while it moves, 24 bytes an admission, at least 8 slots.
+        // Each gateway's busiest-window ring: at most twice its busiest, 16 bytes an
+        // admission, at least 8 slots; and, while one of them moves, the half it grew from.
         // Together the gateways' busiest windows hold no more than what reaches each in a
         // window: round-robin deals any run of arrivals out evenly (a window's to each, and
         // one), a random or skewed route its share and eight standard deviations of a binomial
@@ -516,14 +596,18 @@ impl Scenario {
                 .saturating_add((8.0 * ((n as f64) * (w as f64)).sqrt()) as u64)
                 .saturating_add(64 * n),
         };
-        let busiest = 24 * n.saturating_mul(single).min(routed).min(a) + n * (24 * 8 + 64);
+        let busiest_all = n.saturating_mul(single).min(routed).min(a);
+        let busiest = 16 * busiest_all + n * (16 * 8 + 64);
+        let mut moving = (8 * single.min(busiest_all)).max(log_moving(self.limit));
         // The shared limiter, and the store's under `central` and `lease`: a lease takes up
         // to its size of permits a request, each one the store's admission, so the store's
         // log fills with the limit however few requests come.
         let store = match fleet.coord {
             Coord::Central { .. } => rings(1, self.limit),
             Coord::Lease { size, .. } if log => {
-                12 * self.limit.min(self.most_decisions().saturating_mul(size))
+                let permits = self.limit.min(self.most_decisions().saturating_mul(size));
+                moving = moving.max(ring_moving(self.limit, permits));
+                ring_bytes(self.limit, permits)
             }
             _ => 0,
         };
@@ -546,37 +630,47 @@ impl Scenario {
             // admit in `every + delay`, by [`theory::fleet_worst`]'s reasoning), and for
             // sliding logs every admission in the window (with the clocks skewed, each
             // gateway's stamps over a window and the skew; counters' over two windows):
-            // 8 bytes each in deques that double (24 while one moves), and every admission
-            // of the run at the most.
+            // 8 bytes each in deques that double (16 an entry, and the half one grew from while
+            // it moves), and every admission of the run at the most.
             let own = single.saturating_mul((every.saturating_add(delay)).div_ceil(self.window));
             let windows = 1
                 + fleet.skew.div_ceil(self.window.max(1))
                 + u64::from(spec.kind == LimiterKind::SlidingWindowCounter);
+            // The clocks differ only with a skew and more than one gateway (the first reads
+            // the backend's clock, the others spread up to the skew ahead).
+            let skewed = fleet.skew > 0 && n > 1;
             let stamps = log
                 || (matches!(
                     spec.kind,
                     LimiterKind::FixedWindow | LimiterKind::SlidingWindowCounter
-                ) && fleet.skew > 0);
+                ) && skewed);
             // Every admission is one gateway's: all of theirs together are no more than the
             // run's admissions in the span.
             let recent = if stamps {
                 let span = self.window.saturating_mul(windows);
-                24 * n
-                    .saturating_mul(single)
+                n.saturating_mul(single)
                     .saturating_mul(windows)
                     .min(self.most_in(span))
+                    .min(a)
             } else {
                 0
             };
-            let own = n
-                .saturating_mul(own)
-                .min(self.most_in(every.saturating_add(delay)));
-            sync = snapshots.saturating_mul(3 * 64 + 160) + 24 * own + n * 64 + recent;
+            // Skewed views count their stamps alone, keeping nothing since the snapshot.
+            let own = if skewed && stamps {
+                0
+            } else {
+                n.saturating_mul(own)
+                    .min(self.most_in(every.saturating_add(delay)))
+                    .min(a)
+            };
+            moving = moving.max(8 * own.max(recent));
+            sync = snapshots.saturating_mul(3 * 64 + 160) + 16 * (own + recent) + n * 64;
         }
         FleetMemory {
             gateways: n,
             state: state + busiest,
             sync,
+            moving,
         }
     }
 
@@ -895,18 +989,11 @@ impl Scenario {
                     self.window + Arrivals::flood_offset(*start, self.limit, self.window, *every);
                 Arrivals::grid(first, *every, first + self.flood_length())
             }
-            TrafficSpec::BoundaryBurst { before, after } => {
-                let mut times = vec![self.window - before; self.limit as usize];
-                times.extend(std::iter::repeat_n(
-                    self.window + after,
-                    self.limit as usize,
-                ));
-                Arrivals::List {
-                    times: times.into(),
-                    next: 0,
-                    base: 0,
-                }
-            }
+            TrafficSpec::BoundaryBurst { before, after } => Arrivals::Instants {
+                at: [self.window - before, self.window + after],
+                each: self.limit,
+                sent: 0,
+            },
             TrafficSpec::Retry { rate, .. } => Arrivals::Poisson(Poisson::new(
                 rng,
                 rate.count as f64 / rate.per as f64,
@@ -1164,6 +1251,9 @@ pub struct LaneMemory {
     pub own: u64,
     /// A fleet's part of `own` (all 0 for a single limiter).
     pub fleet: FleetMemory,
+    /// The most any one of its buffers holds beside itself while it grows (the old buffer
+    /// while it moves into the new): counted once a run, as only one grows at a time.
+    pub moving: u64,
     /// What to change to need less, for a message: the part that takes the most.
     pub advice: &'static str,
 }
@@ -1178,6 +1268,9 @@ pub struct FleetMemory {
     pub state: u64,
     /// `sync`: the snapshots on their way and each gateway's admissions since its snapshot.
     pub sync: u64,
+    /// The most any one of its buffers holds beside itself while it grows (the half it grew
+    /// from): counted once a run, as only one grows at a time.
+    pub moving: u64,
 }
 
 impl FleetMemory {
@@ -1188,12 +1281,16 @@ impl FleetMemory {
 }
 
 impl Memory {
-    /// What one run keeps: its limiters (one auditor possibly growing into a copy of itself)
-    /// and its traffic.
+    /// What one run keeps: its limiters (one of their buffers possibly growing, the old
+    /// beside the new) and its traffic.
     pub fn per_run(&self) -> u64 {
         let lanes: u64 = self.lanes.iter().map(|l| l.audit + l.own).sum();
-        let growing = self.lanes.iter().map(|l| l.audit).max().unwrap_or(0);
-        lanes + growing + self.traffic
+        lanes + self.growing() + self.traffic
+    }
+
+    /// The most a run holds beside its buffers while one of them grows.
+    pub fn growing(&self) -> u64 {
+        self.lanes.iter().map(|l| l.moving).max().unwrap_or(0)
     }
 
     /// The whole simulation with `concurrent` runs at once.
@@ -1238,14 +1335,14 @@ impl Memory {
                 self.retries,
                 format_bytes(self.busiest_second * concurrent),
                 self.in_a_second,
-                format_bytes((lanes + self.lanes.iter().map(|l| l.audit).max().unwrap_or(0)) * concurrent),
+                format_bytes((lanes + self.growing()) * concurrent),
                 format_bytes(BASE_BYTES + self.replay + self.results),
             ),
             1 => format!(
-                "about {}: {} for the traffic (a boundary burst's 2 × L times at 32 bytes, or the requests of a group's span at 24 bytes), {} for the limiters' state, {} for the process; the most is {budget}: use a smaller limit or a lower load",
+                "about {}: {} for the traffic (the requests of a group's span, at 24 bytes), {} for the limiters' state, {} for the process; the most is {budget}: use a smaller limit or a lower load",
                 format_bytes(total),
                 format_bytes(self.traffic * concurrent),
-                format_bytes((lanes + self.lanes.iter().map(|l| l.audit).max().unwrap_or(0)) * concurrent),
+                format_bytes((lanes + self.growing()) * concurrent),
                 format_bytes(BASE_BYTES + self.replay + self.results),
             ),
             _ => {
@@ -1293,9 +1390,9 @@ impl Memory {
                     String::new()
                 };
                 // The rest of the total, so that the parts add up to it.
-                let growing = self.lanes.iter().map(|l| l.audit).max().unwrap_or(0) * concurrent;
+                let growing = self.growing() * concurrent;
                 let mut rest = format!(
-                    "{} while an auditor grows, {} for the process",
+                    "{} while a buffer grows, {} for the process",
                     format_bytes(growing),
                     format_bytes(BASE_BYTES)
                 );
@@ -1336,14 +1433,16 @@ fn in_fleet(spec: &LimiterSpec) -> bool {
     }
 }
 
-/// A sliding log's ring of `limit` slots holding `entries` (at most `limit`): it doubles up
-/// to `limit`, the old buffer beside the new while it moves, so at its peak it holds 3 slots
-/// an entry, or the whole `limit` and the half it grew from.
+/// A sliding log's ring of `limit` slots holding `entries`: it doubles from 8 slots up to
+/// `limit`, so it holds at most two slots an entry, and never more than `limit`.
 fn ring_bytes(limit: u64, entries: u64) -> u64 {
-    8 * entries
-        .min(limit)
-        .saturating_mul(3)
-        .min(limit.saturating_mul(2))
+    8 * entries.saturating_mul(2).max(8).min(limit)
+}
+
+/// What the same ring holds beside itself while it grows: the old buffer, full, of at most
+/// `entries` and `limit` slots.
+fn ring_moving(limit: u64, entries: u64) -> u64 {
+    8 * entries.min(limit)
 }
 
 /// Bytes for people: `3.1 GB`, `512 MB`, `40 KB` (powers of 1024).

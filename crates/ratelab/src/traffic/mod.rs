@@ -55,6 +55,16 @@ pub enum Arrivals {
         /// Subtracted from every time.
         base: Micros,
     },
+    /// `each` requests at each of a few instants (the boundary burst), held as the instants
+    /// and a count: nothing per request.
+    Instants {
+        /// The instants, in order.
+        at: [Micros; 2],
+        /// Requests at each instant.
+        each: u64,
+        /// How many have been sent.
+        sent: u64,
+    },
 }
 
 impl Iterator for Arrivals {
@@ -78,6 +88,11 @@ impl Iterator for Arrivals {
                 let t = *times.get(*next)?;
                 *next += 1;
                 Some(t - *base)
+            }
+            Arrivals::Instants { at, each, sent } => {
+                let t = *at.get(usize::try_from(*sent / (*each).max(1)).ok()?)?;
+                *sent += 1;
+                Some(t)
             }
         }
     }

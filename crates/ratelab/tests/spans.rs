@@ -1,0 +1,87 @@
+//! `theory::worst_in`: the most a limiter admits in any span shorter than its window, the
+//! bound the memory estimate charges a boundary burst's two instants with. Each limiter faces
+//! bursts at a few instants and random gaps between them, and the most it admitted (when
+//! each admission takes effect) in any `(t − span, t]` is held to the bound, for every span.
+//!
+//! A bound that forgot what a sliding-window counter admits past a boundary (`L` alone), or
+//! what a bucket refills within the span (its burst alone), fails here: the bursts straddle
+//! boundaries, and the spans run from one µs to the window.
+
+use proptest::prelude::*;
+use ratelab::limiter::{Decide, Decision};
+use ratelab::theory::worst_in;
+use ratelab::time::{Micros, MS, SECOND};
+use ratelab::{LimiterSpec, Scenario};
+
+const KINDS: &[&str] = &[
+    "fixed-window",
+    "fixed-window:record-rejects=true",
+    "sliding-window-counter",
+    "sliding-window-counter:record-rejects=true",
+    "sliding-log",
+    "token-bucket",
+    "token-bucket:burst=3",
+    "gcra:burst=7",
+    "leaky-bucket:burst=5",
+    "leaky-bucket:mode=queue,burst=5",
+    "nginx:rate=20r/s,burst=4,nodelay",
+    "nginx:rate=600r/m,burst=4,nodelay",
+    "nginx:rate=20r/s,burst=6,delay=2",
+    "haproxy",
+    "haproxy:record-rejects=true",
+];
+
+/// The most of `times` (sorted) in any `(t − span, t]`.
+fn most_in(times: &[Micros], span: Micros) -> u64 {
+    let (mut first, mut most) = (0, 0);
+    for (i, &t) in times.iter().enumerate() {
+        while times[first] + span <= t {
+            first += 1;
+        }
+        most = most.max((i + 1 - first) as u64);
+    }
+    most
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+    #[test]
+    fn no_limiter_admits_more_in_a_span_than_its_bound(
+        kind in 0..KINDS.len(),
+        limit in 1u64..40,
+        window_ms in 2u64..3_000,
+        // Instants: (gap from the last, in µs; how many requests there).
+        instants in proptest::collection::vec((0u64..1_500_000, 1u64..80), 1..40),
+        spans in proptest::collection::vec(1u64..3_000_000, 1..6),
+    ) {
+        let window = window_ms * MS;
+        let spec = LimiterSpec::parse(KINDS[kind]).expect("valid");
+        let scenario = Scenario { limit, window, ..Scenario::default() };
+        let Ok(mut limiter) = scenario.build_limiter(&spec, 0) else {
+            // A limiter this scenario can't build (none here but nginx's rate finer than a
+            // millisecond's leak) is refused by its checks.
+            return Ok(());
+        };
+        let mut admitted = Vec::new();
+        let mut t = window - 1;
+        for (gap, count) in instants {
+            t += gap;
+            for _ in 0..count {
+                if let Decision::Admit { at } = limiter.decide(t) {
+                    admitted.push(at);
+                }
+            }
+        }
+        admitted.sort_unstable();
+        for span in spans.into_iter().chain([1, MS, SECOND / 2, window]) {
+            let span = span.clamp(1, window);
+            let bound = worst_in(&spec, limit, window, span).expect("a known bound");
+            let got = most_in(&admitted, span);
+            prop_assert!(
+                got <= bound,
+                "{}: {got} admitted within {span} µs, over the bound {bound} (L = {limit}, W = {window} µs)",
+                KINDS[kind]
+            );
+        }
+    }
+}
