@@ -989,7 +989,7 @@ impl Scenario {
                     self.window + Arrivals::flood_offset(*start, self.limit, self.window, *every);
                 Arrivals::grid(first, *every, first + self.flood_length())
             }
-            TrafficSpec::BoundaryBurst { before, after } => Arrivals::Instants {
+            TrafficSpec::BoundaryBurst { before, after } => Arrivals::Bursts {
                 at: [self.window - before, self.window + after],
                 each: self.limit,
                 sent: 0,

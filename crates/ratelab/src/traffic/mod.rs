@@ -57,7 +57,7 @@ pub enum Arrivals {
     },
     /// `each` requests at each of a few instants (the boundary burst), held as the instants
     /// and a count: nothing per request.
-    Instants {
+    Bursts {
         /// The instants, in order.
         at: [Micros; 2],
         /// Requests at each instant.
@@ -89,7 +89,7 @@ impl Iterator for Arrivals {
                 *next += 1;
                 Some(t - *base)
             }
-            Arrivals::Instants { at, each, sent } => {
+            Arrivals::Bursts { at, each, sent } => {
                 let t = *at.get(usize::try_from(*sent / (*each).max(1)).ok()?)?;
                 *sent += 1;
                 Some(t)
