@@ -149,6 +149,8 @@ fn demo(a: &DemoArgs) -> Result<String, String> {
         traffic: TrafficSpec::BoundaryBurst {
             before: gap,
             after: gap,
+            first: None,
+            second: None,
         },
         limit,
         window,

@@ -144,11 +144,19 @@ fn traffic_text(spec: &TrafficSpec) -> String {
             }
             keys
         }
-        TrafficSpec::BoundaryBurst { before, after } => {
-            vec![
+        TrafficSpec::BoundaryBurst {
+            before,
+            after,
+            first,
+            second,
+        } => {
+            let mut keys = vec![
                 format!("before={}", us(*before)),
                 format!("after={}", us(*after)),
-            ]
+            ];
+            keys.extend(first.map(|n| format!("first={n}")));
+            keys.extend(second.map(|n| format!("second={n}")));
+            keys
         }
         TrafficSpec::Retry {
             rate: r,

@@ -101,8 +101,17 @@ fn traffic() -> impl Strategy<Value = TrafficSpec> {
                     }
                 }
             ),
-        (extreme_duration(), extreme_duration())
-            .prop_map(|(before, after)| TrafficSpec::BoundaryBurst { before, after }),
+        (
+            extreme_duration(),
+            extreme_duration(),
+            proptest::option::of(0..1_000u64)
+        )
+            .prop_map(|(before, after, first)| TrafficSpec::BoundaryBurst {
+                before,
+                after,
+                first,
+                second: first.map(|n| 2 * n),
+            }),
     ]
 }
 

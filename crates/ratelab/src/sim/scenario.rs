@@ -426,14 +426,14 @@ impl Scenario {
                 let all = (self.flood_length() / every).saturating_add(2);
                 all.min((span.saturating_add(*every) / every).saturating_add(1))
             }
-            // `L` at each of two instants, `before + after` apart.
-            TrafficSpec::BoundaryBurst { before, after } => {
-                let instants = if span > before.saturating_add(*after) {
-                    2
+            // Its two ticks' requests, `before + after` apart.
+            TrafficSpec::BoundaryBurst { before, after, .. } => {
+                let [first, second] = self.ticks();
+                if span > before.saturating_add(*after) {
+                    first.saturating_add(second)
                 } else {
-                    1
-                };
-                self.limit.saturating_mul(instants)
+                    first.max(second)
+                }
             }
             TrafficSpec::Retry { .. } => self
                 .traffic
@@ -490,13 +490,23 @@ impl Scenario {
         most
     }
 
+    /// A boundary burst's requests at its two ticks (the limit each unless given).
+    fn ticks(&self) -> [u64; 2] {
+        match self.traffic {
+            TrafficSpec::BoundaryBurst { first, second, .. } => {
+                [first.unwrap_or(self.limit), second.unwrap_or(self.limit)]
+            }
+            _ => [0, 0],
+        }
+    }
+
     /// A span shorter than the window that holds every arrival `spec` decides on, or the
     /// window: a boundary burst's two instants are `before + after` apart, and a limiter
     /// that decides when a request arrives admits within that span (one that queues lets
     /// requests leave later).
     fn arrival_span(&self, spec: &LimiterSpec) -> Micros {
         match self.traffic {
-            TrafficSpec::BoundaryBurst { before, after } if !spec.queues() => before
+            TrafficSpec::BoundaryBurst { before, after, .. } if !spec.queues() => before
                 .saturating_add(after)
                 .saturating_add(1)
                 .min(self.window),
@@ -740,7 +750,7 @@ impl Scenario {
                     ));
                 }
             }
-            TrafficSpec::BoundaryBurst { before, after }
+            TrafficSpec::BoundaryBurst { before, after, .. }
                 if *before > self.window || *after >= self.window =>
             {
                 return Err(Error::invalid(
@@ -827,7 +837,10 @@ impl Scenario {
             | TrafficSpec::Groups { load, .. }
             | TrafficSpec::OnOff { load } => self.rate_per_us(*load) * self.duration as f64,
             TrafficSpec::Flood { every, .. } => (self.flood_length() / every) as f64,
-            TrafficSpec::BoundaryBurst { .. } => 2.0 * self.limit as f64,
+            TrafficSpec::BoundaryBurst { .. } => {
+                let [first, second] = self.ticks();
+                first as f64 + second as f64
+            }
             TrafficSpec::Retry { rate, spike, .. } => {
                 (rate.count as f64 * self.duration as f64 / rate.per as f64 + *spike as f64)
                     * self.traffic.client_count() as f64
@@ -989,9 +1002,9 @@ impl Scenario {
                     self.window + Arrivals::flood_offset(*start, self.limit, self.window, *every);
                 Arrivals::grid(first, *every, first + self.flood_length())
             }
-            TrafficSpec::BoundaryBurst { before, after } => Arrivals::Bursts {
+            TrafficSpec::BoundaryBurst { before, after, .. } => Arrivals::Bursts {
                 at: [self.window - before, self.window + after],
-                each: self.limit,
+                counts: self.ticks(),
                 sent: 0,
             },
             TrafficSpec::Retry { rate, .. } => Arrivals::Poisson(Poisson::new(

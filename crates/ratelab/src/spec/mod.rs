@@ -370,6 +370,10 @@ pub enum TrafficSpec {
         before: Micros,
         /// How long after the boundary the second tick comes.
         after: Micros,
+        /// Requests at the first tick (`None`: the limit).
+        first: Option<u64>,
+        /// Requests at the second tick (`None`: the limit).
+        second: Option<u64>,
     },
     /// A steady client with a one-off spike whose rejected requests retry.
     Retry {
@@ -474,6 +478,8 @@ impl TrafficSpec {
             "boundary-burst" => TrafficSpec::BoundaryBurst {
                 before: get.duration_min("before", 500_000, 1)?,
                 after: get.duration_min("after", 500_000, 0)?,
+                first: get.count("first", 0, MAX_TICK)?,
+                second: get.count("second", 0, MAX_TICK)?,
             },
             "retry" => retry::parse_retry(&mut get)?,
             "replay" => TrafficSpec::Replay(parse_replay(&mut get)?),
@@ -490,7 +496,7 @@ impl TrafficSpec {
                 "load=X"
             }
             TrafficSpec::Flood { .. } => "start=DUR|worst, every=DUR, for=DUR",
-            TrafficSpec::BoundaryBurst { .. } => "before=DUR, after=DUR",
+            TrafficSpec::BoundaryBurst { .. } => "before=DUR, after=DUR, first=N, second=N",
             TrafficSpec::Retry { .. } => retry::RETRY_KEYS,
             TrafficSpec::Replay(_) => {
                 "file=PATH, format=auto|seconds|ms|iso|access-log, client=IP, field=NAME:VALUE"
@@ -643,6 +649,10 @@ fn parse_replay(get: &mut Keys<'_>) -> Result<Replay, Error> {
     })
 }
 
+/// The most requests a boundary burst's tick may hold (`first`, `second`): a hundred times
+/// the largest limit.
+pub const MAX_TICK: u64 = 100_000_000;
+
 /// Key-value pairs of a traffic spec, taken one by one so that leftovers can be reported.
 struct Keys<'a> {
     name: &'a str,
@@ -664,6 +674,14 @@ impl<'a> Keys<'a> {
             None => Ok(0.8),
             Some(v) => parse_load(&format!("{}: load", self.name), v),
         }
+    }
+
+    /// A whole number in `min..=max`, if given.
+    fn count(&mut self, key: &str, min: u64, max: u64) -> Result<Option<u64>, Error> {
+        let what = format!("{}: {key}", self.name);
+        self.take(key)
+            .map(|v| parse_count(&what, v, min, max))
+            .transpose()
     }
 
     fn duration_min(&mut self, key: &str, default: Micros, min: Micros) -> Result<Micros, Error> {
@@ -1064,6 +1082,31 @@ mod tests {
             ],
         );
         check("boundary-burst:before=0s", &["boundary-burst: before"]);
+        check(
+            "boundary-burst:first=100000001",
+            &["boundary-burst: first", "from 0 to 100000000"],
+        );
+        check("boundary-burst:second=-1", &["boundary-burst: second"]);
+    }
+
+    #[test]
+    fn a_boundary_burst_sends_its_ticks_requests() {
+        // The essay's rejected row: 60 before the boundary, 120 after, at L = 60.
+        let s = crate::Scenario {
+            traffic: TrafficSpec::parse("boundary-burst:first=60,second=120").expect("valid"),
+            limit: 60,
+            ..crate::Scenario::default()
+        };
+        let times: Vec<Micros> = s.arrivals(0).collect();
+        assert_eq!(times.len(), 180);
+        assert!(times[..60].iter().all(|&t| t == s.window - 500_000));
+        assert!(times[60..].iter().all(|&t| t == s.window + 500_000));
+        let plain = crate::Scenario {
+            traffic: TrafficSpec::parse("boundary-burst").expect("valid"),
+            limit: 7,
+            ..crate::Scenario::default()
+        };
+        assert_eq!(plain.arrivals(0).count(), 14, "the limit at each tick");
     }
 
     #[test]

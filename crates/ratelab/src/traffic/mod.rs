@@ -55,13 +55,13 @@ pub enum Arrivals {
         /// Subtracted from every time.
         base: Micros,
     },
-    /// `each` requests at each of a few instants (the boundary burst), held as the instants
-    /// and a count: nothing per request.
+    /// Requests at two instants (the boundary burst), held as the instants and their counts:
+    /// nothing per request.
     Bursts {
         /// The instants, in order.
         at: [Micros; 2],
         /// Requests at each instant.
-        each: u64,
+        counts: [u64; 2],
         /// How many have been sent.
         sent: u64,
     },
@@ -89,8 +89,14 @@ impl Iterator for Arrivals {
                 *next += 1;
                 Some(t - *base)
             }
-            Arrivals::Bursts { at, each, sent } => {
-                let t = *at.get(usize::try_from(*sent / (*each).max(1)).ok()?)?;
+            Arrivals::Bursts { at, counts, sent } => {
+                let t = if *sent < counts[0] {
+                    at[0]
+                } else if *sent - counts[0] < counts[1] {
+                    at[1]
+                } else {
+                    return None;
+                };
                 *sent += 1;
                 Some(t)
             }
