@@ -121,8 +121,12 @@ fn limiter_text(spec: &LimiterSpec) -> String {
 
 fn traffic_text(spec: &TrafficSpec) -> String {
     let keys = match spec {
+        TrafficSpec::OnOff { load, active, busy } => vec![
+            format!("load={load}"),
+            format!("active={}", us(*active)),
+            format!("busy={busy}"),
+        ],
         TrafficSpec::Steady { load }
-        | TrafficSpec::OnOff { load }
         | TrafficSpec::Groups {
             shape: Shape::SmallBursts | Shape::PageLoads | Shape::BigBursts,
             load,

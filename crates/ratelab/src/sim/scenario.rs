@@ -420,8 +420,8 @@ impl Scenario {
                 let m = shape.mean_size();
                 sure(mean(*load), mean(*load) * (2.0 * m - 1.0)).saturating_add(64 * m as u64)
             }
-            // Active at five times the average rate: at most that rate all the span.
-            TrafficSpec::OnOff { load } => sure(5.0 * mean(*load), 5.0 * mean(*load)),
+            // Active at `1 / busy` times the average rate: at most that rate all the span.
+            TrafficSpec::OnOff { load, busy, .. } => sure(mean(*load) / busy, mean(*load) / busy),
             TrafficSpec::Flood { every, .. } => {
                 let all = (self.flood_length() / every).saturating_add(2);
                 all.min((span.saturating_add(*every) / every).saturating_add(1))
@@ -835,7 +835,7 @@ impl Scenario {
         match &self.traffic {
             TrafficSpec::Steady { load }
             | TrafficSpec::Groups { load, .. }
-            | TrafficSpec::OnOff { load } => self.rate_per_us(*load) * self.duration as f64,
+            | TrafficSpec::OnOff { load, .. } => self.rate_per_us(*load) * self.duration as f64,
             TrafficSpec::Flood { every, .. } => (self.flood_length() / every) as f64,
             TrafficSpec::BoundaryBurst { .. } => {
                 let [first, second] = self.ticks();
@@ -994,9 +994,13 @@ impl Scenario {
                 self.rate_per_us(*load),
                 self.duration,
             )),
-            TrafficSpec::OnOff { load } => {
-                Arrivals::OnOff(OnOff::new(rng, self.rate_per_us(*load), self.duration))
-            }
+            TrafficSpec::OnOff { load, active, busy } => Arrivals::OnOff(OnOff::new(
+                rng,
+                self.rate_per_us(*load),
+                self.duration,
+                *active,
+                *busy,
+            )),
             TrafficSpec::Flood { start, every, .. } => {
                 let first =
                     self.window + Arrivals::flood_offset(*start, self.limit, self.window, *every);

@@ -18,7 +18,7 @@ pub use retry::{group_keys, policy_keys, MAX_CLIENTS, MAX_GROUPS};
 use crate::error::Error;
 use crate::import::{Field, Filter, Format, FIELD_NAMES, FORMAT_NAMES};
 use crate::limiter::{LeakyMode, Rate};
-use crate::time::{parse_duration, Micros, SECOND};
+use crate::time::{format_duration, parse_duration, Micros, MS, SECOND};
 use crate::traffic::{ClientGroup, FloodStart, RetryPolicy, Shape};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -271,7 +271,7 @@ impl LimiterSpec {
     pub fn haproxy_period(&self, window: Micros) -> Result<Micros, Error> {
         match self.period {
             Some(p) => Ok(p),
-            None => parse_haproxy_period("haproxy: period", &crate::time::format_duration(window))
+            None => parse_haproxy_period("haproxy: period", &format_duration(window))
                 .map_err(|_| Error::Missing {
                     what: "limiter haproxy".into(),
                     key: "period=DUR (the window is not a whole number of milliseconds from 2ms to 298h)".into(),
@@ -350,10 +350,16 @@ pub enum TrafficSpec {
         /// Average load as a share of the limit.
         load: f64,
     },
-    /// Heavy-tailed active periods (Pareto, α = 1.5), busy 20% of the time.
+    /// Heavy-tailed active periods (Pareto, α = 1.5), busy a share of the time, Poisson at
+    /// the average rate over that share while active.
     OnOff {
         /// Average load as a share of the limit.
         load: f64,
+        /// The mean active period (30 s unless given).
+        active: Micros,
+        /// The share of time active (0.2 unless given): the rate while active is the
+        /// average's `1 / busy` times.
+        busy: f64,
     },
     /// Quiet for one window, then one request per `every` for `length`.
     Flood {
@@ -459,7 +465,14 @@ impl TrafficSpec {
                 },
                 load: get.load()?,
             },
-            "on-off" => TrafficSpec::OnOff { load: get.load()? },
+            "on-off" => TrafficSpec::OnOff {
+                load: get.load()?,
+                active: get.duration_min("active", ON_ACTIVE, MS)?,
+                busy: match get.take("busy") {
+                    None => ON_BUSY,
+                    Some(v) => parse_share("on-off: busy", v)?,
+                },
+            },
             "flood" => TrafficSpec::Flood {
                 start: match get.take("start") {
                     None | Some("worst") => FloodStart::Worst,
@@ -492,9 +505,8 @@ impl TrafficSpec {
     /// The keys this traffic accepts, for messages.
     fn keys(&self) -> &'static str {
         match self {
-            TrafficSpec::Steady { .. } | TrafficSpec::Groups { .. } | TrafficSpec::OnOff { .. } => {
-                "load=X"
-            }
+            TrafficSpec::Steady { .. } | TrafficSpec::Groups { .. } => "load=X",
+            TrafficSpec::OnOff { .. } => "load=X, active=DUR, busy=SHARE",
             TrafficSpec::Flood { .. } => "start=DUR|worst, every=DUR, for=DUR",
             TrafficSpec::BoundaryBurst { .. } => "before=DUR, after=DUR, first=N, second=N",
             TrafficSpec::Retry { .. } => retry::RETRY_KEYS,
@@ -691,7 +703,8 @@ impl<'a> Keys<'a> {
             Some(v) => {
                 let d = parse_duration(&what, v)?;
                 if d < min {
-                    return Err(Error::invalid(&what, v, "a duration of at least 1us"));
+                    let least = format!("a duration of at least {}", format_duration(min.max(1)));
+                    return Err(Error::invalid(&what, v, &least));
                 }
                 Ok(d)
             }
@@ -784,6 +797,26 @@ pub fn parse_load(what: &str, text: &str) -> Result<f64, Error> {
     let v = crate::decimal::parse(number).ok_or_else(|| Error::invalid(what, text, accepted))?;
     let v = v / scale;
     if !(v > 0.0 && v <= MAX_LOAD) {
+        return Err(Error::invalid(what, text, accepted));
+    }
+    Ok(v)
+}
+
+/// The on/off client's mean active period unless given: 30 s.
+pub const ON_ACTIVE: Micros = 30 * SECOND;
+/// The on/off client's share of time active unless given: 20%.
+pub const ON_BUSY: f64 = 0.2;
+
+/// Parses a share of time above 0 and at most 1: `0.2` or `20%`.
+pub fn parse_share(what: &str, text: &str) -> Result<f64, Error> {
+    let accepted = "a share above 0 and at most 1, like 0.2 or 20%";
+    let (number, scale) = match text.strip_suffix('%') {
+        Some(n) => (n, 100.0),
+        None => (text, 1.0),
+    };
+    let v = crate::decimal::parse(number).ok_or_else(|| Error::invalid(what, text, accepted))?;
+    let v = v / scale;
+    if !(v > 0.0 && v <= 1.0) {
         return Err(Error::invalid(what, text, accepted));
     }
     Ok(v)

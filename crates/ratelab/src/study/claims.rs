@@ -1,7 +1,9 @@
 //! The reproduction report's rows: every numeric claim of both essays, as written, beside
 //! ratelab's value, the difference (in standard errors, or absolute for exact values) and a
-//! verdict. A row whose difference is beyond 3 SE and beyond the essay's rounding must carry
-//! its explanation, or its verdict says it is unexplained.
+//! verdict. A row whose difference is beyond 3 SE and beyond the essay's rounding is
+//! *explained* only when another reading the essay leaves open, computed as its own run
+//! ([`Alternative`]), lands within the row's tolerance; otherwise it is *unexplained*, and
+//! the report lists what was tried. A note is never a verdict.
 
 use super::tables::Estimate;
 use crate::decimal::{fixed, fixed_signed, shortest_signed};
@@ -71,26 +73,65 @@ pub enum Target {
     None,
 }
 
-/// How a row came out.
+/// Another reading of what the essay leaves open (an unstated parameter, a window convention,
+/// which client a row measures), computed as its own run: ratelab's value under it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Alternative {
+    /// The assumption, in words.
+    pub assumption: String,
+    /// ratelab's value under it (`None`: its experiment has not run).
+    pub value: Option<Value>,
+    /// A command that prints it, or where ratelab computes it.
+    pub command: String,
+    /// Whether it lands within the row's tolerance of the essay's figure.
+    pub lands: bool,
+}
+
+/// How a row came out: the one vocabulary of the report, each decided by [`Claim::judged`]
+/// the same way for every row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Verdict {
     /// Within 3 standard errors, or equal where the value is exact.
     Match,
     /// Beyond 3 SE, but within half a unit of the essay's last printed digit.
     Rounding,
-    /// Different, for the reason in the row's note.
+    /// Beyond both, and an alternative reading, computed, lands within them.
     Explained,
     /// A set-up parameter: ratelab uses the essay's value.
     Given,
     /// Not something ratelab can measure, for the reason in the note.
     NotReproducible,
-    /// Different, with no explanation: a finding to chase.
+    /// Beyond both, and no alternative tried lands within them: a finding to chase.
     Unexplained,
     /// The experiment has not run (a partial study).
     Missing,
 }
 
 impl Verdict {
+    /// What the verdict means, for the report's key.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Verdict::Match => "ratelab's value is within 3 standard errors of the essay's figure (a mean over runs), or equal to it (an exact value, a count)",
+            Verdict::Rounding => "beyond that, but within half a unit of the last digit the essay prints",
+            Verdict::Explained => "beyond both, and another reading the essay leaves open (named in the note, with its own command) gives a value within them; both values are shown",
+            Verdict::Given => "a set-up parameter of the essay, which ratelab uses as given",
+            Verdict::NotReproducible => "a figure ratelab has nothing to measure against (the note says why)",
+            Verdict::Unexplained => "beyond both, and no reading tried (listed in the note) gives a value within them",
+            Verdict::Missing => "the experiment behind the row has not run (a partial study)",
+        }
+    }
+
+    /// Every verdict, in the order the report's key lists them.
+    pub const ALL: [Verdict; 7] = [
+        Verdict::Match,
+        Verdict::Rounding,
+        Verdict::Explained,
+        Verdict::Unexplained,
+        Verdict::Given,
+        Verdict::NotReproducible,
+        Verdict::Missing,
+    ];
+
     /// The verdict as the report prints it.
     pub fn text(self) -> &'static str {
         match self {
@@ -130,8 +171,89 @@ pub struct Claim {
     pub why: String,
     /// A command that reproduces ratelab's value (empty when a table of the study does).
     pub command: String,
+    /// The other readings tried where the essay leaves something open, each with its value.
+    pub tried: Vec<Alternative>,
     /// How it came out.
     pub verdict: Verdict,
+}
+
+#[cfg(test)]
+mod verdict_tests {
+    use super::*;
+
+    fn row(ours: f64) -> Claim {
+        Claim::new(Essay::Rule, "s", "a share", "50%")
+            .target(0.5, Unit::Share)
+            .ours(Some(Value::Exact(ours, Unit::Share)))
+    }
+
+    #[test]
+    fn a_note_is_never_a_verdict_and_an_explanation_is_a_run_that_lands() {
+        assert_eq!(row(0.5).judged().verdict, Verdict::Match);
+        // A reason alone explains nothing.
+        let reasoned = row(0.4).why("a reason").judged();
+        assert_eq!(reasoned.verdict, Verdict::Unexplained);
+        assert!(
+            reasoned.explanation().contains("no other reading"),
+            "{}",
+            reasoned.explanation()
+        );
+        // Another reading whose value misses leaves it unexplained, and says so.
+        let missed = row(0.4)
+            .tried(
+                "another client",
+                Some(Value::Exact(0.45, Unit::Share)),
+                "ratelab simulate x",
+            )
+            .judged();
+        assert_eq!(missed.verdict, Verdict::Unexplained);
+        assert!(
+            missed.explanation().contains("45.00%, also outside it"),
+            "{}",
+            missed.explanation()
+        );
+        // One that lands explains it, both values shown.
+        let landed = row(0.4)
+            .tried(
+                "another client",
+                Some(Value::Exact(0.45, Unit::Share)),
+                "ratelab simulate x",
+            )
+            .tried(
+                "a third",
+                Some(Value::Exact(0.5, Unit::Share)),
+                "ratelab simulate y",
+            )
+            .judged();
+        assert_eq!(landed.verdict, Verdict::Explained);
+        assert_eq!(landed.ours_text(), "40.00%");
+        assert!(
+            landed
+                .explanation()
+                .contains("a third: 50.00%, within the row's tolerance (`ratelab simulate y`)"),
+            "{}",
+            landed.explanation()
+        );
+        // A reading not run yet explains nothing.
+        let pending = row(0.4).tried("another client", None, "").judged();
+        assert_eq!(pending.verdict, Verdict::Unexplained);
+        // Readings of a row that matches are not shown.
+        let matching = row(0.5)
+            .tried("another client", Some(Value::Exact(0.1, Unit::Share)), "")
+            .judged();
+        assert_eq!(matching.explanation(), "");
+    }
+
+    #[test]
+    fn an_estimates_reading_is_judged_by_its_own_standard_error() {
+        let e = |mean, se| Some(Value::Estimate(Estimate { mean, se }, Unit::Share));
+        let c = Claim::new(Essay::Rule, "s", "a share", "80.2%")
+            .target(0.802, Unit::Share)
+            .ours(e(0.8008, 0.0003))
+            .tried("wider", e(0.8008, 0.0005), "");
+        // -4 SE with its own error, -2.4 with the reading's.
+        assert_eq!(c.judged().verdict, Verdict::Explained);
+    }
 }
 
 /// Half a unit of the last digit of the first number in `quote`, in `unit` (a percentage
@@ -167,8 +289,26 @@ impl Claim {
             note: String::new(),
             why: String::new(),
             command: String::new(),
+            tried: Vec::new(),
             verdict: Verdict::Missing,
         }
+    }
+
+    /// Another reading the essay leaves open, `assumption`, under which ratelab's value is
+    /// `value` (printed by `command`).
+    pub(super) fn tried(
+        mut self,
+        assumption: impl Into<String>,
+        value: Option<Value>,
+        command: impl Into<String>,
+    ) -> Claim {
+        self.tried.push(Alternative {
+            assumption: assumption.into(),
+            value,
+            command: command.into(),
+            lands: false,
+        });
+        self
     }
 
     /// The essay's figure is `target`, in `unit`, with the rounding its quote shows.
@@ -214,6 +354,12 @@ impl Claim {
 
     /// Decides the verdict: call last.
     pub(super) fn judged(mut self) -> Claim {
+        for i in 0..self.tried.len() {
+            let lands = self.tried[i]
+                .value
+                .is_some_and(|v| matches!(self.judge_value(v), Verdict::Match | Verdict::Rounding));
+            self.tried[i].lands = lands;
+        }
         self.verdict = self.judge();
         self
     }
@@ -225,10 +371,11 @@ impl Claim {
         self
     }
 
-    /// Nothing here to set beside the figure, though the experiment ran, and why.
+    /// Nothing here to set beside the figure, though the experiment ran, and why: a
+    /// difference no reading tried explains.
     pub(super) fn absent(mut self, why: &str) -> Claim {
         self.why = why.into();
-        self.verdict = Verdict::Explained;
+        self.verdict = Verdict::Unexplained;
         self
     }
 
@@ -253,12 +400,25 @@ impl Claim {
         let Some(ours) = self.ours else {
             return Verdict::Missing;
         };
+        match self.judge_value(ours) {
+            Verdict::Unexplained if self.tried.iter().any(|a| a.lands) => Verdict::Explained,
+            v => v,
+        }
+    }
+
+    /// `value` against the essay's figure: a match, within its rounding, or neither
+    /// (`Unexplained`); `Given` where there is no figure.
+    fn judge_value(&self, ours: Value) -> Verdict {
         let slack = self.rounding + 1e-12;
         let (close, rounding) = match self.target {
             Target::None => return Verdict::Given,
             Target::Number(t) => {
                 let diff = (ours.center() - t).abs();
-                match self.z() {
+                let z = match ours {
+                    Value::Estimate(e, _) if e.se > 0.0 => Some((e.mean - t) / e.se),
+                    _ => None,
+                };
+                match z {
                     Some(z) => (z.abs() <= 3.0, diff <= slack),
                     None => (diff <= slack, false),
                 }
@@ -275,11 +435,48 @@ impl Claim {
             Verdict::Match
         } else if rounding {
             Verdict::Rounding
-        } else if !self.why.is_empty() {
-            Verdict::Explained
         } else {
             Verdict::Unexplained
         }
+    }
+
+    /// What the row's note adds to say why its verdict is what it is: the reason, where the
+    /// verdict needs one, and every other reading tried with its value, whether it lands
+    /// within the row's tolerance, and its command.
+    pub fn explanation(&self) -> String {
+        let mut parts = Vec::new();
+        if matches!(
+            self.verdict,
+            Verdict::Explained | Verdict::NotReproducible | Verdict::Unexplained
+        ) && !self.why.is_empty()
+        {
+            parts.push(self.why.trim_end_matches('.').to_owned());
+        }
+        // Other readings matter where the row is outside its tolerance.
+        let outside = matches!(self.verdict, Verdict::Explained | Verdict::Unexplained);
+        for a in self.tried.iter().filter(|_| outside) {
+            let value = a.value.map_or("not run".to_owned(), value_text);
+            let verdict = match (a.value, a.lands) {
+                (None, _) => "",
+                (Some(_), true) => ", within the row's tolerance",
+                (Some(_), false) => ", also outside it",
+            };
+            let command = if a.command.is_empty() || a.command == self.command {
+                String::new()
+            } else if a.command.starts_with("ratelab ") {
+                format!(" (`{}`)", a.command)
+            } else {
+                format!(" ({})", a.command)
+            };
+            parts.push(format!(
+                "another reading, {}: {value}{verdict}{command}",
+                a.assumption
+            ));
+        }
+        if self.verdict == Verdict::Unexplained && self.tried.is_empty() {
+            parts.push("no other reading of the essay has been tried".to_owned());
+        }
+        parts.join("; ")
     }
 
     /// ratelab's value as printed.
@@ -378,13 +575,21 @@ mod tests {
         assert_eq!(row(est(0.9962, 0.0001)).judged().verdict, Verdict::Match);
         // 4 SE away but within 0.05 points: rounding.
         assert_eq!(row(est(0.9964, 0.0001)).judged().verdict, Verdict::Rounding);
-        // 10 SE and 0.1 points away: unexplained unless it says why.
+        // 10 SE and 0.1 points away: unexplained, whatever reason it gives, unless another
+        // reading's own value lands.
         assert_eq!(
             row(est(0.997, 0.0001)).judged().verdict,
             Verdict::Unexplained
         );
         assert_eq!(
             row(est(0.997, 0.0001)).why("because").judged().verdict,
+            Verdict::Unexplained
+        );
+        assert_eq!(
+            row(est(0.997, 0.0001))
+                .tried("another client", est(0.9961, 0.0001), "")
+                .judged()
+                .verdict,
             Verdict::Explained
         );
         assert_eq!(row(None).judged().verdict, Verdict::Missing);

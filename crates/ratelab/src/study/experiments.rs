@@ -106,6 +106,12 @@ pub(super) const SMALL_BURSTS: usize = 1;
 pub(super) const PAGE_LOADS: usize = 2;
 /// `big-bursts`, in [`SHAPES`].
 pub(super) const BIG_BURSTS: usize = 3;
+/// The on/off client's place in [`SHAPES`].
+pub(super) const ON_OFF: usize = 4;
+/// The on/off client the essay leaves least specified, read another way: active periods of
+/// 6 s on average instead of ratelab's 30 s (the essay gives neither), at each load of the
+/// honest table ([`JobKind::OnOffShort`]).
+pub(super) const ON_OFF_SHORT: &str = "on-off:active=6s";
 /// The shapes of the split experiment.
 pub(super) const SPLIT_SHAPES: [usize; 2] = [STEADY, PAGE_LOADS];
 /// 30% in [`LOADS`].
@@ -170,9 +176,11 @@ pub(super) fn scenario<S: AsRef<str>>(
 pub fn honest(shape: &str, load: f64, size: Size) -> Result<Scenario, Error> {
     let mut limiters = LIMITERS.to_vec();
     limiters.push(TWIN);
+    // A shape with keys of its own takes the load beside them.
+    let sep = if shape.contains(':') { ',' } else { ':' };
     scenario(
         &limiters,
-        &format!("{shape}:load={}", shortest(load)),
+        &format!("{shape}{sep}load={}", shortest(load)),
         100,
         size,
     )
@@ -271,6 +279,12 @@ pub(super) const BOUNDARY_LIMITERS: [&str; 4] = [
 ];
 /// The boundary-burst essay's limit.
 pub(super) const BOUNDARY_LIMIT: u64 = 60;
+/// The attack behind the boundary table's busiest and rejected rows: 180 requests, 60 before
+/// the boundary and 120 after, so that the fixed window rejects 60 and the log 120.
+pub(super) const BOUNDARY_ROWS_TRAFFIC: &str = "boundary-burst:first=60,second=120";
+/// A client offering twice the limit of 60 a minute, one request every 500 ms from a
+/// window's start, for an hour: 120 in every window.
+pub(super) const EVENLY_TRAFFIC: &str = "flood:every=500ms,start=0s,for=60min";
 /// Positions in [`BOUNDARY_LIMITERS`].
 pub(super) const BOUNDARY_FIXED: usize = 0;
 pub(super) const BOUNDARY_LOG: usize = 1;
@@ -334,6 +348,17 @@ pub enum JobKind {
     /// The same limiters against a steady client offering twice the limit, over the study's
     /// runs: the essay's "requests admitted" row.
     Overdriven,
+    /// The honest table's limiters against [`ON_OFF_SHORT`] at one load.
+    OnOffShort {
+        /// Index into [`LOADS`].
+        load: usize,
+    },
+    /// The attack the essay's table's busiest and rejected rows both come from: 60 requests
+    /// 0.5 s before a boundary and 120 0.5 s after ([`BOUNDARY_ROWS_TRAFFIC`]).
+    BoundaryRows,
+    /// The same limiters against an evenly spaced client offering twice the limit
+    /// ([`EVENLY_TRAFFIC`]): the other reading of "a client offering twice" the allowance.
+    Evenly,
     /// The sliding log and the fixed window against theory at one load.
     Theory {
         /// 0.8, 1.0 or 1.2.

@@ -2,8 +2,9 @@
 
 use super::experiments::{
     counter_offset, honest, lockout_all, obeying_burst, scenario, split, JobKind, Size,
-    BOUNDARY_LIMIT, BOUNDARY_LIMITERS, COUNTER_STARTS_MS, LIMITERS, LOADS, OBEYING_RATES,
-    OFFSET_STEPS, RETRY_RATES, RETRY_TRIES, SERVERS, SHAPES, SPLIT_SHAPES, THEORY_LIMITERS,
+    BOUNDARY_LIMIT, BOUNDARY_LIMITERS, BOUNDARY_ROWS_TRAFFIC, COUNTER_STARTS_MS, EVENLY_TRAFFIC,
+    LIMITERS, LOADS, OBEYING_RATES, OFFSET_STEPS, ON_OFF_SHORT, RETRY_RATES, RETRY_TRIES, SERVERS,
+    SHAPES, SPLIT_SHAPES, THEORY_LIMITERS,
 };
 use crate::decimal::shortest;
 use crate::error::Error;
@@ -120,6 +121,12 @@ pub fn plan(config: StudyConfig) -> Result<Vec<Job>, Error> {
             });
         }
     }
+    for (l, &load) in LOADS.iter().enumerate() {
+        jobs.push(Job {
+            kind: JobKind::OnOffShort { load: l },
+            scenario: honest(ON_OFF_SHORT, load, size(config.minutes, 950 + l as u64))?,
+        });
+    }
     for shape in SPLIT_SHAPES {
         jobs.push(Job {
             kind: JobKind::Split { shape },
@@ -160,6 +167,30 @@ pub fn plan(config: StudyConfig) -> Result<Vec<Job>, Error> {
             "steady:load=2",
             BOUNDARY_LIMIT,
             size(config.minutes, 901),
+        )?,
+    });
+    jobs.push(Job {
+        kind: JobKind::BoundaryRows,
+        scenario: scenario(
+            &BOUNDARY_LIMITERS,
+            BOUNDARY_ROWS_TRAFFIC,
+            BOUNDARY_LIMIT,
+            Size {
+                runs: 1,
+                ..size(3, 902)
+            },
+        )?,
+    });
+    jobs.push(Job {
+        kind: JobKind::Evenly,
+        scenario: scenario(
+            &BOUNDARY_LIMITERS,
+            EVENLY_TRAFFIC,
+            BOUNDARY_LIMIT,
+            Size {
+                runs: 1,
+                ..size(62, 903)
+            },
         )?,
     });
     for (i, load) in [0.8, 1.0, 1.2].into_iter().enumerate() {
@@ -233,6 +264,8 @@ mod tests {
         assert_eq!(count(|k| matches!(k, JobKind::CounterAt { .. })), 2);
         assert_eq!(count(|k| *k == JobKind::Boundary), 1);
         assert_eq!(count(|k| *k == JobKind::Overdriven), 1);
+        assert_eq!(count(|k| *k == JobKind::BoundaryRows), 1);
+        assert_eq!(count(|k| *k == JobKind::Evenly), 1);
         assert_eq!(count(|k| *k == JobKind::Optimality), 1);
     }
 
@@ -243,7 +276,7 @@ mod tests {
         for job in &jobs {
             let n = job.scenario.limiters.len();
             match job.kind {
-                JobKind::Honest { .. } => {
+                JobKind::Honest { .. } | JobKind::OnOffShort { .. } => {
                     assert_eq!(text(job, GCRA), "gcra");
                     assert_eq!(text(job, GCRA_TWIN), TWIN);
                     assert_eq!(n, GCRA_TWIN + 1);
@@ -279,7 +312,10 @@ mod tests {
                 JobKind::CounterAt { .. } => {
                     assert_eq!(text(job, SWC_ALONE), "sliding-window-counter");
                 }
-                JobKind::Boundary | JobKind::Overdriven => {
+                JobKind::Boundary
+                | JobKind::Overdriven
+                | JobKind::BoundaryRows
+                | JobKind::Evenly => {
                     assert_eq!(job.scenario.limit, 60);
                     assert_eq!(text(job, BOUNDARY_FIXED), "fixed-window");
                     assert_eq!(text(job, BOUNDARY_LOG), "sliding-log");

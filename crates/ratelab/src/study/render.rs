@@ -68,6 +68,11 @@ impl StudyReport {
             .map(|&v| format!("{} {}", count(v), v.text()))
             .collect();
         out += &format!("{} claims: {}.\n\n", self.claims.len(), summary.join(", "));
+        out += "**Verdicts.** One rule for every row, applied by the code that writes this report:\n\n";
+        for v in Verdict::ALL {
+            out += &format!("- *{}*: {}.\n", v.text(), v.meaning());
+        }
+        out += "\n";
         if self.config.runs != StudyConfig::FULL.runs
             || self.config.minutes != StudyConfig::FULL.minutes
         {
@@ -100,11 +105,12 @@ impl StudyReport {
                     .filter(|c| c.essay == essay && c.section == section)
                 {
                     let mut text = claim.note.clone();
-                    if matches!(claim.verdict, Verdict::Explained | Verdict::NotReproducible) {
+                    let explanation = claim.explanation();
+                    if !explanation.is_empty() {
                         if !text.is_empty() {
                             text += ". ";
                         }
-                        text += &claim.why;
+                        text += &explanation;
                     }
                     let mark = if text.is_empty() && claim.command.is_empty() {
                         String::new()
@@ -172,11 +178,12 @@ impl StudyReport {
                 });
             }
             let mut note = claim.note.clone();
-            if matches!(claim.verdict, Verdict::Explained | Verdict::NotReproducible) {
+            let explanation = claim.explanation();
+            if !explanation.is_empty() {
                 if !note.is_empty() {
                     note += ". ";
                 }
-                note += &claim.why;
+                note += &explanation;
             }
             let quote = if claim.derived {
                 format!("\"{}\" (derived)", claim.quote)
@@ -211,6 +218,7 @@ impl StudyReport {
             "note",
             "why",
             "command",
+            "other readings",
         ]);
         for c in &self.claims {
             let essay = match c.essay {
@@ -229,6 +237,19 @@ impl StudyReport {
                 c.note.clone(),
                 c.why.clone(),
                 c.command.clone(),
+                c.tried
+                    .iter()
+                    .map(|a| {
+                        format!(
+                            "{}: {}{}",
+                            a.assumption,
+                            a.value
+                                .map_or("not run".to_owned(), super::claims::value_text),
+                            if a.lands { " (lands)" } else { "" }
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; "),
             ]);
         }
         out

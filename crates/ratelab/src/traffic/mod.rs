@@ -17,7 +17,7 @@
 //!   that calendar windows line up as they did when the times were recorded.
 
 use crate::rng::{geometric_rate, Rng};
-use crate::time::{Micros, SECOND};
+use crate::time::Micros;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
@@ -288,10 +288,8 @@ impl Iterator for Groups {
     }
 }
 
-/// The shape of the on/off client.
-const ON_MEAN: f64 = 30.0 * SECOND as f64;
+/// The tail of the on/off client's active periods.
 const ON_ALPHA: f64 = 1.5;
-const BUSY: f64 = 0.2;
 
 /// On/off: Pareto active periods, exponential quiet periods, Poisson while active.
 #[derive(Debug, Clone)]
@@ -301,17 +299,24 @@ pub struct OnOff {
     t: f64,
     on_end: f64,
     end: f64,
+    /// The mean active period, µs.
+    on_mean: f64,
+    /// The share of time active.
+    busy: f64,
 }
 
 impl OnOff {
-    /// An on/off client averaging `rate_per_us` requests per µs, until `end`.
-    pub fn new(rng: Rng, rate_per_us: f64, end: Micros) -> Self {
+    /// An on/off client averaging `rate_per_us` requests per µs until `end`, active
+    /// `busy` of the time in periods of mean `active` µs.
+    pub fn new(rng: Rng, rate_per_us: f64, end: Micros, active: Micros, busy: f64) -> Self {
         let mut o = OnOff {
             rng,
-            on_gap: BUSY / rate_per_us,
+            on_gap: busy / rate_per_us,
             t: 0.0,
             on_end: 0.0,
             end: end as f64,
+            on_mean: active as f64,
+            busy,
         };
         // Start at the beginning of a quiet period (memoryless, so any point of one).
         o.start_period();
@@ -319,10 +324,10 @@ impl OnOff {
     }
 
     fn start_period(&mut self) {
-        let off_mean = ON_MEAN * (1.0 - BUSY) / BUSY;
+        let off_mean = self.on_mean * (1.0 - self.busy) / self.busy;
         self.t = self.on_end + self.rng.exp1() * off_mean;
-        // Pareto with mean ON_MEAN: scale x_m = mean (α − 1) / α, x = x_m · e^{E/α}.
-        let x_m = ON_MEAN * (ON_ALPHA - 1.0) / ON_ALPHA;
+        // Pareto with mean `on_mean`: scale x_m = mean (α − 1) / α, x = x_m · e^{E/α}.
+        let x_m = self.on_mean * (ON_ALPHA - 1.0) / ON_ALPHA;
         self.on_end = self.t + x_m * libm::exp(self.rng.exp1() / ON_ALPHA);
     }
 }
@@ -349,7 +354,7 @@ impl Iterator for OnOff {
 mod tests {
     use super::*;
     use crate::rng::Stream;
-    use crate::time::MINUTE;
+    use crate::time::{MINUTE, SECOND};
 
     fn rate(load: f64) -> f64 {
         load * 100.0 / MINUTE as f64
@@ -437,6 +442,8 @@ mod tests {
                     Rng::new(9, run, Stream::Arrivals),
                     rate(0.5),
                     minutes * MINUTE,
+                    30 * SECOND,
+                    0.2,
                 )
                 .collect();
                 assert_sorted(&times);
