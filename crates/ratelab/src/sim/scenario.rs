@@ -1545,6 +1545,26 @@ mod tests {
     }
 
     #[test]
+    fn a_boundary_burst_sends_its_ticks_requests() {
+        // The essay's rejected row: 60 before the boundary, 120 after, at L = 60.
+        let s = Scenario {
+            traffic: TrafficSpec::parse("boundary-burst:first=60,second=120").expect("valid"),
+            limit: 60,
+            ..Scenario::default()
+        };
+        let times: Vec<Micros> = s.arrivals(0).collect();
+        assert_eq!(times.len(), 180);
+        assert!(times[..60].iter().all(|&t| t == s.window - 500_000));
+        assert!(times[60..].iter().all(|&t| t == s.window + 500_000));
+        let plain = Scenario {
+            traffic: TrafficSpec::parse("boundary-burst").expect("valid"),
+            limit: 7,
+            ..Scenario::default()
+        };
+        assert_eq!(plain.arrivals(0).count(), 14, "the limit at each tick");
+    }
+
+    #[test]
     fn only_retrying_traffic_has_a_retry_client() {
         assert!(scenario().retry_client(0).is_none());
         let retry = Scenario {

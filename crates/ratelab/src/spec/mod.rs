@@ -1123,26 +1123,6 @@ mod tests {
     }
 
     #[test]
-    fn a_boundary_burst_sends_its_ticks_requests() {
-        // The essay's rejected row: 60 before the boundary, 120 after, at L = 60.
-        let s = crate::Scenario {
-            traffic: TrafficSpec::parse("boundary-burst:first=60,second=120").expect("valid"),
-            limit: 60,
-            ..crate::Scenario::default()
-        };
-        let times: Vec<Micros> = s.arrivals(0).collect();
-        assert_eq!(times.len(), 180);
-        assert!(times[..60].iter().all(|&t| t == s.window - 500_000));
-        assert!(times[60..].iter().all(|&t| t == s.window + 500_000));
-        let plain = crate::Scenario {
-            traffic: TrafficSpec::parse("boundary-burst").expect("valid"),
-            limit: 7,
-            ..crate::Scenario::default()
-        };
-        assert_eq!(plain.arrivals(0).count(), 14, "the limit at each tick");
-    }
-
-    #[test]
     fn parses_replay_formats_and_filters() {
         let replay = |spec: &str| match TrafficSpec::parse(spec) {
             Ok(TrafficSpec::Replay(r)) => r,
