@@ -73,6 +73,34 @@ pub enum Target {
     None,
 }
 
+/// A number `ratelab simulate --format json` prints for its first limiter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Metric {
+    /// `served_share`: the mean over runs of admitted / offered.
+    Served,
+    /// `busiest_window_mean`: the mean over runs of each run's busiest window.
+    BusiestMean,
+    /// `busiest_window_max`: the busiest window of any run.
+    BusiestMax,
+    /// `offered − admitted`, over all runs.
+    Rejected,
+    /// `wrong_admits`: the mean over runs of wrong admissions per decision.
+    WrongAdmits,
+    /// `wrong_rejects`: the mean over runs of wrong rejections per decision.
+    WrongRejects,
+}
+
+/// A command and the number it prints that the row shows or is computed from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    /// The `ratelab simulate` command.
+    pub command: String,
+    /// What of its output is the number.
+    pub metric: Metric,
+    /// The number, as the study has it.
+    pub value: f64,
+}
+
 /// Another reading of what the essay leaves open (an unstated parameter, a window convention,
 /// which client a row measures), computed as its own run: ratelab's value under it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -173,6 +201,9 @@ pub struct Claim {
     pub command: String,
     /// The other readings tried where the essay leaves something open, each with its value.
     pub tried: Vec<Alternative>,
+    /// Each command of the row (its own, a pooled part's, a reading's) with the number it
+    /// prints: a test runs them all and compares.
+    pub checks: Vec<Check>,
     /// How it came out.
     pub verdict: Verdict,
 }
@@ -290,8 +321,37 @@ impl Claim {
             why: String::new(),
             command: String::new(),
             tried: Vec::new(),
+            checks: Vec::new(),
             verdict: Verdict::Missing,
         }
+    }
+
+    /// The row's command prints its value as `metric` (call after `ours` and `command`).
+    pub(super) fn prints(mut self, metric: Metric) -> Claim {
+        if let (Some(v), false) = (self.ours, self.command.is_empty()) {
+            let value = match v {
+                Value::Estimate(e, _) => e.mean,
+                other => other.center(),
+            };
+            self.checks.push(Check {
+                command: self.command.clone(),
+                metric,
+                value,
+            });
+        }
+        self
+    }
+
+    /// Another command the row's number comes from, printing `value` as `metric`.
+    pub(super) fn also(mut self, command: String, metric: Metric, value: f64) -> Claim {
+        if !command.is_empty() {
+            self.checks.push(Check {
+                command,
+                metric,
+                value,
+            });
+        }
+        self
     }
 
     /// Another reading the essay leaves open, `assumption`, under which ratelab's value is

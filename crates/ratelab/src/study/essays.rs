@@ -1,7 +1,7 @@
 //! Every numeric claim of both essays, in the order they make them, each beside the
 //! experiment of the study that measures it.
 
-use super::claims::{value_text, Claim, Essay, Unit, Value};
+use super::claims::{value_text, Claim, Essay, Metric, Unit, Value};
 use super::experiments::{
     counter_offset_measure, lockout_traffic, obeying_bucket, obeying_burst, split_bucket,
     split_log, JobKind, BIG_BURSTS, BOUNDARY_BUCKET_10, BOUNDARY_BUCKET_60, BOUNDARY_FIXED,
@@ -57,12 +57,14 @@ fn pooled(parts: &[Part]) -> Estimate {
 }
 
 /// One quantity that several experiments measure (the same limiter on the same traffic, each
-/// with its own seed): one estimate from all their runs, the parts named, and the command of
-/// the first.
+/// with its own seed): one estimate from all their runs, the parts named, each with the
+/// command that prints its own share (or, from one experiment, its command).
 struct Pooled {
     estimate: Option<Estimate>,
     note: String,
     command: String,
+    /// Each part's command and its share.
+    parts: Vec<(String, f64)>,
 }
 
 impl Study<'_> {
@@ -77,21 +79,31 @@ impl Study<'_> {
             .iter()
             .map(|&(n, p)| (n, served(p.1, p.2)))
             .collect();
+        let commands: Vec<(String, f64)> = parts
+            .iter()
+            .map(|&(j, r, i)| (command(j, i, traffic), served(r, i).mean))
+            .collect();
         Pooled {
             estimate: (!parts.is_empty()).then(|| pooled(&parts)),
             note: if parts.len() > 1 {
                 format!(
-                    "one estimate, pooled over the {} experiments that run it ({runs} runs): {}",
+                    "one estimate, pooled over the {} experiments that run it: the mean and standard error of all {runs} runs' shares together (with equal runs, the mean of the parts' means): {}",
                     parts.len(),
-                    names(&from)
+                    from.iter()
+                        .zip(&commands)
+                        .map(|((n, e), (c, _))| format!("{n} {} (`{c}`)", value_text(share(*e))))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )
             } else {
                 String::new()
             },
-            command: parts
-                .first()
-                .map(|&(j, _, i)| command(j, i, traffic))
-                .unwrap_or_default(),
+            command: if parts.len() == 1 {
+                commands[0].0.clone()
+            } else {
+                String::new()
+            },
+            parts: commands,
         }
     }
 
@@ -176,28 +188,26 @@ fn measured(row: Claim, part: Option<Part>, traffic: &str) -> Claim {
     match part {
         Some((job, r, at)) => row
             .ours(Some(share(served(r, at))))
-            .command(command(job, at, traffic)),
+            .command(command(job, at, traffic))
+            .prints(Metric::Served),
         None => row,
     }
 }
 
-/// `row` with a pooled estimate as ratelab's value, its parts named.
+/// `row` with a pooled estimate as ratelab's value, its parts named with their commands.
 fn pooled_row(row: Claim, pool: Pooled) -> Claim {
-    row.ours(pool.estimate.map(share))
+    let mut row = row
+        .ours(pool.estimate.map(share))
         .note(pool.note)
-        .command(pool.command)
+        .command(pool.command);
+    for (command, value) in pool.parts {
+        row = row.also(command, Metric::Served, value);
+    }
+    row
 }
 
 fn honest_traffic(shape: usize, load: usize) -> String {
     format!("{}:load={}", SHAPES[shape], shortest(LOADS[load]))
-}
-
-fn names(parts: &[(&str, Estimate)]) -> String {
-    parts
-        .iter()
-        .map(|(n, e)| format!("{n} {}", value_text(share(*e))))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Every claim of both essays, with ratelab's values from whatever results are in.
@@ -398,7 +408,9 @@ fn attacker(study: &Study, out: &mut Vec<Claim>) {
             row.target(150.0, Unit::Count)
         };
         if let Some((j, _)) = got {
-            row = row.command(command(j, SWC_ALONE, &format!("flood:start={start_ms}ms")));
+            row = row
+                .command(command(j, SWC_ALONE, &format!("flood:start={start_ms}ms")))
+                .prints(Metric::BusiestMax);
         }
         out.push(row.judged());
     }
@@ -562,11 +574,16 @@ fn honest(study: &Study, out: &mut Vec<Claim>) {
     // The sliding log at page loads, 80%: three experiments run it.
     let page = study.page_log_80();
     for (quote, derived) in [("rejects 29%", true), ("the log's 71.0%", false)] {
-        let mut row = Claim::new(RULE, S, "sliding log served, page loads at 80%", quote)
-            .target(0.71, Unit::Share)
-            .ours(page.estimate.map(share))
-            .note(page.note.clone())
-            .command(page.command.clone());
+        let mut row = pooled_row(
+            Claim::new(RULE, S, "sliding log served, page loads at 80%", quote)
+                .target(0.71, Unit::Share),
+            Pooled {
+                estimate: page.estimate,
+                note: page.note.clone(),
+                command: page.command.clone(),
+                parts: page.parts.clone(),
+            },
+        );
         if derived {
             row = row.derived();
         }
@@ -619,11 +636,13 @@ fn honest(study: &Study, out: &mut Vec<Claim>) {
             .map(|((_, r), k)| share(served(r, obeying_bucket(k)))),
     );
     if let (Some((j, _)), Some(k)) = (obeying, essay_k) {
-        row = row.command(command(
-            j,
-            obeying_bucket(k),
-            &honest_traffic(PAGE_LOADS, LOAD_80),
-        ));
+        row = row
+            .command(command(
+                j,
+                obeying_bucket(k),
+                &honest_traffic(PAGE_LOADS, LOAD_80),
+            ))
+            .prints(Metric::Served);
     }
     out.push(row.judged());
     if let Some((j, r)) = obeying {
@@ -642,6 +661,7 @@ fn honest(study: &Study, out: &mut Vec<Claim>) {
                 ))
                 .why("the essay's 59.8% is its example bucket's (the row above), which is not the best such bucket; a bucket refilling faster with a smaller burst serves more")
                 .command(command(j, obeying_bucket(k), &honest_traffic(PAGE_LOADS, LOAD_80)))
+                .prints(Metric::Served)
                 .judged(),
         );
     } else {
@@ -685,7 +705,9 @@ fn counter(study: &Study, out: &mut Vec<Claim>) {
             .target(target, Unit::Count)
             .ours(attack.map(|(_, r)| Value::Exact(r.runs[0][at].busiest as f64, Unit::Count)));
         if let Some((j, _)) = attack {
-            row = row.command(command(j, at, "flood:start=worst"));
+            row = row
+                .command(command(j, at, "flood:start=worst"))
+                .prints(Metric::BusiestMax);
         }
         out.push(row.judged());
     }
@@ -761,15 +783,25 @@ fn counter(study: &Study, out: &mut Vec<Claim>) {
     .target(-0.001, Unit::Share)
     .ours(closest.map(|(_, _, _, d, _, _)| share(*d)));
     if let Some((name, s, l, _, bucket, swc)) = closest {
-        row = row.note(format!(
-            "ratelab's closest cell where B = 75 serves less is {name} (of {} such cells): B = 75 {}, counter {}",
-            losses75.len(),
-            value_text(share(*bucket)),
-            value_text(share(*swc))
-        ));
-        if let Some((j, _, i)) = study.honest(*s, *l, BUCKET_75) {
-            row = row.command(command(j, i, &honest_traffic(*s, *l)));
-        }
+        // The row is the paired difference of the two limiters' runs, whose mean is the
+        // difference of the shares each command prints.
+        let of = |at: usize| {
+            study
+                .honest(*s, *l, at)
+                .map(|(j, _, i)| command(j, i, &honest_traffic(*s, *l)))
+                .unwrap_or_default()
+        };
+        row = row
+            .note(format!(
+                "ratelab's closest cell where B = 75 serves less is {name} (of {} such cells): B = 75 {} (`{}`), counter {} (`{}`), the row their paired difference",
+                losses75.len(),
+                value_text(share(*bucket)),
+                of(BUCKET_75),
+                value_text(share(*swc)),
+                of(COUNTER),
+            ))
+            .also(of(BUCKET_75), Metric::Served, bucket.mean)
+            .also(of(COUNTER), Metric::Served, swc.mean);
     }
     out.push(if closest.is_none() && cells > 0 {
         row.absent("B = 75 serves at least as much as the counter in every cell here: there is no cell where it serves less")
@@ -900,7 +932,9 @@ fn counter(study: &Study, out: &mut Vec<Claim>) {
             ));
         }
         if let Some((j, _, i)) = p {
-            row = row.command(command(j, i, &honest_traffic(SMALL_BURSTS, LOAD_80)));
+            row = row
+                .command(command(j, i, &honest_traffic(SMALL_BURSTS, LOAD_80)))
+                .prints(Metric::BusiestMean);
         }
         out.push(row.judged());
     }
@@ -916,26 +950,37 @@ fn counter(study: &Study, out: &mut Vec<Claim>) {
             shape,
             load: LOAD_80,
         });
+        // Every run's wrong decisions over every run's decisions (what `simulate` prints), with
+        // the standard error of the runs' own shares.
         let per_run = |r: &JobResult, wrong: fn(&crate::sim::RunStats) -> u64| {
-            Estimate::of(
+            let spread = Estimate::of(
                 &r.runs
                     .iter()
                     .map(|run| wrong(&run[COUNTER]) as f64 / run[COUNTER].decisions.max(1) as f64)
                     .collect::<Vec<_>>(),
-            )
+            );
+            let (w, d) = r.runs.iter().fold((0u64, 0u64), |(w, d), run| {
+                (w + wrong(&run[COUNTER]), d + run[COUNTER].decisions)
+            });
+            Estimate {
+                mean: w as f64 / d.max(1) as f64,
+                se: spread.se,
+            }
         };
-        for (what, quote, target, wrong) in [
+        for (what, quote, target, wrong, metric) in [
             (
                 "wrong rejects",
                 q_wr,
                 essay_wr,
                 (|s: &crate::sim::RunStats| s.wrong_rejects) as fn(&crate::sim::RunStats) -> u64,
+                Metric::WrongRejects,
             ),
             (
                 "wrong admits",
                 q_wa,
                 essay_wa,
                 |s: &crate::sim::RunStats| s.wrong_admits,
+                Metric::WrongAdmits,
             ),
         ] {
             let mut row = Claim::new(
@@ -947,7 +992,9 @@ fn counter(study: &Study, out: &mut Vec<Claim>) {
             .target(target, Unit::Share)
             .ours(got.map(|(_, r)| share(per_run(r, wrong))));
             if let Some((j, _)) = got {
-                row = row.command(command(j, COUNTER, &honest_traffic(shape, LOAD_80)));
+                row = row
+                    .command(command(j, COUNTER, &honest_traffic(shape, LOAD_80)))
+                    .prints(metric);
             }
             out.push(row.judged());
         }
@@ -1197,8 +1244,13 @@ fn lockout(study: &Study, out: &mut Vec<Claim>) {
     .target(runs25 as f64, Unit::Count)
     .derived()
     .ours(quarter.map(|k| Value::Of(k, runs25)));
+    // Whether a run locked out is the study's reading of its decisions, which `simulate`
+    // does not print: the scenario is named, not a command for the count.
     if let Some((j, _)) = retry(25, 12) {
-        row = row.command(command(j, RETRY_RECORDING, &lockout_traffic(100, 25, 12)));
+        row = row.note(format!(
+            "the scenario, at the most tries: `{}`",
+            command(j, RETRY_RECORDING, &lockout_traffic(100, 25, 12))
+        ));
     }
     out.push(row.judged());
 }
@@ -1366,6 +1418,7 @@ fn boundary(study: &Study, out: &mut Vec<Claim>) {
         .ours(count(busiest_in(attack, BOUNDARY_FIXED)))
         .note("the two-tick attack: 60 requests 0.5 s before a reset and 60 0.5 s after")
         .command(cmd(attack, "boundary-burst", BOUNDARY_FIXED))
+        .prints(Metric::BusiestMax)
         .judged(),
     );
     let from_rows = "the attack of 180 the table's busiest and rejected rows both come from: 60 requests 0.5 s before a reset and 120 0.5 s after";
@@ -1387,6 +1440,7 @@ fn boundary(study: &Study, out: &mut Vec<Claim>) {
                 busiest_in(attack, at).map_or("-".into(), |b| b.to_string())
             ))
             .command(cmd(rows, BOUNDARY_ROWS_TRAFFIC, at))
+            .prints(Metric::BusiestMax)
             .judged(),
         );
     }
@@ -1425,14 +1479,20 @@ fn boundary(study: &Study, out: &mut Vec<Claim>) {
             attack.map_or("-".into(), |(_, r)| fixed(r.runs[0][at].served_share().unwrap_or(0.0), 2)),
         ))
         .command(cmd(over, "steady:load=2", at))
+        .prints(Metric::Served)
         .why("a Poisson client's windows are sometimes under the limit and sometimes over it, and an exact log turns away more of what comes over than a fixed window does");
-        row = row.tried(
-            "an evenly spaced client offering twice the limit, one request every 500 ms",
-            evenly.map(|(_, r)| {
-                Value::Exact(r.runs[0][at].served_share().unwrap_or(0.0), Unit::Share)
-            }),
-            cmd(evenly, EVENLY_TRAFFIC, at),
-        );
+        let evenly_share = evenly.map(|(_, r)| r.runs[0][at].served_share().unwrap_or(0.0));
+        row = row
+            .tried(
+                "an evenly spaced client offering twice the limit, one request every 500 ms",
+                evenly_share.map(|s| Value::Exact(s, Unit::Share)),
+                cmd(evenly, EVENLY_TRAFFIC, at),
+            )
+            .also(
+                cmd(evenly, EVENLY_TRAFFIC, at),
+                Metric::Served,
+                evenly_share.unwrap_or(0.0),
+            );
         out.push(row.judged());
     }
     for (at, name, quote, target) in [
@@ -1453,6 +1513,7 @@ fn boundary(study: &Study, out: &mut Vec<Claim>) {
                 rejected_in(attack, at).map_or("-".into(), |b| b.to_string())
             ))
             .command(cmd(rows, BOUNDARY_ROWS_TRAFFIC, at))
+            .prints(Metric::Rejected)
             .judged(),
         );
     }
@@ -1484,6 +1545,7 @@ fn boundary(study: &Study, out: &mut Vec<Claim>) {
                 .ours(got)
                 .note("the attack extracts the burst plus about one token of refill")
                 .command(cmd(attack, "boundary-burst", at))
+                .prints(Metric::BusiestMax)
                 .judged(),
         );
         let mut row = Claim::new(

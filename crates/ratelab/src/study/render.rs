@@ -48,8 +48,9 @@ impl StudyReport {
              the essay's figure as written (*derived* where ratelab's comparison value is worked out \
              from prose), ratelab's value (± one standard error over runs), the difference (in \
              standard errors for means over runs, absolute for exact values and counts) and a verdict. \
-             A `ratelab simulate` command beside a note prints that row's number exactly: it runs the \
-             same scenario with the same seed.\n\n",
+             Every `ratelab simulate` command in a note prints the number beside it exactly (the same \
+             scenario, the same seed): the row's own, or for a row pooled over several experiments \
+             each part's, or another reading's.\n\n",
             c.runs, c.minutes, c.seed
         );
         let count = |v: Verdict| self.claims.iter().filter(|c| c.verdict == v).count();
@@ -281,6 +282,10 @@ const NOTES: &str = "
   share is 1 − B(L/K, a/K), Erlang's loss formula, and the split rows show it.
 - **One generator.** Every random draw comes from one named, seeded PCG, identical natively
   and in the page; the same seed gives the same numbers everywhere.
+- **The essays' own tables and figures.** The first essay speaks of a table (every traffic
+  shape at every load) and a figure (its left panel) that its text does not include: its
+  rows here are the numbers its prose gives, and `tables.md` and the plots are ratelab's own,
+  not copies of the essay's. The second essay's one table is here row by row.
 ";
 
 #[cfg(test)]
