@@ -3,11 +3,11 @@
 
 use super::claims::{value_text, Claim, Essay, Metric, Unit, Value};
 use super::experiments::{
-    counter_offset_measure, lockout_traffic, obeying_bucket, obeying_burst, split_bucket,
-    split_log, JobKind, BIG_BURSTS, BOUNDARY_BUCKET_10, BOUNDARY_BUCKET_60, BOUNDARY_FIXED,
-    BOUNDARY_LIMIT, BOUNDARY_LOG, BOUNDARY_ROWS_TRAFFIC, BUCKET_50, BUCKET_75, COUNTER,
-    EVENLY_TRAFFIC, FIXED_WINDOW, GCRA, GCRA_TWIN, LIMITERS, LOADS, LOAD_30, LOAD_80,
-    OBEYING_ESSAY_RATE, OBEYING_LOG, OBEYING_RATES, OFFSET_STEPS, ON_OFF, ON_OFF_SHORT, PAGE_LOADS,
+    counter_offset_measure, lockout_traffic, obeying_bucket, obeying_burst, on_off_active,
+    split_bucket, split_log, JobKind, BIG_BURSTS, BOUNDARY_BUCKET_10, BOUNDARY_BUCKET_60,
+    BOUNDARY_FIXED, BOUNDARY_LIMIT, BOUNDARY_LOG, BOUNDARY_ROWS_TRAFFIC, BUCKET_50, BUCKET_75,
+    COUNTER, EVENLY_TRAFFIC, FIXED_WINDOW, GCRA, GCRA_TWIN, LIMITERS, LOADS, LOAD_30, LOAD_80,
+    OBEYING_ESSAY_RATE, OBEYING_LOG, OBEYING_RATES, OFFSET_STEPS, ON_OFF_READING, PAGE_LOADS,
     RETRY_COUNTER_RECORDING, RETRY_FIXED, RETRY_FIXED_RECORDING, RETRY_FORGETTING, RETRY_RATES,
     RETRY_RECORDING, RETRY_TRIES, SERVERS, SERVERS_10, SHAPES, SLIDING_LOG, SMALL_BURSTS, STEADY,
     SWC_ALONE, THEORY_FIXED, THEORY_LOG,
@@ -497,24 +497,21 @@ fn honest(study: &Study, out: &mut Vec<Claim>) {
             ));
         }
     }
-    // The same count with the on/off row read as the shorter-active client.
-    let short = study
-        .get(&JobKind::OnOffShort { load: LOAD_80 })
-        .map(|(_, r)| {
-            let log = served(r, SLIDING_LOG).mean;
-            let strict = (0..LIMITERS.len()).all(|i| i == SLIDING_LOG || served(r, i).mean >= log);
-            let own = study
-                .get(&JobKind::Honest {
-                    shape: ON_OFF,
-                    load: LOAD_80,
-                })
-                .map(|(_, r)| {
-                    let log = served(r, SLIDING_LOG).mean;
-                    (0..LIMITERS.len()).all(|i| i == SLIDING_LOG || served(r, i).mean >= log)
-                })
-                .unwrap_or(false);
-            Value::Of(strictest - u64::from(own) + u64::from(strict), rows)
-        });
+    // The same count with the on/off cells read at a shorter mean active period.
+    let reading = super::tables::on_off_counts(study.jobs, study.results, Some(ON_OFF_READING));
+    let reading_command = study
+        .get(&JobKind::OnOffActive {
+            seconds: ON_OFF_READING,
+            load: LOAD_80,
+        })
+        .map(|(j, _)| {
+            command(
+                j,
+                SLIDING_LOG,
+                &on_off_active(ON_OFF_READING, LOADS[LOAD_80]),
+            )
+        })
+        .unwrap_or_default();
     out.push(
         Claim::new(RULE, S, "rows at 80% where the sliding log serves least (of 5)", "every row but one")
             .target(4.0, Unit::Count)
@@ -523,12 +520,9 @@ fn honest(study: &Study, out: &mut Vec<Claim>) {
             .note(format!("exceptions, paired over the same arrivals: {}", exceptions.join("; ")))
             .why("the on/off client is the one the essay specifies least (neither its active periods nor its rate while active); there a B = 50 bucket and the log are within a fraction of a point")
             .tried(
-                "an on/off client active 6 s at a time on average, not 30 s",
-                short.filter(|_| rows == SHAPES.len() as u64),
-                study
-                    .get(&JobKind::OnOffShort { load: LOAD_80 })
-                    .map(|(j, _)| command(j, SLIDING_LOG, &format!("{ON_OFF_SHORT},load=0.8")))
-                    .unwrap_or_default(),
+                format!("an on/off client active {ON_OFF_READING} s at a time on average, not 30 s (table guess-on-off sweeps it)"),
+                reading.map(|(strict, rows, ..)| Value::Of(strict, rows)),
+                reading_command.clone(),
             )
             .judged(),
     );
@@ -849,28 +843,7 @@ fn counter(study: &Study, out: &mut Vec<Claim>) {
             missing.join(", ")
         );
     }
-    // The same count with the on/off cells read as the shorter-active client.
-    let short_wins = (0..LOADS.len())
-        .map(|l| {
-            let wins =
-                |r: &JobResult| u64::from(served(r, BUCKET_50).mean >= served(r, COUNTER).mean);
-            let own = study
-                .get(&JobKind::Honest {
-                    shape: ON_OFF,
-                    load: l,
-                })
-                .map(|(_, r)| wins(r));
-            let short = study
-                .get(&JobKind::OnOffShort { load: l })
-                .map(|(_, r)| wins(r));
-            own.zip(short)
-        })
-        .collect::<Option<Vec<_>>>()
-        .map(|pairs| {
-            let (own, short): (u64, u64) =
-                pairs.iter().fold((0, 0), |(a, b), (x, y)| (a + x, b + y));
-            wins50 - own + short
-        });
+    let reading = super::tables::on_off_counts(study.jobs, study.results, Some(ON_OFF_READING));
     out.push(
         Claim::new(RULE, S, "cells where B = 50 serves at least as much as the counter (of 20)", "14 of the 20")
             .target(14.0, Unit::Count)
@@ -878,9 +851,9 @@ fn counter(study: &Study, out: &mut Vec<Claim>) {
             .note(note)
             .why("the extra losses are the on/off client at high load: ratelab's client sends 5× its average while active (the essay gives no rate), so long active periods empty a 50-token bucket while the counter still admits a window's worth")
             .tried(
-                "an on/off client active 6 s at a time on average, not 30 s",
-                short_wins.filter(|_| cells == 20).map(|w| Value::Of(w, cells)),
-                "table honest beside the on/off cells at 6 s (`ratelab simulate ... --traffic on-off:active=6s,load=L`)",
+                format!("an on/off client active {ON_OFF_READING} s at a time on average, not 30 s (table guess-on-off sweeps it)"),
+                reading.map(|(.., wins, cells)| Value::Of(wins, cells)),
+                format!("the honest table with its on/off cells from `{}` at each load", on_off_active(ON_OFF_READING, 0.8).replace(",load=0.8", "")),
             )
             .judged(),
     );

@@ -108,10 +108,19 @@ pub(super) const PAGE_LOADS: usize = 2;
 pub(super) const BIG_BURSTS: usize = 3;
 /// The on/off client's place in [`SHAPES`].
 pub(super) const ON_OFF: usize = 4;
-/// The on/off client the essay leaves least specified, read another way: active periods of
-/// 6 s on average instead of ratelab's 30 s (the essay gives neither), at each load of the
-/// honest table ([`JobKind::OnOffShort`]).
-pub(super) const ON_OFF_SHORT: &str = "on-off:active=6s";
+/// The on/off client's mean active period, which the essay does not give, swept beside
+/// ratelab's 30 s at each load of the honest table ([`JobKind::OnOffActive`]), in seconds.
+pub(super) const ON_OFF_ACTIVES: [u64; 3] = [3, 6, 12];
+/// The active period the report's other reading of the on/off rows takes, in seconds.
+pub(super) const ON_OFF_READING: u64 = 6;
+/// How far either side of the reset the two-tick attack's ticks come, swept (the essay says
+/// only "the last moment" and "the first moment"), in milliseconds ([`JobKind::TickOffset`]).
+pub(super) const TICK_OFFSETS_MS: [u64; 5] = [1, 100, 500, 5_000, 29_000];
+
+/// The on/off traffic with a mean active period of `seconds`, at `load`.
+pub(super) fn on_off_active(seconds: u64, load: f64) -> String {
+    format!("on-off:active={seconds}s,load={}", shortest(load))
+}
 /// The shapes of the split experiment.
 pub(super) const SPLIT_SHAPES: [usize; 2] = [STEADY, PAGE_LOADS];
 /// 30% in [`LOADS`].
@@ -348,10 +357,19 @@ pub enum JobKind {
     /// The same limiters against a steady client offering twice the limit, over the study's
     /// runs: the essay's "requests admitted" row.
     Overdriven,
-    /// The honest table's limiters against [`ON_OFF_SHORT`] at one load.
-    OnOffShort {
+    /// The honest table's limiters against the on/off client with a mean active period of
+    /// `seconds` ([`ON_OFF_ACTIVES`]) at one load.
+    OnOffActive {
+        /// The mean active period, s.
+        seconds: u64,
         /// Index into [`LOADS`].
         load: usize,
+    },
+    /// The two-tick attack on [`BOUNDARY_LIMITERS`] with its ticks `ms` either side of the
+    /// reset ([`TICK_OFFSETS_MS`]).
+    TickOffset {
+        /// Milliseconds before and after the reset.
+        ms: u64,
     },
     /// The attack the essay's table's busiest and rejected rows both come from: 60 requests
     /// 0.5 s before a boundary and 120 0.5 s after ([`BOUNDARY_ROWS_TRAFFIC`]).

@@ -1,10 +1,10 @@
 //! The study's plan: its size, and its independent, individually seeded jobs, each a scenario.
 
 use super::experiments::{
-    counter_offset, honest, lockout_all, obeying_burst, scenario, split, JobKind, Size,
-    BOUNDARY_LIMIT, BOUNDARY_LIMITERS, BOUNDARY_ROWS_TRAFFIC, COUNTER_STARTS_MS, EVENLY_TRAFFIC,
-    LIMITERS, LOADS, OBEYING_RATES, OFFSET_STEPS, ON_OFF_SHORT, RETRY_RATES, RETRY_TRIES, SERVERS,
-    SHAPES, SPLIT_SHAPES, THEORY_LIMITERS,
+    counter_offset, honest, lockout_all, obeying_burst, on_off_active, scenario, split, JobKind,
+    Size, BOUNDARY_LIMIT, BOUNDARY_LIMITERS, BOUNDARY_ROWS_TRAFFIC, COUNTER_STARTS_MS,
+    EVENLY_TRAFFIC, LIMITERS, LOADS, OBEYING_RATES, OFFSET_STEPS, ON_OFF_ACTIVES, RETRY_RATES,
+    RETRY_TRIES, SERVERS, SHAPES, SPLIT_SHAPES, THEORY_LIMITERS, TICK_OFFSETS_MS, TWIN,
 };
 use crate::decimal::shortest;
 use crate::error::Error;
@@ -121,10 +121,33 @@ pub fn plan(config: StudyConfig) -> Result<Vec<Job>, Error> {
             });
         }
     }
-    for (l, &load) in LOADS.iter().enumerate() {
+    for (a, &seconds) in ON_OFF_ACTIVES.iter().enumerate() {
+        for (l, &load) in LOADS.iter().enumerate() {
+            let mut limiters = LIMITERS.to_vec();
+            limiters.push(TWIN);
+            jobs.push(Job {
+                kind: JobKind::OnOffActive { seconds, load: l },
+                scenario: scenario(
+                    &limiters,
+                    &on_off_active(seconds, load),
+                    100,
+                    size(config.minutes, 950 + 10 * a as u64 + l as u64),
+                )?,
+            });
+        }
+    }
+    for (i, &ms) in TICK_OFFSETS_MS.iter().enumerate() {
         jobs.push(Job {
-            kind: JobKind::OnOffShort { load: l },
-            scenario: honest(ON_OFF_SHORT, load, size(config.minutes, 950 + l as u64))?,
+            kind: JobKind::TickOffset { ms },
+            scenario: scenario(
+                &BOUNDARY_LIMITERS,
+                &format!("boundary-burst:before={ms}ms,after={ms}ms"),
+                BOUNDARY_LIMIT,
+                Size {
+                    runs: 1,
+                    ..size(3, 990 + i as u64)
+                },
+            )?,
         });
     }
     for shape in SPLIT_SHAPES {
@@ -266,6 +289,8 @@ mod tests {
         assert_eq!(count(|k| *k == JobKind::Overdriven), 1);
         assert_eq!(count(|k| *k == JobKind::BoundaryRows), 1);
         assert_eq!(count(|k| *k == JobKind::Evenly), 1);
+        assert_eq!(count(|k| matches!(k, JobKind::OnOffActive { .. })), 12);
+        assert_eq!(count(|k| matches!(k, JobKind::TickOffset { .. })), 5);
         assert_eq!(count(|k| *k == JobKind::Optimality), 1);
     }
 
@@ -276,7 +301,7 @@ mod tests {
         for job in &jobs {
             let n = job.scenario.limiters.len();
             match job.kind {
-                JobKind::Honest { .. } | JobKind::OnOffShort { .. } => {
+                JobKind::Honest { .. } | JobKind::OnOffActive { .. } => {
                     assert_eq!(text(job, GCRA), "gcra");
                     assert_eq!(text(job, GCRA_TWIN), TWIN);
                     assert_eq!(n, GCRA_TWIN + 1);
@@ -313,6 +338,7 @@ mod tests {
                     assert_eq!(text(job, SWC_ALONE), "sliding-window-counter");
                 }
                 JobKind::Boundary
+                | JobKind::TickOffset { .. }
                 | JobKind::Overdriven
                 | JobKind::BoundaryRows
                 | JobKind::Evenly => {

@@ -150,7 +150,43 @@ impl StudyReport {
                 }
             }
         }
+        out += &self.guesses();
         out += NOTES;
+        out
+    }
+
+    /// The guesses the essays force, swept: each table, and which values reproduce the
+    /// essay, read off its last column.
+    fn guesses(&self) -> String {
+        let mut out = "\n## The guesses the essays force\n\nWhere an essay leaves a parameter out, ratelab \
+            names its own choice and sweeps it, so that how much a row depends on it is visible. \
+            The rule-obeying bucket's burst is swept in table obeying (every rate with B = 100 − rate), \
+            the retry storm's tries in table lockout (2 to 12), and the flood's start in table \
+            counter-offsets (51 offsets); the two below are swept for this report.\n"
+            .to_owned();
+        for (id, reproduces) in [("guess-on-off", "both"), ("guess-tick-offset", "yes")] {
+            let Some(t) = self.tables.iter().find(|t| t.id == id) else {
+                continue;
+            };
+            out += "\n";
+            out += &t.markdown().replacen("### ", "### Swept: ", 1);
+            let hits: Vec<&str> = t
+                .rows
+                .iter()
+                .filter(|r| r.last().map(String::as_str) == Some(reproduces))
+                .map(|r| r[0].as_str())
+                .collect();
+            out += &format!(
+                "\nThe essay's figures come out at {} of these {} values{}.\n",
+                hits.len(),
+                t.rows.len(),
+                if hits.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", hits.join(", "))
+                }
+            );
+        }
         out
     }
 }

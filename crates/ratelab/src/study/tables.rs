@@ -5,11 +5,12 @@ use super::claims::Claim;
 use super::essays::locked;
 use super::experiments::{
     counter_offset_lines, counter_offset_measure, obeying_bucket, obeying_burst, split_bucket,
-    split_log, JobKind, BOUNDARY_LIMIT, BOUNDARY_LIMITERS, BUCKET_50, BUCKET_75, COUNTER, GCRA,
-    GCRA_TWIN, LIMITERS, LOADS, LOAD_80, OBEYING_ESSAY_RATE, OBEYING_LOG, OBEYING_RATES,
-    OFFSET_STEPS, PAGE_LOADS, RETRY_COUNTER, RETRY_COUNTER_RECORDING, RETRY_FIXED,
+    split_log, JobKind, BOUNDARY_BUCKET_10, BOUNDARY_BUCKET_60, BOUNDARY_FIXED, BOUNDARY_LIMIT,
+    BOUNDARY_LIMITERS, BOUNDARY_LOG, BUCKET_50, BUCKET_75, COUNTER, GCRA, GCRA_TWIN, LIMITERS,
+    LOADS, LOAD_80, OBEYING_ESSAY_RATE, OBEYING_LOG, OBEYING_RATES, OFFSET_STEPS, ON_OFF,
+    ON_OFF_ACTIVES, PAGE_LOADS, RETRY_COUNTER, RETRY_COUNTER_RECORDING, RETRY_FIXED,
     RETRY_FIXED_RECORDING, RETRY_FORGETTING, RETRY_RATES, RETRY_RECORDING, RETRY_TRIES, SERVERS,
-    SHAPES, SPLIT_SHAPES, STEADY, THEORY_FIXED, THEORY_LOG,
+    SHAPES, SLIDING_LOG, SPLIT_SHAPES, STEADY, THEORY_FIXED, THEORY_LOG, TICK_OFFSETS_MS,
 };
 use super::plan::{Job, JobResult, StudyConfig};
 use crate::decimal::{fixed, fixed_signed};
@@ -142,6 +143,40 @@ pub(super) fn find<'a>(
 
 /// Builds the tables from the results of [`plan`]'s jobs, in the same order.
 /// A job without a result yet leaves its cells out, so a page can show the tables filling in.
+/// The two counts the first essay gives about its honest table, with its on/off cells read at
+/// a mean active period of `active` seconds (`None`: ratelab's 30 s, the table's own): the
+/// rows at 80% where the sliding log serves least (and how many rows), and the cells where
+/// B = 50 serves at least as much as the counter (and how many cells). `None` until every
+/// cell has run.
+pub(super) fn on_off_counts(
+    jobs: &[Job],
+    results: &[Option<JobResult>],
+    active: Option<u64>,
+) -> Option<(u64, u64, u64, u64)> {
+    let cell = |s: usize, l: usize| match active {
+        Some(seconds) if s == ON_OFF => {
+            find(jobs, results, &JobKind::OnOffActive { seconds, load: l })
+        }
+        _ => find(jobs, results, &JobKind::Honest { shape: s, load: l }),
+    };
+    let (mut strict, mut rows, mut wins, mut cells) = (0, 0, 0, 0);
+    for s in 0..SHAPES.len() {
+        for l in 0..LOADS.len() {
+            let r = cell(s, l)?;
+            cells += 1;
+            wins += u64::from(served(r, BUCKET_50).mean >= served(r, COUNTER).mean);
+            if l == LOAD_80 {
+                rows += 1;
+                let log = served(r, SLIDING_LOG).mean;
+                strict += u64::from(
+                    (0..LIMITERS.len()).all(|i| i == SLIDING_LOG || served(r, i).mean >= log),
+                );
+            }
+        }
+    }
+    Some((strict, rows, wins, cells))
+}
+
 pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]) -> StudyReport {
     let mut tables = Vec::new();
     let honest = |s: usize, l: usize| find(jobs, results, &JobKind::Honest { shape: s, load: l });
@@ -461,6 +496,80 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
                 "busiest window".into(),
                 "bound over any arrivals".into(),
                 "served %, steady at 2L".into(),
+            ],
+            rows,
+        });
+    }
+    // The guesses the essays force, swept: the on/off client's active period, and how far
+    // from the reset the attack's ticks come.
+    let readings: Vec<(String, Option<u64>)> = ON_OFF_ACTIVES
+        .iter()
+        .map(|&s| (format!("{s} s"), Some(s)))
+        .chain([("30 s (ratelab's)".to_owned(), None)])
+        .collect();
+    let rows: Vec<Vec<String>> = readings
+        .iter()
+        .filter_map(|(name, active)| {
+            let (strict, rows, wins, cells) = on_off_counts(jobs, results, *active)?;
+            let both = strict == 4 && wins == 14;
+            Some(vec![
+                name.clone(),
+                format!("{strict} of {rows}"),
+                format!("{wins} of {cells}"),
+                if both {
+                    "both"
+                } else if strict == 4 || wins == 14 {
+                    "one"
+                } else {
+                    "neither"
+                }
+                .into(),
+            ])
+        })
+        .collect();
+    if !rows.is_empty() {
+        tables.push(Table {
+            id: "guess-on-off".into(),
+            title: "The on/off client's mean active period, which the essay does not give, against the two counts it does".into(),
+            header: vec![
+                "mean active period".into(),
+                "rows at 80% where the log serves least (essay: 4 of 5)".into(),
+                "cells where B = 50 serves at least as much as the counter (essay: 14 of 20)".into(),
+                "essay's counts reproduced".into(),
+            ],
+            rows,
+        });
+    }
+    let rows: Vec<Vec<String>> = TICK_OFFSETS_MS
+        .iter()
+        .filter_map(|&ms| {
+            let r = find(jobs, results, &JobKind::TickOffset { ms })?;
+            let b = |i: usize| r.runs[0][i].busiest;
+            let as_essay = b(BOUNDARY_FIXED) == 2 * BOUNDARY_LIMIT
+                && b(BOUNDARY_LOG) == BOUNDARY_LIMIT
+                && b(BOUNDARY_BUCKET_60) > BOUNDARY_LIMIT
+                && b(BOUNDARY_BUCKET_10) <= BOUNDARY_LIMIT;
+            Some(vec![
+                crate::time::format_duration(ms * crate::time::MS),
+                b(BOUNDARY_FIXED).to_string(),
+                b(BOUNDARY_LOG).to_string(),
+                b(BOUNDARY_BUCKET_60).to_string(),
+                b(BOUNDARY_BUCKET_10).to_string(),
+                if as_essay { "yes" } else { "no" }.into(),
+            ])
+        })
+        .collect();
+    if !rows.is_empty() {
+        tables.push(Table {
+            id: "guess-tick-offset".into(),
+            title: "The two-tick attack's ticks at each distance from the reset (the essay says only the last and first moments): the busiest window of each limiter".into(),
+            header: vec![
+                "either side of the reset".into(),
+                "fixed window (essay: 120)".into(),
+                "sliding log (essay: 60)".into(),
+                "token bucket, B = 60 (essay: over 60)".into(),
+                "token bucket, B = 10 (essay: within 60)".into(),
+                "as the essay".into(),
             ],
             rows,
         });
