@@ -518,7 +518,7 @@ fn honest(study: &Study, out: &mut Vec<Claim>) {
             .derived()
             .ours((rows > 0).then_some(Value::Of(strictest, rows)))
             .note(format!("exceptions, paired over the same arrivals: {}", exceptions.join("; ")))
-            .why("the on/off client is the one the essay specifies least (neither its active periods nor its rate while active); there a B = 50 bucket and the log are within a fraction of a point")
+            .why("the on/off client is the one the essay specifies least (not the length of its active periods); there a B = 50 bucket and the log are within a fraction of a point")
             .tried(
                 format!("an on/off client active {ON_OFF_READING} s at a time on average, not 30 s (table guess-on-off sweeps it)"),
                 reading.map(|(strict, rows, ..)| Value::Of(strict, rows)),
@@ -849,7 +849,7 @@ fn counter(study: &Study, out: &mut Vec<Claim>) {
             .target(14.0, Unit::Count)
             .ours((cells > 0).then_some(Value::Of(wins50, cells)))
             .note(note)
-            .why("the extra losses are the on/off client at high load: ratelab's client sends 5× its average while active (the essay gives no rate), so long active periods empty a 50-token bucket while the counter still admits a window's worth")
+            .why("the extra losses are the on/off client at high load: its active periods (30 s on average, which the essay does not give) are long enough to empty a 50-token bucket while the counter still admits a window's worth")
             .tried(
                 format!("an on/off client active {ON_OFF_READING} s at a time on average, not 30 s (table guess-on-off sweeps it)"),
                 reading.map(|(.., wins, cells)| Value::Of(wins, cells)),

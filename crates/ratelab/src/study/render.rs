@@ -162,7 +162,10 @@ impl StudyReport {
             names its own choice and sweeps it, so that how much a row depends on it is visible. \
             The rule-obeying bucket's burst is swept in table obeying (every rate with B = 100 − rate), \
             the retry storm's tries in table lockout (2 to 12), and the flood's start in table \
-            counter-offsets (51 offsets); the two below are swept for this report.\n"
+            counter-offsets (51 offsets); the two below are swept for this report. The on/off \
+            client's rate while active is no guess: busy 20% of the time (the essay's figure) at a \
+            given average, it sends five times the average while active (`on-off:busy=` changes \
+            both together).\n"
             .to_owned();
         for (id, reproduces) in [("guess-on-off", "both"), ("guess-tick-offset", "yes")] {
             let Some(t) = self.tables.iter().find(|t| t.id == id) else {
