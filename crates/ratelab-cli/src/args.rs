@@ -234,6 +234,10 @@ pub(crate) struct StudyArgs {
     /// Worker threads: 1 to 256 [default: every core]. Results do not depend on it.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub threads: Option<String>,
+    /// Print on stderr where the time went: each experiment's jobs, seconds inside the
+    /// simulator and share, slowest first.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 #[derive(Debug, Args)]

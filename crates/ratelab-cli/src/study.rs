@@ -39,7 +39,7 @@ pub fn main(args: &StudyArgs) -> Result<String, String> {
         prepare_out(dir)?;
     }
     let started = Instant::now();
-    let report = run(config, args.only.is_some(), threads)?;
+    let report = run(config, args.only.is_some(), threads, args.timings)?;
     let seconds = started.elapsed().as_secs_f64();
     if let Some(dir) = &out {
         write_outputs(dir, &report)?;
@@ -83,6 +83,7 @@ pub fn run(
     config: StudyConfig,
     honest_only: bool,
     threads: Option<usize>,
+    timings: bool,
 ) -> Result<StudyReport, String> {
     let mut jobs = plan(config).map_err(|e| text::core(&e))?;
     if honest_only {
@@ -90,6 +91,7 @@ pub fn run(
     }
     let threads = threads.unwrap_or_else(pool::cores);
     let mut compute_us = 0u128;
+    let mut job_us = vec![0u128; jobs.len()];
     let mut results: Vec<Option<Result<JobResult, String>>> = vec![None; jobs.len()];
     let bar = progress_bar(jobs.len() as u64);
     pool::for_each(
@@ -102,6 +104,7 @@ pub fn run(
         },
         |i, (result, us)| {
             compute_us += us;
+            job_us[i] = us;
             results[i] = Some(result);
             if let Some(bar) = &bar {
                 bar.inc(1);
@@ -116,6 +119,9 @@ pub fn run(
         jobs.len(),
         compute_us as f64 / 1e6
     ));
+    if timings {
+        text::note(&timings_table(&jobs, &job_us));
+    }
     let results: Vec<Option<JobResult>> = results
         .into_iter()
         .map(|r| {
@@ -124,6 +130,38 @@ pub fn run(
         })
         .collect::<Result<_, _>>()?;
     Ok(assemble(config, &jobs, &results))
+}
+
+/// Each experiment's jobs, its seconds inside the simulator summed over its jobs, its share of
+/// all of them and its slowest job, slowest experiment first.
+fn timings_table(jobs: &[ratelab::study::Job], job_us: &[u128]) -> String {
+    let mut by: Vec<(&str, usize, u128, u128)> = Vec::new();
+    for (job, &us) in jobs.iter().zip(job_us) {
+        let name = job.kind.experiment();
+        match by.iter_mut().find(|e| e.0 == name) {
+            Some(e) => {
+                e.1 += 1;
+                e.2 += us;
+                e.3 = e.3.max(us);
+            }
+            None => by.push((name, 1, us, us)),
+        }
+    }
+    by.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
+    let all: u128 = job_us.iter().sum();
+    let mut out = format!(
+        "{:<30} {:>5} {:>9} {:>6} {:>12}",
+        "experiment", "jobs", "seconds", "share", "slowest job"
+    );
+    for (name, n, us, slowest) in by {
+        out += &format!(
+            "\n{name:<30} {n:>5} {:>9.3} {:>5.1}% {:>10.3} s",
+            us as f64 / 1e6,
+            100.0 * us as f64 / all.max(1) as f64,
+            slowest as f64 / 1e6
+        );
+    }
+    out
 }
 
 /// A bar of `total` jobs on stderr, only when stderr is a terminal: a log or a pipe gets

@@ -929,6 +929,59 @@ fn the_reproduction_reports_commands_print_its_numbers() {
     assert!(checked >= 55, "{checked} commands checked");
 }
 
+/// `--timings` says where the study's time went: every experiment once, with its jobs, and
+/// the shares adding up to the whole.
+#[test]
+fn the_study_timings_name_every_experiment_and_add_up() {
+    let (code, _, err) = ratelab(&["study", "--runs", "2", "--minutes", "10", "--timings"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = err
+        .lines()
+        .skip_while(|l| !l.starts_with("experiment"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("ratelab:"))
+        .collect();
+    let mut jobs = 0;
+    let mut share = 0.0;
+    for name in [
+        "honest",
+        "lockout",
+        "counter-offsets",
+        "guess-on-off",
+        "boundary",
+    ] {
+        assert!(
+            lines.iter().any(|l| l.starts_with(&format!("{name} "))),
+            "{name}: {err}"
+        );
+    }
+    for l in &lines {
+        let cols: Vec<&str> = l.split_whitespace().collect();
+        let n = cols.len();
+        jobs += cols[n - 5].parse::<usize>().expect("jobs");
+        share += cols[n - 3]
+            .trim_end_matches('%')
+            .parse::<f64>()
+            .expect("share");
+    }
+    let total: usize = err
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("ratelab: ")?
+                .split(" jobs")
+                .next()?
+                .parse()
+                .ok()
+        })
+        .expect("the job count");
+    assert_eq!(jobs, total, "{err}");
+    // Each share is rounded to a tenth of a point.
+    assert!(
+        (share - 100.0).abs() <= 0.05 * lines.len() as f64 + 1e-9,
+        "{share}: {err}"
+    );
+}
+
 #[test]
 fn the_study_writes_its_tables_plots_and_reproduction_report() {
     let dir = std::env::temp_dir().join(format!("ratelab-study-{}", std::process::id()));

@@ -386,6 +386,29 @@ pub enum JobKind {
     Optimality,
 }
 
+impl JobKind {
+    /// The experiment the job belongs to, named as its table is, for timings.
+    pub fn experiment(&self) -> &'static str {
+        match self {
+            JobKind::Honest { .. } => "honest",
+            JobKind::Attacker => "attacker",
+            JobKind::SwcOffset { .. } => "counter-offsets",
+            JobKind::Obeying { .. } => "obeying",
+            JobKind::Retry { .. } => "lockout",
+            JobKind::Split { .. } => "split",
+            JobKind::CounterAt { .. } => "counter at 30 s and 59 s",
+            JobKind::Boundary => "boundary",
+            JobKind::Overdriven => "boundary: twice the limit",
+            JobKind::OnOffActive { .. } => "guess-on-off",
+            JobKind::TickOffset { .. } => "guess-tick-offset",
+            JobKind::BoundaryRows => "boundary: the attack of 180",
+            JobKind::Evenly => "boundary: evenly spaced",
+            JobKind::Theory { .. } => "theory",
+            JobKind::Optimality => "checks: optimality",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
