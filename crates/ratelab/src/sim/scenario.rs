@@ -570,7 +570,8 @@ impl Scenario {
         // (and eight each), no more than `each` apiece; one of them moving at a time.
         let rings = |count: u64, each: u64| {
             if log {
-                8 * (2 * a)
+                8 * a
+                    .saturating_mul(2)
                     .max(8 * count)
                     .min(count.saturating_mul(each.max(8)))
             } else {

@@ -789,6 +789,11 @@ pub fn parse_count(what: &str, text: &str, min: u64, max: u64) -> Result<u64, Er
 /// Parses a load: a share of the limit like `0.8`, or a percentage like `80%`.
 pub fn parse_load(what: &str, text: &str) -> Result<f64, Error> {
     let accepted = "a share of the limit above 0 and at most 100, like 0.8 or 80%";
+    parse_fraction(what, text, MAX_LOAD, accepted)
+}
+
+/// A plain decimal or a percentage above 0 and at most `most`, else `accepted` in the message.
+fn parse_fraction(what: &str, text: &str, most: f64, accepted: &str) -> Result<f64, Error> {
     let (number, scale) = match text.strip_suffix('%') {
         Some(n) => (n, 100.0),
         None => (text, 1.0),
@@ -796,7 +801,7 @@ pub fn parse_load(what: &str, text: &str) -> Result<f64, Error> {
     // Only plain decimals: no `inf`, `NaN` or exponents.
     let v = crate::decimal::parse(number).ok_or_else(|| Error::invalid(what, text, accepted))?;
     let v = v / scale;
-    if !(v > 0.0 && v <= MAX_LOAD) {
+    if !(v > 0.0 && v <= most) {
         return Err(Error::invalid(what, text, accepted));
     }
     Ok(v)
@@ -809,17 +814,12 @@ pub const ON_BUSY: f64 = 0.2;
 
 /// Parses a share of time above 0 and at most 1: `0.2` or `20%`.
 pub fn parse_share(what: &str, text: &str) -> Result<f64, Error> {
-    let accepted = "a share above 0 and at most 1, like 0.2 or 20%";
-    let (number, scale) = match text.strip_suffix('%') {
-        Some(n) => (n, 100.0),
-        None => (text, 1.0),
-    };
-    let v = crate::decimal::parse(number).ok_or_else(|| Error::invalid(what, text, accepted))?;
-    let v = v / scale;
-    if !(v > 0.0 && v <= 1.0) {
-        return Err(Error::invalid(what, text, accepted));
-    }
-    Ok(v)
+    parse_fraction(
+        what,
+        text,
+        1.0,
+        "a share above 0 and at most 1, like 0.2 or 20%",
+    )
 }
 
 /// Parses `N/DUR`, e.g. `100/1min` or `100/min`.

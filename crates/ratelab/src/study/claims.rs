@@ -208,85 +208,6 @@ pub struct Claim {
     pub verdict: Verdict,
 }
 
-#[cfg(test)]
-mod verdict_tests {
-    use super::*;
-
-    fn row(ours: f64) -> Claim {
-        Claim::new(Essay::Rule, "s", "a share", "50%")
-            .target(0.5, Unit::Share)
-            .ours(Some(Value::Exact(ours, Unit::Share)))
-    }
-
-    #[test]
-    fn a_note_is_never_a_verdict_and_an_explanation_is_a_run_that_lands() {
-        assert_eq!(row(0.5).judged().verdict, Verdict::Match);
-        // A reason alone explains nothing.
-        let reasoned = row(0.4).why("a reason").judged();
-        assert_eq!(reasoned.verdict, Verdict::Unexplained);
-        assert!(
-            reasoned.explanation().contains("no other reading"),
-            "{}",
-            reasoned.explanation()
-        );
-        // Another reading whose value misses leaves it unexplained, and says so.
-        let missed = row(0.4)
-            .tried(
-                "another client",
-                Some(Value::Exact(0.45, Unit::Share)),
-                "ratelab simulate x",
-            )
-            .judged();
-        assert_eq!(missed.verdict, Verdict::Unexplained);
-        assert!(
-            missed.explanation().contains("45.00%, also outside it"),
-            "{}",
-            missed.explanation()
-        );
-        // One that lands explains it, both values shown.
-        let landed = row(0.4)
-            .tried(
-                "another client",
-                Some(Value::Exact(0.45, Unit::Share)),
-                "ratelab simulate x",
-            )
-            .tried(
-                "a third",
-                Some(Value::Exact(0.5, Unit::Share)),
-                "ratelab simulate y",
-            )
-            .judged();
-        assert_eq!(landed.verdict, Verdict::Explained);
-        assert_eq!(landed.ours_text(), "40.00%");
-        assert!(
-            landed
-                .explanation()
-                .contains("a third: 50.00%, within the row's tolerance (`ratelab simulate y`)"),
-            "{}",
-            landed.explanation()
-        );
-        // A reading not run yet explains nothing.
-        let pending = row(0.4).tried("another client", None, "").judged();
-        assert_eq!(pending.verdict, Verdict::Unexplained);
-        // Readings of a row that matches are not shown.
-        let matching = row(0.5)
-            .tried("another client", Some(Value::Exact(0.1, Unit::Share)), "")
-            .judged();
-        assert_eq!(matching.explanation(), "");
-    }
-
-    #[test]
-    fn an_estimates_reading_is_judged_by_its_own_standard_error() {
-        let e = |mean, se| Some(Value::Estimate(Estimate { mean, se }, Unit::Share));
-        let c = Claim::new(Essay::Rule, "s", "a share", "80.2%")
-            .target(0.802, Unit::Share)
-            .ours(e(0.8008, 0.0003))
-            .tried("wider", e(0.8008, 0.0005), "");
-        // -4 SE with its own error, -2.4 with the reading's.
-        assert_eq!(c.judged().verdict, Verdict::Explained);
-    }
-}
-
 /// Half a unit of the last digit of the first number in `quote`, in `unit` (a percentage
 /// quoted as "71.0%" has a rounding of 0.05 points, 0.0005 as a fraction).
 pub fn rounding_of(quote: &str, unit: Unit) -> f64 {
@@ -610,6 +531,80 @@ pub fn value_text(v: Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn row(ours: f64) -> Claim {
+        Claim::new(Essay::Rule, "s", "a share", "50%")
+            .target(0.5, Unit::Share)
+            .ours(Some(Value::Exact(ours, Unit::Share)))
+    }
+
+    #[test]
+    fn a_note_is_never_a_verdict_and_an_explanation_is_a_run_that_lands() {
+        assert_eq!(row(0.5).judged().verdict, Verdict::Match);
+        // A reason alone explains nothing.
+        let reasoned = row(0.4).why("a reason").judged();
+        assert_eq!(reasoned.verdict, Verdict::Unexplained);
+        assert!(
+            reasoned.explanation().contains("no other reading"),
+            "{}",
+            reasoned.explanation()
+        );
+        // Another reading whose value misses leaves it unexplained, and says so.
+        let missed = row(0.4)
+            .tried(
+                "another client",
+                Some(Value::Exact(0.45, Unit::Share)),
+                "ratelab simulate x",
+            )
+            .judged();
+        assert_eq!(missed.verdict, Verdict::Unexplained);
+        assert!(
+            missed.explanation().contains("45.00%, also outside it"),
+            "{}",
+            missed.explanation()
+        );
+        // One that lands explains it, both values shown.
+        let landed = row(0.4)
+            .tried(
+                "another client",
+                Some(Value::Exact(0.45, Unit::Share)),
+                "ratelab simulate x",
+            )
+            .tried(
+                "a third",
+                Some(Value::Exact(0.5, Unit::Share)),
+                "ratelab simulate y",
+            )
+            .judged();
+        assert_eq!(landed.verdict, Verdict::Explained);
+        assert_eq!(landed.ours_text(), "40.00%");
+        assert!(
+            landed
+                .explanation()
+                .contains("a third: 50.00%, within the row's tolerance (`ratelab simulate y`)"),
+            "{}",
+            landed.explanation()
+        );
+        // A reading not run yet explains nothing.
+        let pending = row(0.4).tried("another client", None, "").judged();
+        assert_eq!(pending.verdict, Verdict::Unexplained);
+        // Readings of a row that matches are not shown.
+        let matching = row(0.5)
+            .tried("another client", Some(Value::Exact(0.1, Unit::Share)), "")
+            .judged();
+        assert_eq!(matching.explanation(), "");
+    }
+
+    #[test]
+    fn an_estimates_reading_is_judged_by_its_own_standard_error() {
+        let e = |mean, se| Some(Value::Estimate(Estimate { mean, se }, Unit::Share));
+        let c = Claim::new(Essay::Rule, "s", "a share", "80.2%")
+            .target(0.802, Unit::Share)
+            .ours(e(0.8008, 0.0003))
+            .tried("wider", e(0.8008, 0.0005), "");
+        // -4 SE with its own error, -2.4 with the reading's.
+        assert_eq!(c.judged().verdict, Verdict::Explained);
+    }
 
     fn est(mean: f64, se: f64) -> Option<Value> {
         Some(Value::Estimate(Estimate { mean, se }, Unit::Share))

@@ -1569,14 +1569,9 @@ fn closed_window_busiest(spec: &crate::spec::LimiterSpec, limit: u64, window: u6
         .map(|i| window + i * every)
         .filter(|&t| limiter.decide(t).admitted())
         .collect();
-    let (mut first, mut most) = (0, 0);
-    for (i, &t) in admitted.iter().enumerate() {
-        while admitted[first] + window < t {
-            first += 1;
-        }
-        most = most.max((i + 1 - first) as u64);
-    }
-    Some(most)
+    // In whole µs the closed window [t − W, t] is the half-open (t − W − 1, t].
+    let busiest = crate::analysis::busiest_windows(&admitted, window + 1, 1);
+    Some(busiest.first().map_or(0, |w| w.count))
 }
 
 #[cfg(test)]
