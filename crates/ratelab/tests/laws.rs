@@ -72,7 +72,8 @@ fn policy() -> impl Strategy<Value = String> {
         })
 }
 
-/// Traffic: steady, bursty, a flood, a boundary burst, or retrying clients (one policy or a
+/// Traffic: steady, bursty, on/off, a flood, a boundary burst (either tick's count given), or
+/// retrying clients (one policy or a
 /// mix of two).
 fn traffic() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -80,6 +81,16 @@ fn traffic() -> impl Strategy<Value = String> {
         (1u32..30).prop_map(|l| format!("page-loads:load={}", f64::from(l) / 10.0)),
         (1u64..500, 1u64..90).prop_map(|(ms, s)| format!("flood:every={ms}ms,for={s}s")),
         Just("boundary-burst".to_owned()),
+        (1u64..900, 0u64..900, 0u64..300, 0u64..300).prop_map(|(b, a, first, second)| {
+            format!("boundary-burst:before={b}ms,after={a}ms,first={first},second={second}")
+        }),
+        (1u32..30, 1u64..60, 1u32..10).prop_map(|(l, active, busy)| {
+            format!(
+                "on-off:load={},active={active}s,busy={}",
+                f64::from(l) / 10.0,
+                f64::from(busy) / 10.0
+            )
+        }),
         (
             1u32..30,
             0u32..40,
