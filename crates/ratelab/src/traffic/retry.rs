@@ -102,10 +102,19 @@ impl RetryClient {
     }
 
     /// When the next try comes, without taking it.
+    #[inline]
     pub fn peek(&self) -> Option<Micros> {
-        let retry = self.retries.front().map(|r| r.at);
-        let spike = (self.spike_left > 0).then_some(self.spike_at);
-        [retry, spike, self.next_first].into_iter().flatten().min()
+        // Written out rather than as the minimum of an array of options: this runs once or
+        // twice per try of a retry storm, and the array's copies cost more than the rest of a
+        // decision.
+        let mut t = self.next_first;
+        if self.spike_left > 0 && t.is_none_or(|f| self.spike_at < f) {
+            t = Some(self.spike_at);
+        }
+        match self.retries.front() {
+            Some(r) if t.is_none_or(|f| r.at < f) => Some(r.at),
+            _ => t,
+        }
     }
 
     /// The shortest gap the policy can leave between a rejected try and its retry, when the
@@ -184,20 +193,24 @@ impl RetryClient {
 
     /// The next try. Ties go to retries, then the spike, then the steady stream.
     #[allow(clippy::should_implement_trait)]
+    #[inline]
     pub fn next(&mut self) -> Option<Try> {
-        let retry = self.retries.front().map(|r| r.at);
+        // The earliest of the three, ties in that order (see `peek` for why it is written out).
         let spike = (self.spike_left > 0).then_some(self.spike_at);
-        let candidates = [retry, spike, self.next_first];
-        let (which, t) = candidates
-            .iter()
-            .enumerate()
-            .filter_map(|(i, t)| t.map(|t| (i, t)))
-            .min_by_key(|&(i, t)| (t, i))?;
-        if which == 0 {
-            let seen = self.firsts_sent;
-            return self.retries.pop_front().map(|r| Try { seen, ..r });
+        let fresh = match (spike, self.next_first) {
+            (Some(s), Some(f)) => Some((s <= f, s.min(f))),
+            (Some(s), None) => Some((true, s)),
+            (None, Some(f)) => Some((false, f)),
+            (None, None) => None,
+        };
+        if let Some(r) = self.retries.front() {
+            if fresh.is_none_or(|(_, t)| r.at <= t) {
+                let seen = self.firsts_sent;
+                return self.retries.pop_front().map(|r| Try { seen, ..r });
+            }
         }
-        if which == 1 {
+        let (is_spike, t) = fresh?;
+        if is_spike {
             self.spike_left -= 1;
         } else {
             self.next_first = self.first.next();
@@ -444,11 +457,16 @@ impl RetryClients {
     /// Client `c`'s try `tr` was rejected, heard at `heard` (see
     /// [`RetryClient::rejected_heard`]).
     pub fn rejected_heard(&mut self, c: u32, tr: Try, retry_after: Option<Micros>, heard: Micros) {
+        let several = self.clients.len() > 1;
         let client = &mut self.clients[c as usize];
+        if !several {
+            client.rejected_heard(tr, retry_after, heard);
+            return;
+        }
         let before = client.peek();
         client.rejected_heard(tr, retry_after, heard);
         let after = client.peek();
-        if cfg!(feature = "clients") && self.clients.len() > 1 && after != before {
+        if cfg!(feature = "clients") && after != before {
             if let Some(t) = after {
                 self.generation[c as usize] += 1;
                 self.queue
