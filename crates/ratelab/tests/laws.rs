@@ -349,3 +349,38 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(160))]
+
+    /// The simulator decides a retrying client's tries in batches (every try due before the
+    /// first pending one plus the shortest retry gap, through the open loop's chunked path);
+    /// a trace decides them one at a time. Every number of the run is the same either way,
+    /// for every limiter, behind a fleet or not, under every client policy and mix.
+    #[test]
+    fn a_retrying_clients_batches_decide_as_one_try_at_a_time(
+        kind in 0usize..KINDS.len(),
+        clients in 1u32..12,
+        spike in 0u32..60,
+        rate in 1u64..40,
+        keys in policy(),
+        mix in prop::option::of((1u32..6, policy())),
+        gateways in prop::option::of((2u32..5, prop_oneof![Just("local"), Just("split"), Just("central")])),
+        limit in 1u64..30,
+        seed in 0u64..1_000,
+    ) {
+        let mut traffic =
+            format!("retry:rate={rate}/1min,spike={spike},at=30s,clients={clients},{keys}");
+        if let Some((m, other)) = mix {
+            traffic.push_str(&format!("+clients={m},{other}"));
+        }
+        let f = gateways.and_then(|(n, coord)| fleet(n, "round-robin", coord));
+        let s = scenario(KINDS[kind], f, &traffic, limit, seed);
+        if s.validate().is_err() {
+            return Ok(());
+        }
+        let batched = run(&s);
+        let (one_at_a_time, _) = ratelab::sim::trace(&s, 0, 0).expect("runs");
+        prop_assert_eq!(batched, one_at_a_time, "{} {}", KINDS[kind], traffic);
+    }
+}

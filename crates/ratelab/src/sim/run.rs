@@ -12,6 +12,7 @@ use crate::limiter::FleetStats;
 use crate::limiter::{Decide, Decision, Limiter};
 use crate::ring::TimeRing;
 use crate::time::Micros;
+use crate::traffic::Try;
 #[cfg(feature = "clients")]
 use crate::time::SECOND;
 use serde::{Deserialize, Serialize};
@@ -248,18 +249,34 @@ impl Lane {
 /// its own. (A queueing limiter's admissions belong at their departures: [`simulate_run`]
 /// audits those one by one.)
 pub fn decide_and_audit(limiter: &mut Limiter, audit: &mut Auditor, times: &[Micros]) -> u64 {
+    decide_and_audit_each(limiter, audit, times, |_| {})
+}
+
+/// [`decide_and_audit`], telling `each` every decision in order (a retrying client's batch
+/// needs them one by one).
+#[inline]
+fn decide_and_audit_each(
+    limiter: &mut Limiter,
+    audit: &mut Auditor,
+    times: &[Micros],
+    mut each: impl FnMut(bool),
+) -> u64 {
+    let mut decided = |ok: bool| {
+        each(ok);
+        ok
+    };
     match limiter {
-        Limiter::FixedWindow(l) => audit.decide_chunk(times, |t| l.admit(t)),
-        Limiter::SlidingLog(l) => audit.decide_chunk(times, |t| l.admit(t)),
-        Limiter::SlidingWindowCounter(l) => audit.decide_chunk(times, |t| l.admit(t)),
-        Limiter::TokenBucket(l) => audit.decide_chunk(times, |t| l.admit(t)),
-        Limiter::Gcra(l) => audit.decide_chunk(times, |t| l.admit(t)),
-        Limiter::LeakyBucket(l) => audit.decide_chunk(times, |t| l.admit(t)),
-        Limiter::Nginx(l) => audit.decide_chunk(times, |t| l.admit(t)),
-        Limiter::Haproxy(l) => audit.decide_chunk(times, |t| l.admit(t)),
-        Limiter::Split(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        Limiter::FixedWindow(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
+        Limiter::SlidingLog(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
+        Limiter::SlidingWindowCounter(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
+        Limiter::TokenBucket(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
+        Limiter::Gcra(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
+        Limiter::LeakyBucket(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
+        Limiter::Nginx(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
+        Limiter::Haproxy(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
+        Limiter::Split(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
         #[cfg(feature = "fleet")]
-        Limiter::Fleet(l) => audit.decide_chunk(times, |t| l.admit(t)),
+        Limiter::Fleet(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
     }
 }
 
@@ -319,44 +336,83 @@ fn closed_loop(
             }
             (group_of, vec![VecDeque::new(); tally.groups.len()])
         };
-        while let Some((c, tr)) = clients.next() {
-            lane.stats.offered += u64::from(tr.attempt == 1);
-            #[cfg(feature = "clients")]
-            {
-                peak(&mut second, &mut tally, tr.at);
-                #[cfg(feature = "mix")]
-                if let Some(&g) = group_of.get(c as usize) {
-                    let group = &mut tally.groups[g as usize];
-                    group.requests += u64::from(tr.attempt == 1);
-                    group.attempts += 1;
-                    peak(&mut seconds[g as usize], group, tr.at);
-                }
-            }
-            if lane.step(tr.at) {
+        // Batches: no retry comes sooner than `gap` after the try it retries, so every try
+        // due before the first pending one plus `gap` is known before any of them is decided,
+        // and the batch goes through the open loop's chunked path. The tries, and so every
+        // decision, are those of one try at a time: the rejections are reported in the order
+        // the tries were taken, as a probe reports them, and each retry is due at or after
+        // the batch's end (a test holds the two ways equal). One try at a time where a
+        // decision's answer times its retry (Retry-After), where a retry can come at once, and
+        // where the lane queues, shifts, traces or draws.
+        let gap = clients.min_gap();
+        let batched = !honor
+            && gap > 0
+            && lane.queue.is_none()
+            && lane.shift == 0
+            && lane.trace.is_none()
+            && lane.mech.is_none();
+        let (mut batch, mut times, mut decided) = (Vec::new(), Vec::new(), Vec::new());
+        while let Some(first) = clients.peek() {
+            let end = if batched {
+                first.saturating_add(gap)
+            } else {
+                first
+            };
+            batch.clear();
+            // (At most a chunk: a long gap at a high rate would otherwise hold its tries.)
+            clients.take_before(end, CHUNK, &mut batch);
+            for &(_c, tr) in &batch {
+                lane.stats.offered += u64::from(tr.attempt == 1);
                 #[cfg(feature = "clients")]
                 {
-                    tally.success.record(tr.at - tr.first);
+                    peak(&mut second, &mut tally, tr.at);
                     #[cfg(feature = "mix")]
-                    if let Some(&g) = group_of.get(c as usize) {
-                        tally.groups[g as usize].success.record(tr.at - tr.first);
+                    if let Some(&g) = group_of.get(_c as usize) {
+                        let group = &mut tally.groups[g as usize];
+                        group.requests += u64::from(tr.attempt == 1);
+                        group.attempts += 1;
+                        peak(&mut seconds[g as usize], group, tr.at);
                     }
                 }
-                clients.admitted(c, tr);
-            } else {
-                // (Only a client of the core's `clients` feature honours `Retry-After`.)
-                #[cfg(feature = "clients")]
-                // (Asked only for a client that honours it: a counter's answer is a search.)
-                let retry_after = if honor && clients.clients()[c as usize].honors() {
-                    lane.limiter.retry_after(tr.at)
+            }
+            if batched {
+                times.clear();
+                times.extend(batch.iter().map(|(_, tr): &(u32, Try)| tr.at));
+                decided.clear();
+                lane.stats.admitted +=
+                    decide_and_audit_each(&mut lane.limiter, &mut lane.audit, &times, |ok| {
+                        decided.push(ok)
+                    });
+            }
+            for (i, &(c, tr)) in batch.iter().enumerate() {
+                let admitted = if batched {
+                    decided[i]
                 } else {
-                    None
+                    lane.step(tr.at)
                 };
-                #[cfg(not(feature = "clients"))]
-                let retry_after = {
-                    let _ = honor;
-                    None
-                };
-                clients.rejected(c, tr, retry_after);
+                if admitted {
+                    #[cfg(feature = "clients")]
+                    {
+                        tally.success.record(tr.at - tr.first);
+                        #[cfg(feature = "mix")]
+                        if let Some(&g) = group_of.get(c as usize) {
+                            tally.groups[g as usize].success.record(tr.at - tr.first);
+                        }
+                    }
+                    clients.admitted(c, tr);
+                } else {
+                    // (Only a client of the core's `clients` feature honours `Retry-After`.)
+                    #[cfg(feature = "clients")]
+                    // (Asked only for a client that honours it: a counter's answer is a search.)
+                    let retry_after = if honor && clients.clients()[c as usize].honors() {
+                        lane.limiter.retry_after(tr.at)
+                    } else {
+                        None
+                    };
+                    #[cfg(not(feature = "clients"))]
+                    let retry_after = None;
+                    clients.rejected(c, tr, retry_after);
+                }
             }
         }
         // (The clients' metrics are the core's `clients` feature: the page's modules skip them.)

@@ -249,7 +249,31 @@ impl RetryClient {
     /// the tries were taken ([`RetryClient::next`]), each after its try; other tries may have
     /// been taken in between, as a probe's sender takes them while answers are on their way,
     /// but none due after `heard`.
+    #[inline]
     pub fn rejected_heard(&mut self, tr: Try, retry_after: Option<Micros>, heard: Micros) {
+        // The essays' client (a fixed gap, nothing drawn, no budget, no Retry-After) in a
+        // simulation, where each retry comes after those already scheduled: what the general
+        // path below does, in the few steps a retry storm repeats millions of times.
+        if self.policy.is_classic()
+            && heard == 0
+            && tr.attempt < self.tries
+            && self.retries.back().is_none_or(|r| r.at <= tr.at.saturating_add(self.every))
+            && tr.at.saturating_add(self.every) <= self.horizon
+        {
+            self.retries.push_back(Try {
+                at: tr.at.saturating_add(self.every),
+                attempt: tr.attempt + 1,
+                first: tr.first,
+                sleep: self.every,
+                seen: 0,
+            });
+            return;
+        }
+        self.rejected_general(tr, retry_after, heard);
+    }
+
+    #[inline(never)]
+    fn rejected_general(&mut self, tr: Try, retry_after: Option<Micros>, heard: Micros) {
         if tr.attempt >= self.tries || !self.budget_allows(&tr) {
             self.gave_up += 1;
             return;
@@ -404,6 +428,16 @@ impl RetryClients {
         }
     }
 
+    /// The shortest gap any of them can leave between a rejected try and its retry, when no
+    /// `Retry-After` times it ([`RetryClient::min_gap`]).
+    pub fn min_gap(&self) -> Micros {
+        self.clients
+            .iter()
+            .map(RetryClient::min_gap)
+            .min()
+            .unwrap_or(0)
+    }
+
     /// Whether they ask for `Retry-After`.
     pub fn honors(&self) -> bool {
         self.clients.iter().any(RetryClient::honors)
@@ -416,6 +450,27 @@ impl RetryClients {
             return one.next().map(|tr| (0, tr));
         }
         self.merged()
+    }
+
+    /// Appends to `out` the tries [`RetryClients::next`] would give one by one, with their
+    /// clients, while they come before `end`: at least one if any is left, at most `max` in
+    /// all.
+    pub fn take_before(&mut self, end: Micros, max: usize, out: &mut Vec<(u32, Try)>) {
+        if let [one] = self.clients.as_mut_slice() {
+            while let Some(tr) = one.next() {
+                out.push((0, tr));
+                if out.len() >= max || !one.peek().is_some_and(|t| t < end) {
+                    break;
+                }
+            }
+            return;
+        }
+        while let Some(taken) = self.next() {
+            out.push(taken);
+            if out.len() >= max || !self.peek().is_some_and(|t| t < end) {
+                break;
+            }
+        }
     }
 
     /// Without the core's `clients` feature there is one client (the spec has no `clients=`).
@@ -445,11 +500,13 @@ impl RetryClients {
     }
 
     /// Client `c`'s try `tr` was admitted.
+    #[inline]
     pub fn admitted(&mut self, c: u32, tr: Try) {
         self.clients[c as usize].admitted(tr);
     }
 
     /// Client `c`'s try `tr` was rejected (see [`RetryClient::rejected`]).
+    #[inline]
     pub fn rejected(&mut self, c: u32, tr: Try, retry_after: Option<Micros>) {
         self.rejected_heard(c, tr, retry_after, 0);
     }
