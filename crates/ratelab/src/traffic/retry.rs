@@ -229,6 +229,47 @@ impl RetryClient {
         })
     }
 
+    /// Appends to `out` the tries [`RetryClient::next`] would give one by one while they come
+    /// before `end`: at least one if any is left, at most `max` in all. The retries due before
+    /// the next new request leave the queue in one sweep.
+    pub fn take_before(&mut self, end: Micros, max: usize, out: &mut Vec<(u32, Try)>) {
+        let Some(tr) = self.next() else {
+            return;
+        };
+        out.push((0, tr));
+        while out.len() < max {
+            // The next new request's time (the spike's ties first), then every retry due no
+            // later than it (retries win ties) and before `end`.
+            let spike = (self.spike_left > 0).then_some(self.spike_at);
+            let fresh = match (spike, self.next_first) {
+                (Some(s), Some(f)) => s.min(f),
+                (Some(s), None) => s,
+                (None, Some(f)) => f,
+                (None, None) => Micros::MAX,
+            };
+            let seen = self.firsts_sent;
+            let due = fresh.min(end.saturating_sub(1));
+            while out.len() < max {
+                match self.retries.front() {
+                    Some(r) if r.at <= due => {
+                        let r = Try { seen, ..*r };
+                        self.retries.pop_front();
+                        out.push((0, r));
+                    }
+                    _ => break,
+                }
+            }
+            // Out of room, or nothing else before the end; otherwise the new request is next.
+            if out.len() >= max || fresh >= end {
+                break;
+            }
+            let Some(tr) = self.next() else {
+                break;
+            };
+            out.push((0, tr));
+        }
+    }
+
     /// `tr` was admitted.
     pub fn admitted(&mut self, _tr: Try) {
         self.admitted += 1;
@@ -457,12 +498,7 @@ impl RetryClients {
     /// all.
     pub fn take_before(&mut self, end: Micros, max: usize, out: &mut Vec<(u32, Try)>) {
         if let [one] = self.clients.as_mut_slice() {
-            while let Some(tr) = one.next() {
-                out.push((0, tr));
-                if out.len() >= max || !one.peek().is_some_and(|t| t < end) {
-                    break;
-                }
-            }
+            one.take_before(end, max, out);
             return;
         }
         while let Some(taken) = self.next() {
