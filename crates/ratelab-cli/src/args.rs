@@ -238,6 +238,16 @@ pub(crate) struct StudyArgs {
     /// simulator and share, slowest first.
     #[arg(long)]
     pub timings: bool,
+    /// Compute only the K-th of N disjoint slices of the study's jobs (a Slurm array task, a
+    /// Kubernetes Job, a CI matrix cell) into DIR/shard-K-of-N.json; --merge puts them
+    /// together. Needs --out. E.g. --shard 2/4
+    #[arg(long, value_name = "K/N", allow_hyphen_values = true)]
+    pub shard: Option<String>,
+    /// Write the whole report from the shards in these folders (shard-K-of-N.json files of
+    /// one study, every K once) into --out: byte for byte what one run writes. E.g. --merge
+    /// part1 part2 --out study
+    #[arg(long, value_name = "DIR", num_args = 1..)]
+    pub merge: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -6,7 +6,9 @@ use crate::pool;
 use crate::text::{self, quote};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ratelab::spec::parse_count;
-use ratelab::study::{assemble, plan, run_job, JobResult, StudyConfig, StudyReport};
+use ratelab::study::{
+    assemble, plan, run_job, Job, JobResult, Part, Shard, StudyConfig, StudyReport,
+};
 use ratelab_charts::{Draw, Plot, Theme};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -33,19 +35,86 @@ pub fn main(args: &StudyArgs) -> Result<String, String> {
                 .into(),
         );
     }
+    let part = args
+        .shard
+        .as_deref()
+        .map(|s| Part::parse("--shard", s))
+        .transpose()
+        .map_err(e)?;
+    if part.is_some() && !args.merge.is_empty() {
+        return Err(
+            "--shard and --merge go in separate commands: compute each shard with \
+                    --shard K/N --out DIR, then --merge DIR... --out DIR"
+                .into(),
+        );
+    }
+    if part.is_some() && args.out.is_none() {
+        return Err(
+            "--shard needs --out DIR: the folder its shard-K-of-N.json is written to, \
+                    e.g. --shard 1/2 --out part1"
+                .into(),
+        );
+    }
     let out = args.out.as_deref().map(PathBuf::from);
+    // Read before --out is touched: a merge's mistakes cost nothing.
+    let merged = if args.merge.is_empty() {
+        None
+    } else {
+        Some(read_shards(&args.merge)?)
+    };
     if let Some(dir) = &out {
         // Before any work: an hour's study must not end in "cannot write".
         prepare_out(dir)?;
     }
     let started = Instant::now();
-    let report = run(config, args.only.is_some(), threads, args.timings)?;
+    let merging = merged.as_ref().map(|m| m.results.len());
+    let report = match (merged, part) {
+        (Some(merged), _) => {
+            let mut jobs = plan(merged.config).map_err(|e| text::core(&e))?;
+            if merged.honest_only {
+                ratelab::study::keep_honest(&mut jobs);
+            }
+            assemble(merged.config, &jobs, &merged.results)
+        }
+        (None, Some(part)) => {
+            let honest_only = args.only.is_some();
+            let (jobs, results) = run_jobs(config, honest_only, Some(part), threads, args.timings)?;
+            let results = results
+                .into_iter()
+                .enumerate()
+                .filter_map(|(i, r)| r.map(|r| (i as u64, r)))
+                .collect();
+            let shard = Shard::new(config, honest_only, part, &jobs, results);
+            let Some(dir) = &out else {
+                return Err("--shard needs --out DIR".into());
+            };
+            let path = dir.join(part.file_name());
+            let json = serde_json::to_string(&shard).map_err(|e| e.to_string())?;
+            std::fs::write(&path, json + "\n")
+                .map_err(|e| format!("cannot write {}: {e}", quote(&path.display().to_string())))?;
+            text::note(&format!(
+                "ratelab: shard {} of {} ({} of {} jobs) in {:.2} s; written to {}",
+                part.k,
+                part.n,
+                shard.results.len(),
+                jobs.len(),
+                started.elapsed().as_secs_f64(),
+                text::escaped(&path.display().to_string())
+            ));
+            return Ok(String::new());
+        }
+        (None, None) => run(config, args.only.is_some(), threads, args.timings)?,
+    };
     let seconds = started.elapsed().as_secs_f64();
     if let Some(dir) = &out {
         write_outputs(dir, &report)?;
     }
     text::note(&format!(
-        "ratelab: study done in {seconds:.2} s{}",
+        "ratelab: study {} in {seconds:.2} s{}",
+        merging.map_or("done".to_owned(), |jobs| format!(
+            "merged from {} shard folder(s), {jobs} jobs,",
+            args.merge.len()
+        )),
         out.as_ref().map_or(String::new(), |d| format!(
             "; files in {}",
             text::escaped(&d.display().to_string())
@@ -85,27 +154,43 @@ pub fn run(
     threads: Option<usize>,
     timings: bool,
 ) -> Result<StudyReport, String> {
+    let (jobs, results) = run_jobs(config, honest_only, None, threads, timings)?;
+    Ok(assemble(config, &jobs, &results))
+}
+
+/// Plans the study and runs its jobs (with `part`, only that slice's: the others' results
+/// are `None`); returns the plan and the results in its order.
+fn run_jobs(
+    config: StudyConfig,
+    honest_only: bool,
+    part: Option<Part>,
+    threads: Option<usize>,
+    timings: bool,
+) -> Result<(Vec<Job>, Vec<Option<JobResult>>), String> {
     let mut jobs = plan(config).map_err(|e| text::core(&e))?;
     if honest_only {
         ratelab::study::keep_honest(&mut jobs);
     }
+    let mine: Vec<usize> = (0..jobs.len())
+        .filter(|&i| part.is_none_or(|p| p.holds(i)))
+        .collect();
     let threads = threads.unwrap_or_else(pool::cores);
     let mut compute_us = 0u128;
     let mut job_us = vec![0u128; jobs.len()];
     let mut results: Vec<Option<Result<JobResult, String>>> = vec![None; jobs.len()];
-    let bar = progress_bar(jobs.len() as u64);
+    let bar = progress_bar(mine.len() as u64);
     pool::for_each(
-        jobs.len(),
+        mine.len(),
         threads,
-        |i| {
+        |m| {
             let t0 = Instant::now();
-            let result = run_job(&jobs[i]).map_err(|e| text::core(&e));
+            let result = run_job(&jobs[mine[m]]).map_err(|e| text::core(&e));
             (result, t0.elapsed().as_micros())
         },
-        |i, (result, us)| {
+        |m, (result, us)| {
             compute_us += us;
-            job_us[i] = us;
-            results[i] = Some(result);
+            job_us[mine[m]] = us;
+            results[mine[m]] = Some(result);
             if let Some(bar) = &bar {
                 bar.inc(1);
             }
@@ -116,25 +201,69 @@ pub fn run(
     }
     text::note(&format!(
         "ratelab: {} jobs, {:.2} s inside the simulator, summed over jobs",
-        jobs.len(),
+        mine.len(),
         compute_us as f64 / 1e6
     ));
     if timings {
-        text::note(&timings_table(&jobs, &job_us));
+        let timed: Vec<Job> = mine.iter().map(|&i| jobs[i].clone()).collect();
+        let us: Vec<u128> = mine.iter().map(|&i| job_us[i]).collect();
+        text::note(&timings_table(&timed, &us));
     }
-    let results: Vec<Option<JobResult>> = results
-        .into_iter()
-        .map(|r| {
-            r.unwrap_or_else(|| Err("a job did not run".into()))
-                .map(Some)
-        })
-        .collect::<Result<_, _>>()?;
-    Ok(assemble(config, &jobs, &results))
+    let mut out = Vec::with_capacity(jobs.len());
+    for (i, r) in results.into_iter().enumerate() {
+        out.push(match r {
+            Some(r) => Some(r?),
+            None if mine.binary_search(&i).is_ok() => return Err("a job did not run".into()),
+            None => None,
+        });
+    }
+    Ok((jobs, out))
+}
+
+/// Reads every shard-K-of-N.json in `dirs` and checks they make one whole study.
+fn read_shards(dirs: &[String]) -> Result<ratelab::study::Merged, String> {
+    let mut shards = Vec::new();
+    for dir in dirs {
+        let shown = quote(dir);
+        let entries = std::fs::read_dir(dir)
+            .map_err(|e| format!("cannot read --merge folder {shown}: {e}"))?;
+        let mut names: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("shard-") && n.ends_with(".json"))
+            })
+            .collect();
+        if names.is_empty() {
+            return Err(format!(
+                "no shard file (shard-K-of-N.json) in --merge folder {shown}: write them with \
+                 `ratelab study --shard K/N --out {dir}`"
+            ));
+        }
+        names.sort();
+        for path in names {
+            let name = quote(&path.display().to_string());
+            let text =
+                std::fs::read_to_string(&path).map_err(|e| format!("cannot read {name}: {e}"))?;
+            let shard: Shard = serde_json::from_str(&text).map_err(|e| {
+                format!("{name} is not a shard written by `ratelab study --shard`: {e}")
+            })?;
+            shards.push((name, shard));
+        }
+    }
+    ratelab::study::merge(shards, |config, honest_only| {
+        let mut jobs = plan(config)?;
+        if honest_only {
+            ratelab::study::keep_honest(&mut jobs);
+        }
+        Ok(jobs)
+    })
 }
 
 /// Each experiment's jobs, its seconds inside the simulator summed over its jobs, its share of
 /// all of them and its slowest job, slowest experiment first.
-fn timings_table(jobs: &[ratelab::study::Job], job_us: &[u128]) -> String {
+fn timings_table(jobs: &[Job], job_us: &[u128]) -> String {
     let mut by: Vec<(&str, usize, u128, u128)> = Vec::new();
     for (job, &us) in jobs.iter().zip(job_us) {
         let name = job.kind.experiment();

@@ -2546,3 +2546,110 @@ fn fleets_and_clients_out_of_range_are_refused_by_name() {
     );
     assert!(!r.2.contains("1 limiters"), "{}", r.2);
 }
+
+/// Every file of `dir`, by name, with its bytes.
+fn files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| {
+            let e = e.expect("entry");
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, std::fs::read(e.path()).expect("readable"))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// A study split into N shards (each computed by its own command into its own folder, as an
+/// array job's tasks would) and merged writes every file byte for byte as one run does, for
+/// N = 1, 2, 3 and 7; a merge missing a shard, holding one twice or mixing two studies is
+/// refused by name, before anything is written.
+#[test]
+fn a_study_sharded_and_merged_is_the_unsharded_study_byte_for_byte() {
+    let base = std::env::temp_dir().join(format!("ratelab-shards-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let path = |p: &std::path::Path| p.to_str().expect("utf-8 path").to_owned();
+    let size = ["--runs", "2", "--minutes", "10"];
+    let whole = base.join("whole");
+    let mut args = vec!["study", "--out"];
+    let w = path(&whole);
+    args.push(&w);
+    args.extend_from_slice(&size);
+    let (code, _, err) = ratelab(&args);
+    assert_eq!(code, 0, "{err}");
+    let expected = files(&whole);
+    assert!(expected.len() > 10, "{} files", expected.len());
+    for n in [1u32, 2, 3, 7] {
+        let mut dirs = Vec::new();
+        for k in 1..=n {
+            let dir = path(&base.join(format!("n{n}-k{k}")));
+            let part = format!("{k}/{n}");
+            let mut args = vec!["study", "--shard", &part, "--out", &dir];
+            args.extend_from_slice(&size);
+            let (code, out, err) = ratelab(&args);
+            assert_eq!(code, 0, "{part}: {err}");
+            assert!(out.is_empty(), "a shard prints nothing on stdout: {out}");
+            assert!(err.contains(&format!("shard {k} of {n}")), "{err}");
+            dirs.push(dir);
+        }
+        let merged = path(&base.join(format!("merged-{n}")));
+        let mut args = vec!["study", "--merge"];
+        args.extend(dirs.iter().map(String::as_str));
+        args.extend_from_slice(&["--out", &merged]);
+        let (code, _, err) = ratelab(&args);
+        assert_eq!(code, 0, "N = {n}: {err}");
+        let got = files(std::path::Path::new(&merged));
+        let names = |v: &[(String, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&got), names(&expected), "N = {n}: the files");
+        for ((name, a), (_, b)) in got.iter().zip(&expected) {
+            assert!(a == b, "N = {n}: {name} differs from the unsharded study's");
+        }
+    }
+    // Refusals, each naming the problem; the folder to write is not created.
+    let refused = path(&base.join("refused"));
+    let d = |s: &str| path(&base.join(s));
+    let (n3k1, n3k2, n2k1) = (d("n3-k1"), d("n3-k2"), d("n2-k1"));
+    for (dirs, says) in [
+        (vec![n3k1.clone(), n3k2.clone()], "shard 3 of 3 is missing"),
+        (vec![n3k1.clone(), n3k1.clone()], "appears twice"),
+        (vec![n3k1.clone(), n2k1.clone()], "number of shards"),
+    ] {
+        let mut args = vec!["study", "--merge"];
+        args.extend(dirs.iter().map(String::as_str));
+        args.extend_from_slice(&["--out", &refused]);
+        let (code, _, err) = ratelab(&args);
+        assert_eq!(code, 2, "{dirs:?}: {err}");
+        assert!(err.contains(says), "{dirs:?}: {err}");
+        assert!(
+            !std::path::Path::new(&refused).exists(),
+            "{dirs:?}: wrote {refused}"
+        );
+    }
+    // Shards of another seed are another study.
+    let other = d("other");
+    let (code, _, err) = ratelab(&[
+        "study",
+        "--shard",
+        "2/2",
+        "--out",
+        &other,
+        "--runs",
+        "2",
+        "--minutes",
+        "10",
+        "--seed",
+        "9",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = ratelab(&["study", "--merge", &n2k1, &other, "--out", &refused]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("not of the same study") && err.contains("--seed 9"),
+        "{err}"
+    );
+    let (code, _, err) = ratelab(&["study", "--shard", "0/3", "--out", &refused]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("nearest valid: 1/3"), "{err}");
+    let _ = std::fs::remove_dir_all(&base);
+}

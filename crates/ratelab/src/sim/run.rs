@@ -12,9 +12,9 @@ use crate::limiter::FleetStats;
 use crate::limiter::{Decide, Decision, Limiter};
 use crate::ring::TimeRing;
 use crate::time::Micros;
-use crate::traffic::Try;
 #[cfg(feature = "clients")]
 use crate::time::SECOND;
+use crate::traffic::Try;
 use serde::{Deserialize, Serialize};
 #[cfg(feature = "clients")]
 use std::collections::VecDeque;

@@ -9,6 +9,7 @@ mod essays;
 mod experiments;
 mod plan;
 mod render;
+mod shard;
 mod tables;
 
 pub use claims::{Claim, Essay, Target, Unit, Value, Verdict};
@@ -19,4 +20,5 @@ pub use experiments::{
     RETRY_LIMITERS, RETRY_RECORDING, SHAPES, SLIDING_LOG, TWIN,
 };
 pub use plan::{keep_honest, plan, run_job, run_scenario, Job, JobResult, StudyConfig};
+pub use shard::{fingerprint, merge, Merged, Part, Shard, SHARD_FORMAT};
 pub use tables::{assemble, busiest, served, Estimate, StudyPlot, StudyReport, Table};

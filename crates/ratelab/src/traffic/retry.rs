@@ -298,7 +298,10 @@ impl RetryClient {
         if self.policy.is_classic()
             && heard == 0
             && tr.attempt < self.tries
-            && self.retries.back().is_none_or(|r| r.at <= tr.at.saturating_add(self.every))
+            && self
+                .retries
+                .back()
+                .is_none_or(|r| r.at <= tr.at.saturating_add(self.every))
             && tr.at.saturating_add(self.every) <= self.horizon
         {
             self.retries.push_back(Try {
