@@ -360,11 +360,15 @@ proptest! {
     #[test]
     fn a_retrying_clients_batches_decide_as_one_try_at_a_time(
         kind in 0usize..KINDS.len(),
-        clients in 1u32..12,
+        // One client as often as several: one essays' client has a path of its own.
+        clients in prop_oneof![Just(1u32), 1u32..12],
         spike in 0u32..60,
         rate in 1u64..40,
-        keys in policy(),
-        mix in prop::option::of((1u32..6, policy())),
+        keys in prop_oneof![
+            (1u32..13, 1u64..20).prop_map(|(t, e)| format!("tries={t},every={e}s")),
+            policy(),
+        ],
+        mix in prop_oneof![Just(None), prop::option::of((1u32..6, policy()))],
         gateways in prop::option::of((2u32..5, prop_oneof![Just("local"), Just("split"), Just("central")])),
         limit in 1u64..30,
         seed in 0u64..1_000,

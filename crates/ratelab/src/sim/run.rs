@@ -14,10 +14,8 @@ use crate::ring::TimeRing;
 use crate::time::Micros;
 #[cfg(feature = "clients")]
 use crate::time::SECOND;
-use crate::traffic::Try;
+use crate::traffic::{Columns, Try};
 use serde::{Deserialize, Serialize};
-#[cfg(feature = "clients")]
-use std::collections::VecDeque;
 
 /// What one limiter did in one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -322,7 +320,7 @@ fn closed_loop(
         let mut tally = ClientStats::default();
         // The tries of the trailing second, for its peak: at most the tries of one second.
         #[cfg(feature = "clients")]
-        let mut second: VecDeque<Micros> = VecDeque::new();
+        let mut second = Second::default();
         // With a mix, each client's group, and each group's tally and trailing second.
         #[cfg(feature = "mix")]
         let (group_of, mut seconds) = {
@@ -334,7 +332,7 @@ fn closed_loop(
                 }
                 tally.groups = vec![ClientStats::default(); groups.len()];
             }
-            (group_of, vec![VecDeque::new(); tally.groups.len()])
+            (group_of, vec![Second::default(); tally.groups.len()])
         };
         // Batches: no retry comes sooner than `gap` after the try it retries, so every try
         // due before the first pending one plus `gap` is known before any of them is decided,
@@ -352,6 +350,44 @@ fn closed_loop(
             && lane.trace.is_none()
             && lane.mech.is_none();
         let (mut batch, mut times, mut decided) = (Vec::new(), Vec::new(), Vec::new());
+        // The essays' client alone: the same batches, its tries in columns and answered in
+        // one sweep (the retry storm's schedule is a queue in time order, no heap).
+        #[cfg(feature = "mix")]
+        let alone = group_of.is_empty();
+        #[cfg(not(feature = "mix"))]
+        let alone = true;
+        if let Some(client) = clients
+            .single_mut()
+            .filter(|c| batched && alone && c.classic())
+        {
+            let mut tries = Columns::default();
+            while let Some(first) = client.peek() {
+                client.take_columns(first.saturating_add(gap), CHUNK, &mut tries);
+                for (&at, &attempt) in tries.at.iter().zip(&tries.attempt) {
+                    lane.stats.offered += u64::from(attempt == 1);
+                    #[cfg(feature = "clients")]
+                    peak(&mut second, &mut tally, at);
+                    #[cfg(not(feature = "clients"))]
+                    let _ = at;
+                }
+                decided.clear();
+                lane.stats.admitted +=
+                    decide_and_audit_each(&mut lane.limiter, &mut lane.audit, &tries.at, |ok| {
+                        decided.push(ok)
+                    });
+                #[cfg(feature = "clients")]
+                for ((&at, &first), _) in tries
+                    .at
+                    .iter()
+                    .zip(&tries.first)
+                    .zip(&decided)
+                    .filter(|(_, &ok)| ok)
+                {
+                    tally.success.record(at - first);
+                }
+                client.answer_columns(&tries, &decided);
+            }
+        }
         while let Some(first) = clients.peek() {
             let end = if batched {
                 first.saturating_add(gap)
@@ -439,15 +475,33 @@ fn closed_loop(
     lane.finish_all()
 }
 
+/// The tries of the trailing second, oldest first from `head` on: a queue on a vector whose
+/// dead front is dropped once it is over half of it (and over a thousand), so that it holds
+/// at most about twice one second's tries.
+#[cfg(feature = "clients")]
+#[derive(Debug, Clone, Default)]
+struct Second {
+    times: Vec<Micros>,
+    head: usize,
+}
+
 /// Counts a try at `at` in the trailing second `second`, raising `tally`'s peak.
 #[cfg(feature = "clients")]
-fn peak(second: &mut VecDeque<Micros>, tally: &mut ClientStats, at: Micros) {
-    while second.front().is_some_and(|&x| x + SECOND <= at) {
-        second.pop_front();
+#[inline]
+fn peak(second: &mut Second, tally: &mut ClientStats, at: Micros) {
+    let mut head = second.head;
+    while second.times.get(head).is_some_and(|&x| x + SECOND <= at) {
+        head += 1;
     }
-    second.push_back(at);
-    if second.len() as u64 > tally.peak_second {
-        tally.peak_second = second.len() as u64;
+    if head > 1024 && 2 * head > second.times.len() {
+        second.times.drain(..head);
+        head = 0;
+    }
+    second.head = head;
+    second.times.push(at);
+    let n = (second.times.len() - head) as u64;
+    if n > tally.peak_second {
+        tally.peak_second = n;
         tally.peak_second_at = at;
     }
 }

@@ -26,7 +26,7 @@ mod params;
 mod retry;
 
 pub use params::{Backoff, ClientGroup, FloodStart, Jitter, RetryPolicy, Shape};
-pub use retry::{RetryClient, RetryClients, Try};
+pub use retry::{Columns, RetryClient, RetryClients, Try};
 
 /// A stream of arrival times.
 #[derive(Debug, Clone)]

@@ -270,6 +270,91 @@ impl RetryClient {
         }
     }
 
+    /// Whether this is the essays' client (a fixed gap, nothing drawn, no budget, no
+    /// `Retry-After`) in a simulation (no horizon but 2^53 µs), whose tries
+    /// [`RetryClient::take_columns`] and [`RetryClient::answer_columns`] can drive.
+    pub fn classic(&self) -> bool {
+        self.policy.is_classic() && self.horizon == crate::time::MAX_TIME && self.every > 0
+    }
+
+    /// [`RetryClient::take_before`] into columns (emptied first): the same tries, in the
+    /// same order.
+    pub fn take_columns(&mut self, end: Micros, max: usize, out: &mut Columns) {
+        out.clear();
+        let Some(tr) = self.next() else {
+            return;
+        };
+        out.push(&tr);
+        while out.len() < max {
+            let spike = (self.spike_left > 0).then_some(self.spike_at);
+            let fresh = match (spike, self.next_first) {
+                (Some(s), Some(f)) => s.min(f),
+                (Some(s), None) => s,
+                (None, Some(f)) => f,
+                (None, None) => Micros::MAX,
+            };
+            let due = fresh.min(end.saturating_sub(1));
+            while out.len() < max {
+                match self.retries.front() {
+                    Some(r) if r.at <= due => {
+                        out.push(r);
+                        self.retries.pop_front();
+                    }
+                    _ => break,
+                }
+            }
+            if out.len() >= max || fresh >= end {
+                break;
+            }
+            let Some(tr) = self.next() else {
+                break;
+            };
+            out.push(&tr);
+        }
+    }
+
+    /// Answers the tries of `tries` in order, the `i`-th admitted when `admitted[i]`: what
+    /// [`RetryClient::admitted`] and [`RetryClient::rejected`] do one by one for the essays'
+    /// client ([`RetryClient::classic`]).
+    pub fn answer_columns(&mut self, tries: &Columns, admitted: &[bool]) {
+        debug_assert!(self.classic());
+        let every = self.every;
+        for ((&at, &first), (&attempt, &ok)) in tries
+            .at
+            .iter()
+            .zip(&tries.first)
+            .zip(tries.attempt.iter().zip(admitted))
+        {
+            if ok {
+                self.admitted += 1;
+                continue;
+            }
+            let next = at.saturating_add(every);
+            if attempt >= self.tries {
+                self.gave_up += 1;
+                continue;
+            }
+            if next > self.horizon {
+                self.gave_up += 1;
+                self.past_horizon += 1;
+                continue;
+            }
+            let retry = Try {
+                at: next,
+                attempt: attempt + 1,
+                first,
+                sleep: every,
+                seen: 0,
+            };
+            if self.retries.back().is_none_or(|r| r.at <= next) {
+                self.retries.push_back(retry);
+            } else {
+                let i = self.retries.partition_point(|r| r.at <= next);
+                self.retries.insert(i, retry);
+            }
+        }
+    }
+
     /// `tr` was admitted.
     pub fn admitted(&mut self, _tr: Try) {
         self.admitted += 1;
@@ -422,6 +507,43 @@ impl RetryClient {
     }
 }
 
+/// A batch of tries in columns (see [`RetryClient::take_columns`]): each one's time, its
+/// request's first try, and which try it is.
+#[derive(Debug, Clone, Default)]
+pub struct Columns {
+    /// When each is sent, in order.
+    pub at: Vec<Micros>,
+    /// When its request's first try was sent.
+    pub first: Vec<Micros>,
+    /// Which try it is: 1 for a new request.
+    pub attempt: Vec<u32>,
+}
+
+impl Columns {
+    /// Tries in it.
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.at.clear();
+        self.first.clear();
+        self.attempt.clear();
+    }
+
+    #[inline]
+    fn push(&mut self, tr: &Try) {
+        self.at.push(tr.at);
+        self.first.push(tr.first);
+        self.attempt.push(tr.attempt);
+    }
+}
+
 /// Clients sharing one key: each with its own first tries, spike and jitter, the same
 /// policy; their tries merged in time order (ties to the lower client number).
 ///
@@ -455,6 +577,14 @@ impl RetryClients {
     /// The clients.
     pub fn clients(&self) -> &[RetryClient] {
         &self.clients
+    }
+
+    /// The client, when there is one.
+    pub fn single_mut(&mut self) -> Option<&mut RetryClient> {
+        match self.clients.as_mut_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
     }
 
     /// No retry of any of them later than `at` (see [`RetryClient::set_horizon`]).
