@@ -30,6 +30,9 @@ cargo xtask <command>
   serve    install what is missing, build the page and serve it on http://127.0.0.1:8080/
   test     install what is missing, then run every check: fmt, clippy, native tests,
            wasm tests in headless Chromium, the built page end to end in Chromium
+  test --quick
+           the inner loop: formatting and the native tests (unit, property, CLI); no
+           set-up, clippy, live probes, wasm or browser. Not what CI runs.
   build    install what is missing and build the static site into dist/
   setup    only install what is missing
   probe-bench
@@ -57,6 +60,12 @@ cargo xtask <command>
 fn main() -> ExitCode {
     let args: Vec<String> = env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
+        Some("test") if args.get(1).map(String::as_str) == Some("--quick") => quick_test(),
+        Some("test") if args.len() > 1 => Err(format!(
+            "test takes --quick or nothing (got {:?}): `cargo xtask test` runs every check, \
+             `cargo xtask test --quick` the native tests alone",
+            args[1]
+        )),
         Some("test") => setup().and_then(|()| test()),
         Some("serve") => setup().and_then(|()| serve()),
         Some("build") => setup().and_then(|()| build_page()),
@@ -230,6 +239,20 @@ fn apt_install(packages: &[&str]) -> Result {
         &install.iter().map(String::as_str).collect::<Vec<_>>(),
         &noninteractive,
     )
+}
+
+/// The inner loop: formatting and the native tests (the live probes stay ignored).
+fn quick_test() -> Result {
+    let started = Instant::now();
+    step("formatting");
+    run("cargo", &["fmt", "--all", "--check"], &[])?;
+    step("native tests (optimised), without the live probes");
+    run("cargo", &["test", "--workspace", "--profile", "ci"], &[])?;
+    eprintln!(
+        "\nquick checks passed in {:.0} s (`cargo xtask test` runs every check)",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 /// Every check CI runs.

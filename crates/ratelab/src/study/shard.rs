@@ -245,13 +245,18 @@ mod tests {
 
     #[test]
     fn a_part_is_k_of_n_and_bad_ones_name_the_nearest() {
-        assert_eq!(Part::parse("--shard", "2/3").unwrap(), Part { k: 2, n: 3 });
         assert_eq!(
-            Part::parse("--shard", " 1 / 1 ").unwrap(),
+            Part::parse("--shard", "2/3").expect("valid"),
+            Part { k: 2, n: 3 }
+        );
+        assert_eq!(
+            Part::parse("--shard", " 1 / 1 ").expect("valid"),
             Part { k: 1, n: 1 }
         );
         for (bad, nearest) in [("0/3", "1/3"), ("4/3", "3/3"), ("1/0", "1/1"), ("3", "1/1")] {
-            let e = Part::parse("--shard", bad).unwrap_err().to_string();
+            let e = Part::parse("--shard", bad)
+                .expect_err("invalid")
+                .to_string();
             assert!(e.contains(bad.trim()) && e.contains(nearest), "{bad}: {e}");
         }
         assert!(Part::parse("--shard", "a/b").is_err());

@@ -636,7 +636,7 @@ impl RetryClients {
         }
         while let Some(taken) = self.next() {
             out.push(taken);
-            if out.len() >= max || !self.peek().is_some_and(|t| t < end) {
+            if out.len() >= max || self.peek().is_none_or(|t| t >= end) {
                 break;
             }
         }
