@@ -2,9 +2,10 @@
 
 use super::experiments::{
     counter_offset, honest, lockout_all, obeying_burst, on_off_active, scenario, split, JobKind,
-    Size, BOUNDARY_LIMIT, BOUNDARY_LIMITERS, BOUNDARY_ROWS_TRAFFIC, COUNTER_STARTS_MS,
-    EVENLY_TRAFFIC, LIMITERS, LOADS, OBEYING_RATES, OFFSET_STEPS, ON_OFF_ACTIVES, RETRY_RATES,
-    RETRY_TRIES, SERVERS, SHAPES, SPLIT_SHAPES, THEORY_LIMITERS, TICK_OFFSETS_MS, TWIN,
+    Size, BOUNDARY_LIMIT, BOUNDARY_LIMITERS, BOUNDARY_ROWS_TRAFFIC, BUCKET_50, COUNTER,
+    COUNTER_STARTS_MS, EVENLY_TRAFFIC, LIMITERS, LOADS, LOAD_80, OBEYING_RATES, OFFSET_STEPS,
+    ON_OFF_ACTIVES, RETRY_RATES, RETRY_TRIES, SERVERS, SHAPES, SPLIT_SHAPES, THEORY_LIMITERS,
+    TICK_OFFSETS_MS,
 };
 use crate::decimal::shortest;
 use crate::error::Error;
@@ -123,8 +124,13 @@ pub fn plan(config: StudyConfig) -> Result<Vec<Job>, Error> {
     }
     for (a, &seconds) in ON_OFF_ACTIVES.iter().enumerate() {
         for (l, &load) in LOADS.iter().enumerate() {
-            let mut limiters = LIMITERS.to_vec();
-            limiters.push(TWIN);
+            // What the two counts read ([`super::tables::on_off_counts`]): every limiter at
+            // 80%, the counter and the bucket of 50 at every load; nothing else is run.
+            let limiters = if l == LOAD_80 {
+                LIMITERS.to_vec()
+            } else {
+                vec![LIMITERS[COUNTER], LIMITERS[BUCKET_50]]
+            };
             jobs.push(Job {
                 kind: JobKind::OnOffActive { seconds, load: l },
                 scenario: scenario(
@@ -301,10 +307,24 @@ mod tests {
         for job in &jobs {
             let n = job.scenario.limiters.len();
             match job.kind {
-                JobKind::Honest { .. } | JobKind::OnOffActive { .. } => {
+                JobKind::Honest { .. } => {
                     assert_eq!(text(job, GCRA), "gcra");
                     assert_eq!(text(job, GCRA_TWIN), TWIN);
                     assert_eq!(n, GCRA_TWIN + 1);
+                }
+                // (The tables find these by name.)
+                JobKind::OnOffActive { load, .. } => {
+                    let names: Vec<String> = job
+                        .scenario
+                        .limiters
+                        .iter()
+                        .map(|l| l.text.clone())
+                        .collect();
+                    if load == LOAD_80 {
+                        assert_eq!(names, LIMITERS);
+                    } else {
+                        assert_eq!(names, [LIMITERS[COUNTER], LIMITERS[BUCKET_50]]);
+                    }
                 }
                 JobKind::Attacker => assert_eq!(n, LIMITERS.len()),
                 JobKind::SwcOffset { .. } => {
