@@ -25,11 +25,18 @@ fn study(c: &mut Criterion) {
     });
     let heaviest = jobs
         .iter()
-        .find(|j| j.kind == JobKind::Retry { rate: 100, tries: 12 })
+        .find(|j| {
+            j.kind
+                == JobKind::Retry {
+                    rate: 100,
+                    tries: 12,
+                }
+        })
         .expect("the lockout grid's heaviest cell");
-    group.bench_function("lockout, 100 a minute, 12 tries (20 runs × 6 limiters)", |b| {
-        b.iter(|| black_box(run_job(heaviest).expect("runs")))
-    });
+    group.bench_function(
+        "lockout, 100 a minute, 12 tries (20 runs × 6 limiters)",
+        |b| b.iter(|| black_box(run_job(heaviest).expect("runs"))),
+    );
     group.bench_function("the quick study (5 runs × 200 minutes), every job", |b| {
         let quick = plan(StudyConfig::QUICK).expect("valid");
         b.iter(|| {
