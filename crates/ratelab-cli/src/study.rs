@@ -55,6 +55,22 @@ pub fn main(args: &StudyArgs) -> Result<String, String> {
                 .into(),
         );
     }
+    if !args.merge.is_empty() {
+        // The size, seed and part are the shards'; a flag that says otherwise is refused,
+        // not ignored.
+        let given = [
+            ("--runs", args.runs != "20"),
+            ("--minutes", args.minutes != "2000"),
+            ("--seed", args.seed != "1"),
+            ("--only", args.only.is_some()),
+        ];
+        if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+            return Err(format!(
+                "--merge takes the study's size and seed from its shards; {flag} belongs on \
+                 the --shard commands, so leave it out here"
+            ));
+        }
+    }
     let out = args.out.as_deref().map(PathBuf::from);
     // Read before --out is touched: a merge's mistakes cost nothing.
     let merged = if args.merge.is_empty() {

@@ -2648,6 +2648,13 @@ fn a_study_sharded_and_merged_is_the_unsharded_study_byte_for_byte() {
         err.contains("not of the same study") && err.contains("--seed 9"),
         "{err}"
     );
+    // The size is the shards': a flag that says otherwise is refused, not ignored.
+    let (code, _, err) = ratelab(&["study", "--merge", &n2k1, "--runs", "5", "--out", &refused]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--runs belongs on the --shard commands"),
+        "{err}"
+    );
     let (code, _, err) = ratelab(&["study", "--shard", "0/3", "--out", &refused]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("nearest valid: 1/3"), "{err}");
