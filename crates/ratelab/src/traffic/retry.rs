@@ -230,14 +230,26 @@ impl RetryClient {
     }
 
     /// Appends to `out` the tries [`RetryClient::next`] would give one by one while they come
-    /// before `end`: at least one if any is left, at most `max` in all. The retries due before
-    /// the next new request leave the queue in one sweep.
+    /// before `end`: at least one if any is left, at most `max` in all.
     pub fn take_before(&mut self, end: Micros, max: usize, out: &mut Vec<(u32, Try)>) {
+        self.sweep(end, |tr| {
+            out.push((0, tr));
+            out.len() < max
+        });
+    }
+
+    /// Hands `put` the tries [`RetryClient::next`] would give one by one while they come
+    /// before `end` (at least one if any is left), until `put` says it has no room. The
+    /// retries due before the next new request leave the queue in one sweep.
+    #[inline]
+    fn sweep(&mut self, end: Micros, mut put: impl FnMut(Try) -> bool) {
         let Some(tr) = self.next() else {
             return;
         };
-        out.push((0, tr));
-        while out.len() < max {
+        if !put(tr) {
+            return;
+        }
+        loop {
             // The next new request's time (the spike's ties first), then every retry due no
             // later than it (retries win ties) and before `end`.
             let spike = (self.spike_left > 0).then_some(self.spike_at);
@@ -249,24 +261,23 @@ impl RetryClient {
             };
             let seen = self.firsts_sent;
             let due = fresh.min(end.saturating_sub(1));
-            while out.len() < max {
-                match self.retries.front() {
-                    Some(r) if r.at <= due => {
-                        let r = Try { seen, ..*r };
-                        self.retries.pop_front();
-                        out.push((0, r));
-                    }
-                    _ => break,
+            while let Some(r) = self.retries.front().filter(|r| r.at <= due) {
+                let r = Try { seen, ..*r };
+                self.retries.pop_front();
+                if !put(r) {
+                    return;
                 }
             }
-            // Out of room, or nothing else before the end; otherwise the new request is next.
-            if out.len() >= max || fresh >= end {
-                break;
+            // Nothing else before the end; otherwise the new request is next.
+            if fresh >= end {
+                return;
             }
             let Some(tr) = self.next() else {
-                break;
+                return;
             };
-            out.push((0, tr));
+            if !put(tr) {
+                return;
+            }
         }
     }
 
@@ -281,36 +292,10 @@ impl RetryClient {
     /// same order.
     pub fn take_columns(&mut self, end: Micros, max: usize, out: &mut Columns) {
         out.clear();
-        let Some(tr) = self.next() else {
-            return;
-        };
-        out.push(&tr);
-        while out.len() < max {
-            let spike = (self.spike_left > 0).then_some(self.spike_at);
-            let fresh = match (spike, self.next_first) {
-                (Some(s), Some(f)) => s.min(f),
-                (Some(s), None) => s,
-                (None, Some(f)) => f,
-                (None, None) => Micros::MAX,
-            };
-            let due = fresh.min(end.saturating_sub(1));
-            while out.len() < max {
-                match self.retries.front() {
-                    Some(r) if r.at <= due => {
-                        out.push(r);
-                        self.retries.pop_front();
-                    }
-                    _ => break,
-                }
-            }
-            if out.len() >= max || fresh >= end {
-                break;
-            }
-            let Some(tr) = self.next() else {
-                break;
-            };
+        self.sweep(end, |tr| {
             out.push(&tr);
-        }
+            out.len() < max
+        });
     }
 
     /// Answers the tries of `tries` in order, the `i`-th admitted when `admitted[i]`: what
@@ -375,34 +360,7 @@ impl RetryClient {
     /// the tries were taken ([`RetryClient::next`]), each after its try; other tries may have
     /// been taken in between, as a probe's sender takes them while answers are on their way,
     /// but none due after `heard`.
-    #[inline]
     pub fn rejected_heard(&mut self, tr: Try, retry_after: Option<Micros>, heard: Micros) {
-        // The essays' client (a fixed gap, nothing drawn, no budget, no Retry-After) in a
-        // simulation, where each retry comes after those already scheduled: what the general
-        // path below does, in the few steps a retry storm repeats millions of times.
-        if self.policy.is_classic()
-            && heard == 0
-            && tr.attempt < self.tries
-            && self
-                .retries
-                .back()
-                .is_none_or(|r| r.at <= tr.at.saturating_add(self.every))
-            && tr.at.saturating_add(self.every) <= self.horizon
-        {
-            self.retries.push_back(Try {
-                at: tr.at.saturating_add(self.every),
-                attempt: tr.attempt + 1,
-                first: tr.first,
-                sleep: self.every,
-                seen: 0,
-            });
-            return;
-        }
-        self.rejected_general(tr, retry_after, heard);
-    }
-
-    #[inline(never)]
-    fn rejected_general(&mut self, tr: Try, retry_after: Option<Micros>, heard: Micros) {
         if tr.attempt >= self.tries || !self.budget_allows(&tr) {
             self.gave_up += 1;
             return;
