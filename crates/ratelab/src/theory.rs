@@ -57,7 +57,8 @@ pub fn worst_case(spec: &LimiterSpec, limit: u64, window: Micros) -> Option<u64>
 /// The most a limiter like `spec` (a limit of `limit` per `window`) can admit in any span of
 /// `span` µs, no longer than the window (a longer span is taken as the window): the same
 /// reasoning as [`worst_case`], with only `span` to refill, leak or reach into periods. A
-/// fixed window's stays `2L` (any span can cross a boundary), a sliding log's `L`; a bucket's
+/// fixed window's stays `2L` (any longer span can cross a boundary; an instant, `L`), a
+/// sliding log's `L`; a bucket's
 /// is its burst and what refills within the span, so two instants a millisecond apart pass
 /// little more than the burst. A sliding-window counter admits after a boundary only what
 /// the last window's count, weighted by the share of the window still to come, leaves of
@@ -80,6 +81,8 @@ pub fn worst_in(spec: &LimiterSpec, limit: u64, window: Micros, span: Micros) ->
         (u128::from(rate.count) * u128::from(span - 1) / u128::from(rate.per * k)) as u64
     };
     match spec.kind {
+        // An instant (a span of 1 µs) lies in one calendar window.
+        LimiterKind::FixedWindow if span == 1 => Some(limit),
         LimiterKind::FixedWindow => Some(2 * limit),
         LimiterKind::SlidingWindowCounter => {
             let weighted = u128::from(limit) * u128::from(span - 1) / u128::from(window);
@@ -119,6 +122,31 @@ pub fn worst_in(spec: &LimiterSpec, limit: u64, window: Micros, span: Micros) ->
             } else {
                 Some(periods)
             }
+        }
+    }
+}
+
+/// How many of the requests that reach a fresh limiter like `spec` at one instant it
+/// admits, when at least that many come: a window or a log its limit, a counter with nothing
+/// before its limit, a bucket or GCRA its burst, a leaky meter and nginx's `nodelay` their
+/// burst and one. `None` where a limiter queues (its admissions leave later), splits its rate
+/// over servers, or is a fleet. (Property-tested: exactly this many, at any instant.)
+pub fn first_instant(spec: &LimiterSpec, limit: u64) -> Option<u64> {
+    #[cfg(feature = "fleet")]
+    if spec.fleet.is_some() {
+        return None;
+    }
+    if spec.queues() || spec.servers > 1 {
+        return None;
+    }
+    match spec.kind {
+        LimiterKind::FixedWindow | LimiterKind::SlidingLog | LimiterKind::SlidingWindowCounter => {
+            Some(limit)
+        }
+        LimiterKind::Haproxy => Some(spec.limit.unwrap_or(limit)),
+        LimiterKind::TokenBucket | LimiterKind::Gcra => Some(spec.burst.unwrap_or(limit)),
+        LimiterKind::LeakyBucket | LimiterKind::Nginx => {
+            Some(spec.burst.unwrap_or(0).saturating_add(1))
         }
     }
 }

@@ -1,11 +1,10 @@
 //! The memory estimate against the allocator's own count: for every combination of limiter,
 //! coordination, gateways and clients, the bytes a run holds at its peak are within what
 //! [`Scenario::memory`] said before it ran (`per_run`), and where the run's state is large
-//! enough to matter (over 4 MB estimated), within four times of it for one limiter, alone or
-//! behind one gateway, and five for a fleet of several (each of its parts charged at the most
-//! its coordination lets through), but for two coordinations that admit far less than that
-//! by design (see below); retrying clients' tries depend on what the limiter rejects, and
-//! their estimate, every try rejected, is an upper bound only.
+//! enough to matter (over 4 MB estimated), within four times of it, for one limiter and for
+//! fleets of every coordination (for a lease, of the heaviest of four runs: see below);
+//! retrying clients' tries depend on what the limiter rejects, and their estimate, every try
+//! rejected, is an upper bound only.
 //!
 //! One test in this binary: the counter is the whole process's, so nothing else may run
 //! beside it.
@@ -91,6 +90,7 @@ fn the_estimate_bounds_the_measured_peak_and_is_close_to_it() {
     let mut worst_fleet: f64 = 0.0;
     let mut failures = Vec::new();
     let mut rows = 0;
+    let mut closest: Vec<(f64, String)> = Vec::new();
     for kind in kinds {
         for fleet in fleets {
             for traffic in traffics {
@@ -101,8 +101,20 @@ fn the_estimate_bounds_the_measured_peak_and_is_close_to_it() {
                         continue;
                     }
                     let estimate = s.memory().per_run();
-                    let (peak, stats) = peak_of(|| simulate_run(&s, 0).expect("runs"));
-                    drop(stats);
+                    // A lease larger than the limit goes whole to the gateway the router hands
+                    // the window's first request: how much a run admits turns on which one
+                    // (the hot one, or one of the rest, 7 times fewer requests). The estimate
+                    // bounds every run; its closeness is to the heaviest of four.
+                    let lease = matches!(fleet, Some((_, _, c)) if c.starts_with("lease"));
+                    let runs = if lease { 4 } else { 1 };
+                    let peak = (0..runs)
+                        .map(|run| {
+                            let (peak, stats) = peak_of(|| simulate_run(&s, run).expect("runs"));
+                            drop(stats);
+                            peak
+                        })
+                        .max()
+                        .unwrap_or(0);
                     let what = format!("{kind} {fleet:?} {traffic} L={limit} W={window}");
                     if peak as u64 > estimate {
                         failures.push(format!(
@@ -114,31 +126,18 @@ fn the_estimate_bounds_the_measured_peak_and_is_close_to_it() {
                     // is every try rejected (the worst case), an upper bound only.
                     if estimate > 4 << 20 && !traffic.starts_with("retry") {
                         let ratio = estimate as f64 / peak.max(1) as f64;
-                        // One limiter (alone or behind one gateway): within 4x (2.3x
-                        // measured). A fleet of several gateways charges each of its parts
-                        // (the auditor, every gateway's rings, the sync views) at the most
-                        // its coordination lets through, which a run's timing can keep it
-                        // well under (a snapshot or a round trip that lands a boundary
-                        // burst's two instants in one window): within 5x (4.8x measured).
-                        // Two coordinations admit far less than their bound by design and
-                        // are held to what is measured: a lease larger than the limit (one
-                        // gateway holds the store's whole window while the others starve:
-                        // 8.3x) and sync with clocks skewed past the window (each gateway
-                        // counts the others' stamps as newer and admits less: 6.4x).
+                        // Within 4x: one limiter (alone or behind one gateway) 2.3x
+                        // measured, a fleet of several 3.9x (each of its parts charged at the
+                        // most its coordination lets through, with a boundary burst's ticks
+                        // where they fall in the calendar windows and snapshots).
                         let fleet_of_many = fleet.is_some_and(|(n, _, _)| n > 1);
-                        let starved = matches!(fleet, Some((_, _, c)) if c.starts_with("lease") && limit < 10_000_000);
-                        let skewed = matches!(fleet, Some((_, _, c)) if c.contains("skew=30s") && c.starts_with("sync") && window < 30 * SECOND);
-                        let most = match (fleet_of_many, starved, skewed) {
-                            (false, _, _) => 4.0,
-                            (true, true, _) => 9.0,
-                            (true, _, true) => 7.0,
-                            (true, false, false) => 5.0,
-                        };
+                        let most = 4.0;
                         if !fleet_of_many {
                             worst_ratio = worst_ratio.max(ratio);
                         } else {
                             worst_fleet = worst_fleet.max(ratio);
                         }
+                        closest.push((ratio, what.clone()));
                         if ratio > most {
                             failures.push(format!("{what}: estimate {estimate} bytes is {ratio:.1}x the measured peak {peak} (at most {most}x)"));
                         }
@@ -146,6 +145,10 @@ fn the_estimate_bounds_the_measured_peak_and_is_close_to_it() {
                 }
             }
         }
+    }
+    closest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (ratio, what) in closest.iter().take(5) {
+        eprintln!("{ratio:.2}x: {what}");
     }
     eprintln!(
         "{rows} scenarios; over 4 MB, one limiter's estimate is at most {worst_ratio:.2}x its peak, a fleet's {worst_fleet:.2}x"

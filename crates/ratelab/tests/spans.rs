@@ -9,7 +9,7 @@
 
 use proptest::prelude::*;
 use ratelab::limiter::{Decide, Decision};
-use ratelab::theory::worst_in;
+use ratelab::theory::{first_instant, worst_in};
 use ratelab::time::{Micros, MS, SECOND};
 use ratelab::{LimiterSpec, Scenario};
 
@@ -83,5 +83,35 @@ proptest! {
                 KINDS[kind]
             );
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+    /// `theory::first_instant`, which the memory estimate takes as the least a fleet's
+    /// gateways admit of a boundary burst's first tick: a fresh limiter, at any instant, facing
+    /// more requests than that, admits exactly that many (one that queues has none).
+    #[test]
+    fn a_fresh_limiter_admits_its_first_instant_at_one_instant(
+        kind in 0..KINDS.len(),
+        limit in 1u64..40,
+        window_ms in 2u64..3_000,
+        at in 0u64..10_000_000,
+        extra in 0u64..50,
+    ) {
+        let window = window_ms * MS;
+        let spec = LimiterSpec::parse(KINDS[kind]).expect("valid");
+        let scenario = Scenario { limit, window, ..Scenario::default() };
+        let Ok(mut limiter) = scenario.build_limiter(&spec, 0) else {
+            return Ok(());
+        };
+        let Some(first) = first_instant(&spec, limit) else {
+            prop_assert!(spec.queues(), "{}: no first instant, yet it does not queue", KINDS[kind]);
+            return Ok(());
+        };
+        let admitted = (0..first + extra)
+            .filter(|_| limiter.decide(at).admitted())
+            .count() as u64;
+        prop_assert_eq!(admitted, first, "{} at {} µs (L = {}, W = {} µs)", KINDS[kind], at, limit, window);
     }
 }

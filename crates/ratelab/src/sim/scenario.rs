@@ -517,15 +517,100 @@ impl Scenario {
     /// The most `spec` admits in any window of this run, where theory knows it
     /// ([`theory::worst_in`] the span that holds every arrival it decides on).
     /// Arrivals at two instants also meet it at most twice what it admits in one instant.
+    /// A limiter that counts by calendar window (a fixed window, a sliding-window counter
+    /// with nothing before) admits of two instants in one such window what it admits at one.
     fn worst(&self, spec: &LimiterSpec) -> Option<u64> {
         let span = self.arrival_span(spec);
         let worst = theory::worst_in(spec, self.limit, self.window, span)?;
         if span < self.window {
             let instant = theory::worst_in(spec, self.limit, self.window, 1)?;
-            Some(worst.min(instant.saturating_mul(2)))
+            let times = if self.ticks_in_one_calendar_window(spec) {
+                1
+            } else {
+                2
+            };
+            let worst = worst.min(instant.saturating_mul(times));
+            Some(worst.min(self.synced_between_ticks(spec).unwrap_or(worst)))
         } else {
             Some(worst)
         }
+    }
+
+    /// A `sync` fleet (clocks agreeing) facing a boundary burst whose first tick a snapshot
+    /// takes and delivers before the second: at the second tick every gateway's view is the
+    /// whole history, so each admits no more than one limiter would after the first tick's
+    /// admissions, `A₁`. One limiter admits `m = min(c₁, F)` of the first tick
+    /// ([`theory::first_instant`]), and the fleet at least that (each fresh gateway admits
+    /// its share up to `F`); after `m` one limiter has at most its two-instant worst less `m`
+    /// left, and more history leaves no more room. So the two ticks pass at most
+    /// `A₁ + min(c₂, N · (worst − m))`, `A₁` no more than the first tick and the fleet's
+    /// worst at one instant.
+    fn synced_between_ticks(&self, spec: &LimiterSpec) -> Option<u64> {
+        #[cfg(feature = "fleet")]
+        {
+            let TrafficSpec::BoundaryBurst { before, after, .. } = self.traffic else {
+                return None;
+            };
+            let fleet = spec.fleet?;
+            let Coord::Sync { every, delay } = fleet.coord else {
+                return None;
+            };
+            if fleet.skew > 0 || spec.queues() {
+                return None;
+            }
+            let first = self.window.checked_sub(before)?;
+            let second = self.window.checked_add(after)?;
+            // The first snapshot after the first tick, and when it reaches the gateways.
+            let taken = (first / every.max(1)).checked_add(1)?.checked_mul(every)?;
+            if taken.checked_add(delay)? > second {
+                return None;
+            }
+            let mut one = spec.clone();
+            one.fleet = None;
+            let [c1, c2] = self.ticks();
+            let m = c1.min(theory::first_instant(&one, self.limit)?);
+            let single = self.worst(&one)?;
+            let at_once = theory::worst_in(spec, self.limit, self.window, 1)?;
+            let n = u64::from(fleet.gateways);
+            let later = c2.min(n.saturating_mul(single.saturating_sub(m)));
+            Some(c1.min(at_once).saturating_add(later))
+        }
+        #[cfg(not(feature = "fleet"))]
+        {
+            let _ = spec;
+            None
+        }
+    }
+
+    /// Whether a boundary burst's two ticks reach a fixed window or a sliding-window counter
+    /// in one calendar window `[kW, (k + 1)W)` of the clock it decides by: the backend's,
+    /// or under `central` the store's, half a round trip later. (A skewed fleet's gateways
+    /// each decide by a clock of their own: never taken as one.)
+    fn ticks_in_one_calendar_window(&self, spec: &LimiterSpec) -> bool {
+        let TrafficSpec::BoundaryBurst { before, after, .. } = self.traffic else {
+            return false;
+        };
+        if !matches!(
+            spec.kind,
+            LimiterKind::FixedWindow | LimiterKind::SlidingWindowCounter
+        ) || spec.queues()
+        {
+            return false;
+        }
+        let mut shift: Micros = 0;
+        #[cfg(feature = "fleet")]
+        if let Some(fleet) = spec.fleet {
+            if fleet.skew > 0 {
+                return false;
+            }
+            if let Coord::Central { rtt, .. } = fleet.coord {
+                shift = rtt / 2;
+            }
+        }
+        let w = self.window.max(1);
+        let first = self.window.saturating_sub(before).saturating_add(shift);
+        let second = self.window.saturating_add(after).saturating_add(shift);
+        first / w == second / w
     }
 
     /// More decisions than one limiter of a run will make: [`Scenario::most_admissions`]'s
@@ -657,14 +742,23 @@ impl Scenario {
                 ) && skewed);
             // Every admission is one gateway's: all of theirs together are no more than the
             // run's admissions in the span.
-            let recent = if stamps {
+            let (recent, largest) = if skewed && stamps {
+                // (A counter's are let go two windows on, a window's and a log's one.)
+                let keep = match spec.kind {
+                    LimiterKind::SlidingWindowCounter => self.window.saturating_mul(2),
+                    _ => self.window,
+                };
+                self.skewed_stamps(&fleet, single, keep, a)
+            } else if stamps {
                 let span = self.window.saturating_mul(windows);
-                n.saturating_mul(single)
+                let all = n
+                    .saturating_mul(single)
                     .saturating_mul(windows)
                     .min(self.most_in(span))
-                    .min(a)
+                    .min(a);
+                (all, all)
             } else {
-                0
+                (0, 0)
             };
             // Skewed views count their stamps alone, keeping nothing since the snapshot.
             let own = if skewed && stamps {
@@ -674,7 +768,7 @@ impl Scenario {
                     .min(self.most_in(every.saturating_add(delay)))
                     .min(a)
             };
-            moving = moving.max(8 * own.max(recent));
+            moving = moving.max(8 * own.max(largest));
             sync = snapshots.saturating_mul(3 * 64 + 160) + 16 * (own + recent) + n * 64;
         }
         FleetMemory {
@@ -683,6 +777,44 @@ impl Scenario {
             sync,
             moving,
         }
+    }
+
+    /// A skewed `sync` fleet's stamps, all of its gateways' and the most of any one: gateway
+    /// `h`, `o_h` ahead, keeps each stamp for `o_h` and `keep` past its admission (until no
+    /// clock can count it again), so its deque holds its admissions of that span: at most
+    /// its limiter's worst window in each window of it, and its share of the span's
+    /// arrivals ([`Scenario::routed`]); all of them together, no more than the run's `a`.
+    #[cfg(feature = "fleet")]
+    fn skewed_stamps(&self, fleet: &FleetSpec, single: u64, keep: Micros, a: u64) -> (u64, u64) {
+        let (mut all, mut largest) = (0u64, 0u64);
+        for (h, o) in fleet.offsets().into_iter().enumerate() {
+            let span = keep.saturating_add(o);
+            let windows = span.div_ceil(self.window.max(1));
+            let held =
+                single
+                    .saturating_mul(windows)
+                    .min(Self::routed(fleet, h, self.most_in(span)));
+            all = all.saturating_add(held);
+            largest = largest.max(held);
+        }
+        (all.min(a), largest.min(a))
+    }
+
+    /// More of `arrivals` than the router sends gateway `h`: round-robin deals them out
+    /// evenly (a share and one), a random or skewed route its share and eight standard
+    /// deviations of a binomial count.
+    #[cfg(feature = "fleet")]
+    fn routed(fleet: &FleetSpec, h: usize, arrivals: u64) -> u64 {
+        let n = u64::from(fleet.gateways.max(1));
+        let share = match fleet.route {
+            Route::RoundRobin => return arrivals.div_ceil(n).saturating_add(1),
+            Route::Random => 1.0 / n as f64,
+            Route::Skewed { .. } if n == 1 => 1.0,
+            Route::Skewed { hot } if h == 0 => f64::from(hot) / 1e6,
+            Route::Skewed { hot } => (1.0 - f64::from(hot) / 1e6) / (n - 1) as f64,
+        };
+        let mean = share * arrivals as f64;
+        ((mean + 8.0 * mean.sqrt() + 64.0) as u64).min(arrivals)
     }
 
     /// Without fleets (the page's modules build the core without them), nothing.
