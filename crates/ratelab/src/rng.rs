@@ -54,6 +54,16 @@ impl Rng {
         Rng::new(seed, run, stream)
     }
 
+    /// An independent generator split off this one (one draw of it seeds the new one), for a
+    /// part of a stream that must be replayed alone: on/off traffic's periods, which the
+    /// memory estimate lays out without drawing the arrivals between them.
+    pub fn fork(&mut self) -> Rng {
+        let state = splitmix64(self.next_u64());
+        Rng {
+            pcg: Pcg32::new(state, 0x0ff0_0ff0),
+        }
+    }
+
     /// A uniform integer in `lo..=hi` (`lo ≤ hi`), unbiased (Lemire's method on 64 bits).
     pub fn between(&mut self, lo: u64, hi: u64) -> u64 {
         debug_assert!(lo <= hi);

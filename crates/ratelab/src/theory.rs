@@ -162,8 +162,9 @@ pub fn first_instant(spec: &LimiterSpec, limit: u64) -> Option<u64> {
 /// - `sync:every=Δ,delay=δ`: a gateway's view holds every admission up to its last snapshot,
 ///   taken at most `Δ + δ` before, so what it cannot see is what the other `N − 1` admitted
 ///   since: at most the single limiter's worst window plus `N − 1` times what one gateway
-///   can admit in `Δ + δ` (its worst window times `⌈(Δ + δ) / W⌉`), and never more than
-///   `local`'s. (Property-tested against random and adversarial traffic, not proved.)
+///   can admit in `Δ + δ` ([`sync_unseen`]: its worst in that span, or past a window its
+///   worst window times `⌈(Δ + δ) / W⌉`), and never more than `local`'s.
+///   (Property-tested against random and adversarial traffic, not proved.)
 ///
 /// A clock skew changes no bound of `local` and `split` (each a sum of each gateway's worst
 /// window, which is its own limiter's whatever its clock); a skewed `sync` fleet's is
@@ -210,10 +211,29 @@ pub fn fleet_worst_in(
         // own admissions by its own clock, so each stays within its limiter's worst window.
         Coord::Sync { .. } if fleet.skew > 0 => Some(local),
         Coord::Sync { every, delay } => {
-            let whole = worst_case(&one, limit, window)?;
-            let own = whole.saturating_mul(every.saturating_add(delay).div_ceil(window));
+            let own = sync_unseen(&one, limit, window, every, delay)?;
             Some(local.min(single.saturating_add((n - 1).saturating_mul(own))))
         }
+    }
+}
+
+#[cfg(feature = "fleet")]
+/// The most one gateway of a `sync:every=Δ,delay=δ` fleet admits that another has not seen:
+/// its admissions since the other's last snapshot, taken after `t − Δ − δ`. Within a
+/// window, its limiter's worst in that span ([`worst_in`]); past one, its worst window in
+/// each window of it.
+pub fn sync_unseen(
+    one: &LimiterSpec,
+    limit: u64,
+    window: Micros,
+    every: Micros,
+    delay: Micros,
+) -> Option<u64> {
+    let stale = every.saturating_add(delay);
+    if stale < window {
+        worst_in(one, limit, window, stale.saturating_add(1))
+    } else {
+        Some(worst_case(one, limit, window)?.saturating_mul(stale.div_ceil(window)))
     }
 }
 

@@ -281,6 +281,9 @@ proptest! {
             // Only failing open has no bound.
             prop_assert!(coord.contains("fail=open"), "{kind} x{n} {coord}: no bound");
         }
+        // The memory estimate's auditor holds the busiest window the run can have.
+        let kept = s.memory().lanes[0].kept;
+        prop_assert!(got.busiest <= kept.max(limit), "{kind} x{n} {coord} {traffic}: busiest {} > the estimate's {kept}", got.busiest);
         let fleet = got.fleet.as_ref().expect("a fleet's tallies");
         prop_assert_eq!(fleet.gateways.len(), n as usize);
         let offered: u64 = fleet.gateways.iter().map(|g| g.offered).sum();

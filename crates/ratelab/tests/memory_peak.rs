@@ -61,6 +61,7 @@ fn the_estimate_bounds_the_measured_peak_and_is_close_to_it() {
         "haproxy:record-rejects=false",
         "leaky-bucket:mode=queue,burst=2000",
         "sliding-log:record-rejects=true",
+        "haproxy",
     ];
     let fleets: [Option<(u32, &str, &str)>; 12] = [
         None,
@@ -78,6 +79,10 @@ fn the_estimate_bounds_the_measured_peak_and_is_close_to_it() {
     ];
     let traffics = [
         "steady:load=0.5",
+        // Overloaded: a limiter counting its rejects locks the client out.
+        "steady:load=3",
+        // Heavy-tailed periods: the estimate lays out each run's.
+        "on-off:load=1,busy=0.2",
         "flood:every=1ms,for=1min",
         "page-loads:load=1.5",
         "boundary-burst",
@@ -95,18 +100,20 @@ fn the_estimate_bounds_the_measured_peak_and_is_close_to_it() {
         for fleet in fleets {
             for traffic in traffics {
                 for (limit, window) in [(100, MINUTE), (1_000_000, MINUTE), (5_000, SECOND)] {
-                    let s = scenario(kind, fleet, traffic, limit, window, 2 * MINUTE);
+                    let mut s = scenario(kind, fleet, traffic, limit, window, 2 * MINUTE);
                     if s.validate().is_err() {
                         // Refused before anything is allocated: checked by the CLI's tests.
                         continue;
                     }
-                    let estimate = s.memory().per_run();
                     // A lease larger than the limit goes whole to the gateway the router hands
                     // the window's first request: how much a run admits turns on which one
                     // (the hot one, or one of the rest, 7 times fewer requests). The estimate
-                    // bounds every run; its closeness is to the heaviest of four.
+                    // bounds every run of the scenario; its closeness is to the heaviest of
+                    // four.
                     let lease = matches!(fleet, Some((_, _, c)) if c.starts_with("lease"));
                     let runs = if lease { 4 } else { 1 };
+                    s.runs = runs;
+                    let estimate = s.memory().per_run();
                     let peak = (0..runs)
                         .map(|run| {
                             let (peak, stats) = peak_of(|| simulate_run(&s, run).expect("runs"));

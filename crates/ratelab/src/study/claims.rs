@@ -219,7 +219,8 @@ pub fn rounding_of(quote: &str, unit: Unit) -> f64 {
     let digits = digits.trim_end_matches(['.', ',']);
     let decimals = digits.split_once('.').map_or(0, |(_, d)| d.len()) as i32;
     let half = 0.5 * 10f64.powi(-decimals);
-    if unit == Unit::Share && quote.contains('%') {
+    // A share quoted in per cent or percentage points rounds in hundredths.
+    if unit == Unit::Share && (quote.contains('%') || quote.contains("point")) {
         half / 100.0
     } else {
         half
@@ -615,6 +616,8 @@ mod tests {
         assert!((rounding_of("71.0%", Unit::Share) - 0.0005).abs() < 1e-12);
         assert!((rounding_of("99.61%", Unit::Share) - 0.000_05).abs() < 1e-12);
         assert!((rounding_of("rejects 9%", Unit::Share) - 0.005).abs() < 1e-12);
+        // Percentage points round in hundredths too (1.95% is not "at most 1.5 points").
+        assert!((rounding_of("at most 1.5 points", Unit::Share) - 0.0005).abs() < 1e-12);
         assert_eq!(rounding_of("142", Unit::Count), 0.5);
         assert_eq!(rounding_of("3,000 cases", Unit::Count), 0.5);
         assert_eq!(rounding_of("1.6 to 3 times", Unit::Times), 0.05);

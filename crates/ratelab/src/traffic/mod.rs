@@ -295,40 +295,64 @@ const ON_ALPHA: f64 = 1.5;
 #[derive(Debug, Clone)]
 pub struct OnOff {
     rng: Rng,
+    periods: Periods,
     on_gap: f64,
     t: f64,
     on_end: f64,
     end: f64,
-    /// The mean active period, µs.
-    on_mean: f64,
-    /// The share of time active.
-    busy: f64,
 }
 
 impl OnOff {
     /// An on/off client averaging `rate_per_us` requests per µs until `end`, active
-    /// `busy` of the time in periods of mean `active` µs.
-    pub fn new(rng: Rng, rate_per_us: f64, end: Micros, active: Micros, busy: f64) -> Self {
-        let mut o = OnOff {
+    /// `busy` of the time in periods of mean `active` µs. Its periods come from a generator
+    /// split off `rng` first ([`OnOff::periods`] lays out the same ones).
+    pub fn new(mut rng: Rng, rate_per_us: f64, end: Micros, active: Micros, busy: f64) -> Self {
+        let mut periods = OnOff::periods(&mut rng, active, busy);
+        let (t, on_end) = periods.next().unwrap_or((f64::INFINITY, f64::INFINITY));
+        OnOff {
             rng,
+            periods,
             on_gap: busy / rate_per_us,
-            t: 0.0,
-            on_end: 0.0,
+            t,
+            on_end,
             end: end as f64,
-            on_mean: active as f64,
-            busy,
-        };
-        // Start at the beginning of a quiet period (memoryless, so any point of one).
-        o.start_period();
-        o
+        }
     }
 
-    fn start_period(&mut self) {
+    /// The active periods `[start, end)` (in µs) of the on/off client [`OnOff::new`] makes
+    /// from `rng`, in order: what it draws its periods from, split off `rng` (the arrivals'
+    /// generator, which it leaves where [`OnOff::new`] starts drawing gaps).
+    pub fn periods(rng: &mut Rng, active: Micros, busy: f64) -> Periods {
+        Periods {
+            rng: rng.fork(),
+            on_mean: active as f64,
+            busy,
+            on_end: 0.0,
+        }
+    }
+}
+
+/// On/off traffic's active periods, endless: each after an exponential quiet period (the
+/// first too: the client starts at a quiet period's beginning, memoryless, so anywhere in
+/// one), lasting a Pareto time of the mean active period.
+#[derive(Debug, Clone)]
+pub struct Periods {
+    rng: Rng,
+    on_mean: f64,
+    busy: f64,
+    on_end: f64,
+}
+
+impl Iterator for Periods {
+    type Item = (f64, f64);
+
+    fn next(&mut self) -> Option<(f64, f64)> {
         let off_mean = self.on_mean * (1.0 - self.busy) / self.busy;
-        self.t = self.on_end + self.rng.exp1() * off_mean;
+        let start = self.on_end + self.rng.exp1() * off_mean;
         // Pareto with mean `on_mean`: scale x_m = mean (α − 1) / α, x = x_m · e^{E/α}.
         let x_m = self.on_mean * (ON_ALPHA - 1.0) / ON_ALPHA;
-        self.on_end = self.t + x_m * libm::exp(self.rng.exp1() / ON_ALPHA);
+        self.on_end = start + x_m * libm::exp(self.rng.exp1() / ON_ALPHA);
+        Some((start, self.on_end))
     }
 }
 
@@ -345,7 +369,10 @@ impl Iterator for OnOff {
             if self.t < self.on_end {
                 return (self.t < self.end).then_some(self.t as Micros);
             }
-            self.start_period();
+            (self.t, self.on_end) = self
+                .periods
+                .next()
+                .unwrap_or((f64::INFINITY, f64::INFINITY));
         }
     }
 }
@@ -428,6 +455,40 @@ mod tests {
                     "{name} at {load}: {mean} ± {se}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn on_off_arrivals_fall_in_the_periods_laid_out_alone() {
+        // The memory estimate lays out a run's periods without its arrivals: the same ones.
+        for run in 0..20 {
+            let (active, busy) = (2 * SECOND, 0.3);
+            let end = 10 * MINUTE;
+            let periods: Vec<(f64, f64)> =
+                OnOff::periods(&mut Rng::new(4, run, Stream::Arrivals), active, busy)
+                    .take_while(|&(a, _)| a < end as f64)
+                    .collect();
+            let times: Vec<Micros> = OnOff::new(
+                Rng::new(4, run, Stream::Arrivals),
+                rate(3.0),
+                end,
+                active,
+                busy,
+            )
+            .collect();
+            assert!(times.len() > 100, "{} arrivals", times.len());
+            let mut p = 0;
+            for &t in &times {
+                while periods[p].1 <= t as f64 {
+                    p += 1;
+                }
+                assert!(
+                    periods[p].0 <= t as f64,
+                    "run {run}: {t} outside every period"
+                );
+            }
+            // And most periods hold arrivals (at 3 × 100 a minute, 1 s long on average).
+            assert!(periods.len() > 20);
         }
     }
 
