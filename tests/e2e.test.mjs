@@ -431,8 +431,20 @@ test('the recall quiz remembers answers on this device', async (t) => {
 test('the quick study runs in workers, reports progress, and equals the command line', async (t) => {
   const { page, problems } = await open(t);
   await page.locator('#study').scrollIntoViewIfNeeded();
+  // Every status the study shows while it runs, in order.
+  await page.evaluate(() => {
+    const status = document.querySelector('#study-status');
+    window.__statuses = [];
+    new MutationObserver(() => window.__statuses.push(status.textContent)).observe(status, { childList: true, characterData: true, subtree: true });
+  });
   await page.click('[data-testid=run-study]');
   await page.waitForSelector('[data-testid=study-done]', { state: 'attached', timeout: 120000 });
+  // Progress in experiments (every job of one done) and jobs, ending with all of both.
+  const statuses = await page.evaluate(() => window.__statuses);
+  const counts = statuses.filter((s) => /experiments done/.test(s));
+  assert.match(counts[0], /^0 of 15 experiments done \(0 of \d+ jobs\)$/, statuses.join(' | '));
+  const last = counts[counts.length - 1].match(/^(\d+) of 15 experiments done \((\d+) of (\d+) jobs\)$/);
+  assert.ok(last && last[1] === '15' && last[2] === last[3], counts[counts.length - 1]);
   const ms = Number(await page.textContent('[data-testid=study-done]'));
   assert.ok(ms > 0, 'wall time in milliseconds');
   const progress = await page.evaluate(() => { const p = document.querySelector('[data-testid=study-progress]'); return [p.value, p.max]; });
@@ -464,8 +476,12 @@ test('the quick study runs in workers, reports progress, and equals the command 
   assert.equal(await page.isEnabled('[data-testid=run-study]'), true);
   // The honest-client table alone: its 20 jobs, the same cells, and no other table.
   await page.check('#study-honest-only');
+  await page.evaluate(() => { window.__statuses = []; });
   await page.click('[data-testid=run-study]');
   await page.waitForSelector('[data-testid=study-done]', { state: 'attached', timeout: 120000 });
+  // The honest table alone is one experiment of 20 jobs.
+  const aloneSaid = (await page.evaluate(() => window.__statuses)).filter((s) => /experiments done/.test(s));
+  assert.equal(aloneSaid[aloneSaid.length - 1], '1 of 1 experiments done (20 of 20 jobs)');
   assert.equal(await page.evaluate(() => document.querySelector('[data-testid=study-progress]').max), 20);
   const alone = await page.evaluate(() => [...document.querySelectorAll('table[data-table=honest] tbody tr')].slice(1).map((tr) => [...tr.children].map((c) => c.textContent)));
   assert.deepEqual(alone, honest.rows, 'the honest table alone equals the CLI too');

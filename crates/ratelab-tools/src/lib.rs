@@ -79,6 +79,17 @@ impl StudyResults {
         self.results.iter().filter(|r| r.is_some()).count() as u32
     }
 
+    /// How many of the study's experiments (its tables' groups of jobs) there are.
+    pub fn experiments(&self) -> u32 {
+        study::experiments_done(&self.jobs, &self.results).1 as u32
+    }
+
+    /// How many of them have every job's result.
+    #[wasm_bindgen(js_name = experimentsDone)]
+    pub fn experiments_done(&self) -> u32 {
+        study::experiments_done(&self.jobs, &self.results).0 as u32
+    }
+
     /// Adds the result of job `index` that a worker returned.
     #[wasm_bindgen(js_name = addResult)]
     pub fn add_result(&mut self, index: u32, result: JsValue) -> Result<(), JsValue> {

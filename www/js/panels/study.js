@@ -135,7 +135,10 @@ export function startStudy() {
     $('study-repro').hidden = true;
     button.disabled = true;
     cancel.disabled = false;
-    status.textContent = `0 of ${total} jobs`;
+    const experiments = study.experiments();
+    // What a person watching reads: experiments done (every job of one), and the jobs.
+    const say = (done) => `${study.experimentsDone()} of ${experiments} experiments done (${done} of ${total} jobs)`;
+    status.textContent = say(0);
     const started = performance.now();
     let computeMs = 0;
     let next = 0;
@@ -157,7 +160,7 @@ export function startStudy() {
         (window.__ratelab.jobMs ??= [])[msg.index] = msg.ms;
         const done = study.done();
         progress.value = done;
-        status.textContent = `${done} of ${total} jobs`;
+        status.textContent = say(done);
         if (done === total) {
           const ms = Math.round(performance.now() - started);
           finish(ms);

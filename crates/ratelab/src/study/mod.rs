@@ -19,6 +19,8 @@ pub use experiments::{
     COUNTER, FIXED_WINDOW, GCRA, LIMITERS, LOADS, OFFSET_STEPS, RETRY_ALL, RETRY_FORGETTING,
     RETRY_LIMITERS, RETRY_RECORDING, SHAPES, SLIDING_LOG, TWIN,
 };
-pub use plan::{keep_honest, plan, run_job, run_scenario, Job, JobResult, StudyConfig};
+pub use plan::{
+    experiments_done, keep_honest, plan, run_job, run_scenario, Job, JobResult, StudyConfig,
+};
 pub use shard::{fingerprint, merge, Merged, Part, Shard, SHARD_FORMAT};
 pub use tables::{assemble, busiest, served, Estimate, StudyPlot, StudyReport, Table};

@@ -64,6 +64,22 @@ pub fn keep_honest(jobs: &mut Vec<Job>) {
     jobs.retain(|j| matches!(j.kind, JobKind::Honest { .. }));
 }
 
+/// How many of a plan's experiments (its jobs grouped by [`JobKind::experiment`], as its
+/// tables and `--timings` are) have every job's result, and how many there are: the
+/// progress a person watching the study reads.
+pub fn experiments_done(jobs: &[Job], results: &[Option<JobResult>]) -> (usize, usize) {
+    let mut all: Vec<(&'static str, bool)> = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
+        let done = results.get(i).is_some_and(Option::is_some);
+        let name = job.kind.experiment();
+        match all.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, complete)) => *complete &= done,
+            None => all.push((name, done)),
+        }
+    }
+    (all.iter().filter(|(_, done)| *done).count(), all.len())
+}
+
 /// Every job of the study at `config`'s size, in a fixed order.
 pub fn plan(config: StudyConfig) -> Result<Vec<Job>, Error> {
     // Each job's own seed, from the study's and the job's salt.
@@ -298,6 +314,32 @@ mod tests {
         assert_eq!(count(|k| matches!(k, JobKind::OnOffActive { .. })), 12);
         assert_eq!(count(|k| matches!(k, JobKind::TickOffset { .. })), 5);
         assert_eq!(count(|k| *k == JobKind::Optimality), 1);
+    }
+
+    #[test]
+    fn an_experiment_is_done_when_every_one_of_its_jobs_is() {
+        let jobs = plan(StudyConfig {
+            runs: 2,
+            minutes: 20,
+            seed: 1,
+        })
+        .expect("valid plan");
+        let mut results: Vec<Option<JobResult>> = vec![None; jobs.len()];
+        let (_, total) = experiments_done(&jobs, &results);
+        assert_eq!(total, 15, "one per experiment the timings name");
+        assert_eq!(experiments_done(&jobs, &results), (0, 15));
+        // Every lockout cell but one: the lockout is not done yet.
+        let lockout: Vec<usize> = (0..jobs.len())
+            .filter(|&i| matches!(jobs[i].kind, JobKind::Retry { .. }))
+            .collect();
+        for &i in &lockout[1..] {
+            results[i] = Some(JobResult::default());
+        }
+        assert_eq!(experiments_done(&jobs, &results), (0, 15));
+        results[lockout[0]] = Some(JobResult::default());
+        assert_eq!(experiments_done(&jobs, &results), (1, 15));
+        let all: Vec<Option<JobResult>> = vec![Some(JobResult::default()); jobs.len()];
+        assert_eq!(experiments_done(&jobs, &all), (15, 15));
     }
 
     #[test]
