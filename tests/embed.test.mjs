@@ -1,6 +1,6 @@
 // The embed in a blog: the snippet from "Copy embed code", in a host page on another origin at
 // the column widths of a phone, a narrow and a wide blog. Without the host's sizing lines, the
-// snippet's own height shows the controls a reader needs and the figure; with the README's
+// snippet's own height shows the controls a reader needs and the figure; with the docs'
 // three lines, the frame takes the height the embedded page posts, and follows it.
 import { test, before, after } from 'node:test';
 import { createServer } from 'node:http';
@@ -22,11 +22,11 @@ before(async () => {
   HOST = `http://127.0.0.1:${blog.address().port}`;
 });
 after(() => blog?.close());
-/** The README's sizing lines, exactly as a blog would paste them. */
+/** The docs' sizing lines (the page chapter), exactly as a blog would paste them. */
 const sizing = () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const readme = readFileSync(join(root, 'docs', 'src', 'page.md'), 'utf8');
   const block = readme.split('<!-- embed-sizing -->')[1]?.match(/```html\n([\s\S]*?)```/)?.[1];
-  assert.ok(block, 'the README has the sizing lines after <!-- embed-sizing -->');
+  assert.ok(block, 'docs/src/page.md has the sizing lines after <!-- embed-sizing -->');
   return block;
 };
 
@@ -87,7 +87,7 @@ for (const width of [360, 700, 900]) {
   });
 }
 
-test('with the README\'s three lines, the host sizes the frame to the height the embed posts, and follows it', async (t) => {
+test('with the docs\' three lines, the host sizes the frame to the height the embed posts, and follows it', async (t) => {
   const frame = await snippet(t, '/?algorithm=fixed-window&attack=boundary-burst');
   for (const width of [360, 900]) {
     const { page, inner } = await host(t, frame, width, true);

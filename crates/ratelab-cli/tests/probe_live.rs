@@ -11,7 +11,7 @@
 //! HAProxy's have millisecond resolution and are read once per event-loop turn) on a request
 //! that reaches it a little after the probe stamped it; the model decides on the stamps.
 //! Every assertion here is one of three kinds, each with its margin stated where it is made
-//! and measured by `cargo xtask probe-soak 20` (the README has the table):
+//! and measured by `cargo xtask probe-soak 20` (docs/src/performance.md has the table):
 //! - exact, where send timing cannot change the answer: counts of a burst (requests due at
 //!   one instant are compared by how many got through, whatever order they reached the
 //!   limiter in, and both audits use the same assignment); Redis, which decides on the

@@ -1,5 +1,5 @@
 //! Criterion benchmarks: one decision plus its audit, per limiter, and one arrival, per traffic
-//! generator. `cargo bench -p ratelab --bench decide`; the README records the numbers.
+//! generator. `cargo bench -p ratelab --bench decide`; docs/src/performance.md records the numbers.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use ratelab::audit::Auditor;

@@ -1,6 +1,6 @@
 //! Criterion benchmarks of the traffic-file importer: a million generated lines per format,
 //! parsed in one go. `cargo bench -p ratelab --bench import`; the time per iteration divided
-//! by 1,000,000 is the time per line, recorded in the README.
+//! by 1,000,000 is the time per line, recorded in docs/src/performance.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ratelab::import::{parse, Field, Filter, Format, ImportOptions};

@@ -1,6 +1,6 @@
 //! Criterion benchmark of the study: every job of the essay-size study, one thread, and the
 //! report assembled from them; and the lockout grid's heaviest job alone. `cargo bench -p
-//! ratelab --bench study`; CI compiles it (clippy checks every target), the README records the
+//! ratelab --bench study`; CI compiles it (clippy checks every target), docs/src/performance.md records the
 //! numbers with this command. The CLI's `ratelab study --timings` gives the same per
 //! experiment.
 

@@ -1,5 +1,5 @@
 //! ratelab's end-to-end cost per decision against governor's GCRA decision alone, side by side
-//! in one run: `cargo bench -p ratelab --bench vs_governor`; the README records the numbers.
+//! in one run: `cargo bench -p ratelab --bench vs_governor`; docs/src/performance.md records the numbers.
 //!
 //! - governor: `RateLimiter::direct_with_clock` with a `FakeRelativeClock`, the clock advanced
 //!   to each arrival time and `check()` called, over arrival times generated beforehand (the

@@ -35,9 +35,11 @@ cargo xtask <command>
            set-up, clippy, live probes, wasm or browser. Not what CI runs.
   build    install what is missing and build the static site into dist/
   setup    only install what is missing
+  screenshot
+           build the page and take the README's picture of it again (docs/images/page.png)
   probe-bench
            start nginx on loopback and measure how late `ratelab probe` sends at 2,000
-           requests a second (the README's performance figure)
+           requests a second (the book's performance chapter, docs/src/performance.md)
   probe-record [NAME ...]
            start nginx, redis-server and HAProxy on loopback and record the page's Real
            limiters probe reports (those named, or all) into www/probes/, then write the
@@ -50,7 +52,7 @@ cargo xtask <command>
            build the CLI in release and run `ratelab simulate` on the largest accepted
            scenario of each kind (a flood at a 24 h window, a limit of a million with many
            limiters, a long queueing run, a large replay, a big retry spike), printing the
-           peak resident memory of each (the README's memory table)
+           peak resident memory of each (the book's memory chapter, docs/src/memory.md)
   fuzz [SECONDS]
            install cargo-fuzz if missing, then run each fuzz target of fuzz/ for SECONDS
            (default 600) in turn, failing on any crash; `cargo xtask fuzz 30` is the short
@@ -69,6 +71,9 @@ fn main() -> ExitCode {
         Some("test") => setup().and_then(|()| test()),
         Some("serve") => setup().and_then(|()| serve()),
         Some("build") => setup().and_then(|()| build_page()),
+        Some("screenshot") => setup()
+            .and_then(|()| build_page())
+            .and_then(|()| run("node", &["tests/screenshot.mjs"], &[])),
         Some("setup") => setup(),
         Some("fuzz") => fuzz(args.get(1).map(String::as_str)),
         Some("probe-bench") => setup().and_then(|()| probe_bench()),

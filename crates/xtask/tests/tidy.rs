@@ -422,3 +422,170 @@ fn the_module_graph_reads_grouped_paths_and_finds_a_cycle() {
     acyclic.get_mut("c").expect("c").clear();
     assert_eq!(find_cycle(&acyclic), None);
 }
+
+/// The Markdown a reader follows: the README, the map, and the book's chapters.
+fn markdown_files() -> Vec<PathBuf> {
+    let mut files = vec![root().join("README.md"), root().join("ARCHITECTURE.md")];
+    let mut chapters: Vec<PathBuf> = fs::read_dir(root().join("docs/src"))
+        .expect("docs/src")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    chapters.sort();
+    files.extend(chapters);
+    files
+}
+
+/// The lines of `text` outside fenced code blocks.
+fn prose(text: &str) -> Vec<&str> {
+    let mut fenced = false;
+    text.lines()
+        .filter(|line| {
+            if line.trim_start().starts_with("```") {
+                fenced = !fenced;
+                return false;
+            }
+            !fenced
+        })
+        .collect()
+}
+
+/// The anchors GitHub and mdBook give a file's headings: lower case, letters, digits, `-`
+/// and `_` kept, spaces made `-`, a repeated one numbered `-1`, `-2`, ….
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut out = BTreeSet::new();
+    for line in prose(text) {
+        let Some(title) = line.strip_prefix('#').map(|t| t.trim_start_matches('#')) else {
+            continue;
+        };
+        if !title.starts_with(' ') {
+            continue;
+        }
+        let slug: String = title
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter_map(|c| match c {
+                ' ' => Some('-'),
+                c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                _ => None,
+            })
+            .collect();
+        let n = seen.entry(slug.clone()).or_insert(0);
+        out.insert(if *n == 0 {
+            slug.clone()
+        } else {
+            format!("{slug}-{n}")
+        });
+        *n += 1;
+    }
+    out
+}
+
+/// Every link target of `text`'s prose: `[text](target)` and `![alt](target)`.
+fn links(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in prose(text) {
+        let mut rest = line;
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find(')') else { break };
+            out.push(after[..end].to_owned());
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+#[test]
+fn every_markdown_link_and_anchor_resolves() {
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for file in markdown_files() {
+        let text = fs::read_to_string(&file).expect("readable Markdown");
+        let dir = file.parent().expect("a folder");
+        for link in links(&text) {
+            if link.starts_with("http://")
+                || link.starts_with("https://")
+                || link.starts_with("mailto:")
+            {
+                continue;
+            }
+            checked += 1;
+            let (path, anchor) = match link.split_once('#') {
+                Some((p, a)) => (p, Some(a)),
+                None => (link.as_str(), None),
+            };
+            let target = if path.is_empty() {
+                file.clone()
+            } else {
+                dir.join(path)
+            };
+            let shown = file
+                .strip_prefix(root())
+                .unwrap_or(&file)
+                .display()
+                .to_string();
+            if !target.exists() {
+                broken.push(format!("{shown}: {link}: no such file"));
+                continue;
+            }
+            if let Some(anchor) = anchor {
+                let heads = anchors(&fs::read_to_string(&target).expect("readable target"));
+                if !heads.contains(anchor) {
+                    broken.push(format!("{shown}: {link}: no heading with that anchor"));
+                }
+            }
+        }
+    }
+    assert!(checked > 40, "only {checked} links checked");
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+#[test]
+fn the_link_check_finds_a_missing_anchor_and_reads_headings_as_github_does() {
+    let heads = anchors("# The study\n\n```sh\n# not a heading\n```\n### The study\n## Probing a real limiter\n## `--coord` durations (1 ms)\n");
+    let want: BTreeSet<String> = [
+        "the-study",
+        "the-study-1",
+        "probing-a-real-limiter",
+        "--coord-durations-1-ms",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(heads, want);
+    assert_eq!(
+        links("see [a](b.md#c), ![pic](d.png)\n```\n[x](not-a-link)\n```"),
+        ["b.md#c", "d.png"]
+    );
+}
+
+#[test]
+fn the_readme_is_a_front_page_and_the_book_lists_every_chapter() {
+    let readme = fs::read_to_string(root().join("README.md")).expect("README.md");
+    let lines = readme.lines().count();
+    assert!(
+        lines <= 250,
+        "README.md has {lines} lines; the rest belongs in docs/"
+    );
+    let summary = fs::read_to_string(root().join("docs/src/SUMMARY.md")).expect("SUMMARY.md");
+    let listed: BTreeSet<String> = links(&summary).into_iter().collect();
+    for file in markdown_files()
+        .iter()
+        .filter(|f| f.starts_with(root().join("docs")))
+    {
+        let name = file
+            .file_name()
+            .expect("a name")
+            .to_string_lossy()
+            .to_string();
+        if name != "SUMMARY.md" {
+            assert!(
+                listed.contains(&name),
+                "docs/src/{name} is not in SUMMARY.md"
+            );
+        }
+    }
+}
