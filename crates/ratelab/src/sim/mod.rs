@@ -5,24 +5,28 @@
 //! never held in full. A retrying client is the exception: it reacts to decisions, so each
 //! limiter gets its own client, built from the same seed, and sees the same first tries.
 
+mod bounds;
 #[cfg(feature = "fleet")]
 mod gateways;
 mod mechanism;
+mod memory;
 mod report;
 mod run;
 mod scenario;
 
+pub use bounds::ON_OFF_PERIODS;
 #[cfg(feature = "fleet")]
 pub use gateways::{gateway_trace, GatewayTrace, GATEWAY_TRACE_BYTES_PER_DECISION};
 pub use mechanism::{
     mechanism, mechanism_into, playback_memory, Boundaries, Frame, Mechanism,
     MECHANISM_BYTES_PER_DECISION, TRACE_BYTES_PER_DECISION,
 };
+pub use memory::{format_bytes, FleetMemory, LaneMemory, Memory};
 pub use report::{fold_delays, mean_se, ClientReport, GatewayReport, LimiterReport, Report};
 pub use run::{decide_and_audit, simulate_run, trace, trace_into, ClientStats, RunStats, Trace};
 pub use scenario::{
-    format_bytes, FleetMemory, LaneMemory, Memory, Scenario, CHUNK, LIMIT_RANGE, MAX_DECISIONS,
-    MAX_TIME, MEMORY_BUDGET, MINUTES_RANGE, RUNS_RANGE, WINDOW_RANGE,
+    Scenario, CHUNK, LIMIT_RANGE, MAX_DECISIONS, MAX_TIME, MEMORY_BUDGET, MINUTES_RANGE,
+    RUNS_RANGE, WINDOW_RANGE,
 };
 
 use crate::error::Error;
