@@ -90,3 +90,51 @@ fn a_block_is_read_as_commands_and_their_output() {
         ]
     );
 }
+
+/// The commands the reference covers, each as `ratelab help` shows it.
+const REFERENCE: [&str; 6] = ["", "simulate", "study", "probe", "demo", "completions"];
+
+/// `docs/src/reference.md` as the binary's own help (clap's) writes it.
+fn reference() -> String {
+    let mut text = String::from(
+        "# Command reference\n\nEvery command and flag as `ratelab help` prints it: this chapter is generated from the\ncommand line's own definitions (clap) by `RATELAB_BLESS=1 cargo test -p ratelab-cli --test\ndocs`, and that test fails whenever it differs from what the binary prints. What each\ncommand is for, with examples: [The command line](cli.md).\n",
+    );
+    for command in REFERENCE {
+        let mut args = vec!["help"];
+        if !command.is_empty() {
+            args.push(command);
+        }
+        let output = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+            .args(&args)
+            .env("COLUMNS", "100")
+            .output()
+            .expect("ratelab runs");
+        assert!(output.status.success(), "ratelab {}", args.join(" "));
+        let help = String::from_utf8(output.stdout).expect("UTF-8");
+        let title = if command.is_empty() {
+            "ratelab".to_owned()
+        } else {
+            format!("ratelab {command}")
+        };
+        text.push_str(&format!(
+            "\n## {title}\n\n```text\n{}\n```\n",
+            help.trim_end()
+        ));
+    }
+    text
+}
+
+#[test]
+fn the_command_reference_is_what_the_binary_prints() {
+    let path = root().join("docs/src/reference.md");
+    let want = reference();
+    if std::env::var_os("RATELAB_BLESS").is_some() {
+        std::fs::write(&path, &want).expect("write docs/src/reference.md");
+        return;
+    }
+    let got = std::fs::read_to_string(&path).expect("docs/src/reference.md");
+    assert!(
+        got == want,
+        "docs/src/reference.md differs from `ratelab help`: run RATELAB_BLESS=1 cargo test -p ratelab-cli --test docs"
+    );
+}
