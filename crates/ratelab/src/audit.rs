@@ -42,6 +42,22 @@ const SENTINELS: usize = 4;
 const MIN_SLOTS: usize = 256;
 
 /// Counts a limiter's admissions in the trailing window and tallies disagreements.
+///
+/// ```
+/// use ratelab::audit::Auditor;
+///
+/// // "At most 2 in any 10 µs": three admissions at 0, 5 and 9 break it at 9.
+/// let mut audit = Auditor::new(2, 10);
+/// assert!(!audit.admit(0).wrong);
+/// assert!(!audit.admit(5).wrong);
+/// let third = audit.admit(9);
+/// assert_eq!((third.in_window, third.wrong), (2, true));
+/// // At 10, `(0, 10]` holds 5 and 9: full, so rejecting is right; at 15, `(5, 15]` holds
+/// // only 9: there is room, so rejecting is wrong.
+/// assert!(!audit.reject(10).wrong);
+/// assert!(audit.reject(15).wrong);
+/// assert_eq!((audit.busiest, audit.wrong_admits, audit.wrong_rejects), (3, 1, 1));
+/// ```
 #[derive(Debug, Clone)]
 pub struct Auditor {
     limit: u64,

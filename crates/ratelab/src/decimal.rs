@@ -243,7 +243,7 @@ pub const MAX_PARSED_DIGITS: usize = 1100;
 /// it would be infinite or longer than [`MAX_PARSED_DIGITS`]. Up to 2^53 in all digits and
 /// 22 decimals it is one exact division, correctly rounded; beyond, an estimate within a few
 /// units in the last place, then the neighbour the decimal reads back as, found by an exact
-/// test ([`reads_back`]).
+/// test (`reads_back`).
 pub fn parse(text: &str) -> Option<f64> {
     let (int, frac) = text.split_once('.').unwrap_or((text, ""));
     let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());

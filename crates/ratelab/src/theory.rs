@@ -50,6 +50,15 @@ pub fn fixed_window_served(limit: u64, load: f64) -> f64 {
 
 /// The largest number a limiter like `spec` can admit in any window `(t − W, t]`, over every
 /// possible arrival pattern, where that is known exactly.
+///
+/// ```
+/// use ratelab::{theory::worst_case, time::MINUTE, LimiterSpec};
+///
+/// let worst = |spec: &str| worst_case(&LimiterSpec::parse(spec).expect("a spec"), 100, MINUTE);
+/// assert_eq!(worst("fixed-window"), Some(200)); // 2L: both sides of a boundary
+/// assert_eq!(worst("sliding-log"), Some(100)); // the literal rule
+/// assert_eq!(worst("token-bucket:burst=10"), Some(109)); // B + L − 1
+/// ```
 pub fn worst_case(spec: &LimiterSpec, limit: u64, window: Micros) -> Option<u64> {
     worst_in(spec, limit, window, window)
 }

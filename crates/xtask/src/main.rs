@@ -289,6 +289,12 @@ fn test() -> Result {
         .concat();
         run("cargo", &args, &[])?;
     }
+    step("the core's API documentation, warnings denied (its examples run with the tests)");
+    run(
+        "cargo",
+        &["doc", "-p", "ratelab", "--no-deps"],
+        &[("RUSTDOCFLAGS", "-D warnings")],
+    )?;
     step("native tests (optimised: the statistical tests simulate millions of decisions)");
     let native = run_capturing("cargo", &["test", "--workspace", "--profile", "ci"], &[])?;
     no_ignored_tests_but_probe_live(&native)?;

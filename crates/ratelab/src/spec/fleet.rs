@@ -59,7 +59,7 @@ impl FleetSpec {
             .collect()
     }
 
-    /// `--route`'s text, as [`parse_route`] reads it.
+    /// `--route`'s text, as `parse_route` reads it.
     pub fn route_text(&self) -> String {
         match self.route {
             Route::RoundRobin => "round-robin".into(),
@@ -71,7 +71,7 @@ impl FleetSpec {
         }
     }
 
-    /// `--coord`'s text, as [`parse_coord`] reads it.
+    /// `--coord`'s text, as `parse_coord` reads it.
     pub fn coord_text(&self) -> String {
         let d = format_duration;
         let text = match self.coord {

@@ -143,7 +143,16 @@ pub struct LimiterSpec {
 }
 
 impl LimiterSpec {
-    /// Parses `name[:key=value,...]`.
+    /// Parses `name[:key=value,...]`; a wrong one says what was wrong and what is accepted.
+    ///
+    /// ```
+    /// use ratelab::LimiterSpec;
+    ///
+    /// let bucket = LimiterSpec::parse("token-bucket:burst=10").expect("valid");
+    /// assert_eq!(bucket.burst, Some(10));
+    /// let typo = LimiterSpec::parse("token-bukcet").unwrap_err().to_string();
+    /// assert!(typo.contains("accepted are fixed-window, sliding-log"), "{typo}");
+    /// ```
     pub fn parse(text: &str) -> Result<Self, Error> {
         let (name, pairs) = split_spec(text)?;
         let kind = LimiterKind::from_name(name)?;

@@ -115,7 +115,7 @@ pub struct Alternative {
     pub lands: bool,
 }
 
-/// How a row came out: the one vocabulary of the report, each decided by [`Claim::judged`]
+/// How a row came out: the one vocabulary of the report, each decided by `Claim::judged`
 /// the same way for every row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Verdict {

@@ -138,12 +138,12 @@ pub(super) fn obeying_bucket(k: usize) -> usize {
     1 + k
 }
 
-/// The position of the sliding log split over [`SERVERS`]`[j]` servers in a split job.
+/// The position of the sliding log split over `SERVERS``[j]` servers in a split job.
 pub fn split_log(j: usize) -> usize {
     2 * j
 }
 
-/// The position of the token bucket split over [`SERVERS`]`[j]` servers in a split job.
+/// The position of the token bucket split over `SERVERS``[j]` servers in a split job.
 pub fn split_bucket(j: usize) -> usize {
     2 * j + 1
 }
@@ -352,30 +352,30 @@ pub enum JobKind {
         /// Milliseconds into the window.
         start_ms: u64,
     },
-    /// The boundary-burst essay's two-tick attack on [`BOUNDARY_LIMITERS`] at a limit of 60.
+    /// The boundary-burst essay's two-tick attack on `BOUNDARY_LIMITERS` at a limit of 60.
     Boundary,
     /// The same limiters against a steady client offering twice the limit, over the study's
     /// runs: the essay's "requests admitted" row.
     Overdriven,
     /// The honest table's limiters against the on/off client with a mean active period of
-    /// `seconds` ([`ON_OFF_ACTIVES`]) at one load.
+    /// `seconds` (`ON_OFF_ACTIVES`) at one load.
     OnOffActive {
         /// The mean active period, s.
         seconds: u64,
         /// Index into [`LOADS`].
         load: usize,
     },
-    /// The two-tick attack on [`BOUNDARY_LIMITERS`] with its ticks `ms` either side of the
-    /// reset ([`TICK_OFFSETS_MS`]).
+    /// The two-tick attack on `BOUNDARY_LIMITERS` with its ticks `ms` either side of the
+    /// reset (`TICK_OFFSETS_MS`).
     TickOffset {
         /// Milliseconds before and after the reset.
         ms: u64,
     },
     /// The attack the essay's table's busiest and rejected rows both come from: 60 requests
-    /// 0.5 s before a boundary and 120 0.5 s after ([`BOUNDARY_ROWS_TRAFFIC`]).
+    /// 0.5 s before a boundary and 120 0.5 s after (`BOUNDARY_ROWS_TRAFFIC`).
     BoundaryRows,
     /// The same limiters against an evenly spaced client offering twice the limit
-    /// ([`EVENLY_TRAFFIC`]): the other reading of "a client offering twice" the allowance.
+    /// (`EVENLY_TRAFFIC`): the other reading of "a client offering twice" the allowance.
     Evenly,
     /// The sliding log and the fixed window against theory at one load.
     Theory {

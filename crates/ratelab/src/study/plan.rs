@@ -59,7 +59,7 @@ pub struct JobResult {
 }
 
 /// Keeps only the honest-client table's jobs of a plan (`--only honest`, and the page's
-/// matching option); [`assemble`] then gives that table alone.
+/// matching option); [`assemble`](super::assemble) then gives that table alone.
 pub fn keep_honest(jobs: &mut Vec<Job>) {
     jobs.retain(|j| matches!(j.kind, JobKind::Honest { .. }));
 }
