@@ -1,0 +1,496 @@
+//! The live servers the probe tests run against (nginx, redis-server, HAProxy on loopback,
+//! started in the foreground and stopped on drop), and the commands that use them:
+//! `probe-soak`, `probe-bench`, `probe-record`.
+
+use crate::cmd::{root, run, step, target_dir, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// Debian's nginx, Redis server and HAProxy, which the probe tests run on loopback.
+pub(crate) const NGINX: &str = "/usr/sbin/nginx";
+pub(crate) const REDIS: &str = "/usr/bin/redis-server";
+pub(crate) const HAPROXY: &str = "/usr/sbin/haproxy";
+
+/// How many nginx gateways the fleet probes send to: the first is `nginx`, the others more
+/// nginx processes from the same template, each with its own zones.
+const NGINX_GATEWAYS: usize = 3;
+const _: () = assert!(
+    NGINX_GATEWAYS == 3,
+    "one name in Servers::start for each extra gateway"
+);
+
+/// nginx, redis-server and HAProxy on free loopback ports, in a scratch directory, each in
+/// the foreground as a child of this process (never a system service), stopped on drop; and
+/// two more nginx from the same config, so that three gateways each have their own
+/// `limit_req` zones.
+pub(crate) struct Servers {
+    children: Vec<(&'static str, std::process::Child)>,
+    nginx: String,
+    /// The three nginx gateways' addresses, `nginx` first, separated by commas.
+    nginx_fleet: String,
+    redis: String,
+    haproxy: String,
+    dir: PathBuf,
+}
+
+impl Servers {
+    pub(crate) fn start() -> Result<Servers> {
+        let free_port = || -> Result<u16> {
+            std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map(|a| a.port())
+                .map_err(|e| format!("no free loopback port: {e}"))
+        };
+        let (nginx_port, redis_port, haproxy_port) = (free_port()?, free_port()?, free_port()?);
+        let mut fleet_ports = vec![nginx_port];
+        for _ in 1..NGINX_GATEWAYS {
+            fleet_ports.push(free_port()?);
+        }
+        let dir = root()
+            .join("target")
+            .join(format!("probe-servers-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("tmp"))
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        // A template from tests/probe/ with PREFIX and PORT filled in, written to the scratch
+        // directory.
+        // Written as `as_name` in `prefix` (which also fills in PREFIX).
+        let config_in = |name: &str, prefix: &Path, as_name: &str, port: u16| -> Result<String> {
+            let template = std::fs::read_to_string(root().join("tests/probe").join(name))
+                .map_err(|e| format!("cannot read tests/probe/{name}: {e}"))?;
+            let text = template
+                .replace("PREFIX", &prefix.display().to_string())
+                .replace("PORT", &port.to_string());
+            let path = prefix.join(as_name);
+            std::fs::write(&path, text)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            Ok(path.display().to_string())
+        };
+        let config = |name: &str, port: u16| config_in(name, &dir, name, port);
+        let nginx_conf = config("nginx.conf", nginx_port)?;
+        let haproxy_cfg = config("haproxy.cfg", haproxy_port)?;
+        // The other gateways: the same template, each in a directory of its own (its pid
+        // file, error log and temporary files).
+        let mut gateway_confs = Vec::new();
+        for (k, &port) in fleet_ports.iter().enumerate().skip(1) {
+            let prefix = dir.join(format!("nginx-{k}"));
+            std::fs::create_dir_all(prefix.join("tmp"))
+                .map_err(|e| format!("cannot create {}: {e}", prefix.display()))?;
+            let conf = config_in("nginx.conf", &prefix, "nginx.conf", port)?;
+            gateway_confs.push((prefix, conf));
+        }
+        let mut servers = Servers {
+            children: Vec::new(),
+            nginx: format!("http://127.0.0.1:{nginx_port}"),
+            nginx_fleet: fleet_ports
+                .iter()
+                .map(|p| format!("http://127.0.0.1:{p}"))
+                .collect::<Vec<_>>()
+                .join(","),
+            redis: format!("redis://127.0.0.1:{redis_port}"),
+            haproxy: format!("http://127.0.0.1:{haproxy_port}"),
+            dir: dir.clone(),
+        };
+        // Each server's output goes to NAME.out in the scratch directory, shown if it fails.
+        let spawn = |name: &'static str, program: &str, args: &[&str]| {
+            eprintln!("\n$ {program} {} &", args.join(" "));
+            let out = std::fs::File::create(dir.join(format!("{name}.out")))
+                .map_err(|e| format!("cannot create {name}.out: {e}"))?;
+            let err = out
+                .try_clone()
+                .map_err(|e| format!("cannot create {name}.out: {e}"))?;
+            Command::new(program)
+                .args(args)
+                .stdout(out)
+                .stderr(err)
+                .spawn()
+                .map(|child| (name, child))
+                .map_err(|e| format!("cannot start {program}: {e}"))
+        };
+        let dir_s = dir.display().to_string();
+        servers
+            .children
+            .push(spawn("nginx", NGINX, &["-p", &dir_s, "-c", &nginx_conf])?);
+        let port_s = redis_port.to_string();
+        servers.children.push(spawn(
+            "redis-server",
+            REDIS,
+            &[
+                "--port",
+                &port_s,
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                &dir_s,
+            ],
+        )?);
+        // -db: in the foreground, not as a daemon.
+        servers
+            .children
+            .push(spawn("haproxy", HAPROXY, &["-db", "-f", &haproxy_cfg])?);
+        let mut listening = vec![(nginx_port, 0), (redis_port, 1), (haproxy_port, 2)];
+        let names = ["nginx-1", "nginx-2"];
+        for (((prefix, conf), &port), name) in
+            gateway_confs.iter().zip(&fleet_ports[1..]).zip(names)
+        {
+            let prefix_s = prefix.display().to_string();
+            listening.push((port, servers.children.len()));
+            servers
+                .children
+                .push(spawn(name, NGINX, &["-p", &prefix_s, "-c", conf])?);
+        }
+        for (port, k) in listening {
+            let deadline = Instant::now() + std::time::Duration::from_secs(10);
+            while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+                let (name, child) = &mut servers.children[k];
+                let name = *name;
+                let exited = child.try_wait().ok().flatten();
+                if exited.is_some() || Instant::now() > deadline {
+                    let why = exited.map_or_else(
+                        || "nothing listens on it 10 s after starting".to_owned(),
+                        |status| format!("it exited ({status})"),
+                    );
+                    return Err(format!(
+                        "{name} on 127.0.0.1:{port}: {why}; what it said:\n{}",
+                        servers.said(name)
+                    ));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        }
+        eprintln!(
+            "nginx on {}, redis-server on {}, haproxy on {}; nginx gateways {}",
+            servers.nginx, servers.redis, servers.haproxy, servers.nginx_fleet
+        );
+        Ok(servers)
+    }
+
+    /// What server `name` wrote (its output, and nginx's error log), for a message.
+    fn said(&self, name: &str) -> String {
+        let mut files = vec![format!("{name}.out")];
+        if name == "nginx" {
+            files.push("error.log".to_owned());
+        } else if name.starts_with("nginx-") {
+            files.push(format!("{name}/error.log"));
+        }
+        files
+            .iter()
+            .filter_map(|f| std::fs::read_to_string(self.dir.join(f)).ok())
+            .collect::<Vec<_>>()
+            .join("")
+    }
+
+    pub(crate) fn env(&self) -> [(&str, &str); 4] {
+        [
+            ("RATELAB_NGINX", self.nginx.as_str()),
+            ("RATELAB_NGINX_FLEET", self.nginx_fleet.as_str()),
+            ("RATELAB_REDIS", self.redis.as_str()),
+            ("RATELAB_HAPROXY", self.haproxy.as_str()),
+        ]
+    }
+}
+
+impl Drop for Servers {
+    fn drop(&mut self) {
+        for (_, child) in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The live probe tests' arguments after `cargo test`, as `test` runs them.
+pub(crate) const PROBE_LIVE: [&str; 11] = [
+    "-p",
+    "ratelab-cli",
+    "--profile",
+    "ci",
+    "--test",
+    "probe_live",
+    "--",
+    "--ignored",
+    "--test-threads",
+    "1",
+    "--nocapture",
+];
+
+/// Runs the live probe tests `rounds` times against one nginx, redis-server and HAProxy, with a
+/// spin loop keeping one of the machine's cores busy (as a CI machine doing other work
+/// would), and reports how many rounds passed and the range of every margin the tests print
+/// (`margin LABEL WHAT VALUE` lines), so that each tolerance can be checked against what was
+/// measured.
+pub(crate) fn probe_soak(rounds: u32) -> Result {
+    use std::collections::BTreeMap;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    run(
+        "cargo",
+        &[&["test", "--no-run"][..], &PROBE_LIVE[..6]].concat(),
+        &[],
+    )?;
+    let servers = Servers::start()?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let spinner = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut x = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+        })
+    };
+    step(&format!(
+        "the live probe tests, {rounds} rounds, one core kept busy"
+    ));
+    let (mut passed, mut failed) = (0u32, 0u32);
+    let mut margins: BTreeMap<(String, String), (f64, f64)> = BTreeMap::new();
+    let started = Instant::now();
+    for round in 1..=rounds {
+        let out = Command::new("cargo")
+            .arg("test")
+            .args(PROBE_LIVE)
+            .envs(servers.env())
+            .current_dir(root())
+            .output()
+            .map_err(|e| format!("cannot run cargo test: {e}"))?;
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for line in text.lines() {
+            let mut parts = line.split_whitespace();
+            if parts.next() != Some("margin") {
+                continue;
+            }
+            if let (Some(label), Some(what), Some(Ok(v))) = (
+                parts.next(),
+                parts.next(),
+                parts.next().map(str::parse::<f64>),
+            ) {
+                let e = margins
+                    .entry((label.to_owned(), what.to_owned()))
+                    .or_insert((v, v));
+                e.0 = e.0.min(v);
+                e.1 = e.1.max(v);
+            }
+        }
+        if out.status.success() {
+            passed += 1;
+            eprintln!("round {round}: passed");
+        } else {
+            failed += 1;
+            eprintln!("round {round}: FAILED\n{text}");
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let _ = spinner.join();
+    drop(servers);
+    eprintln!(
+        "\n{rounds} rounds in {:.0} s; margins, lowest and highest seen:",
+        started.elapsed().as_secs_f64()
+    );
+    for ((label, what), (lo, hi)) in &margins {
+        eprintln!("  {label:<22} {what:<20} {lo:>12.4} {hi:>12.4}");
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed == 0 {
+        Ok(())
+    } else {
+        Err(format!("{failed} of {rounds} rounds failed"))
+    }
+}
+
+/// How late `ratelab probe` sends at 2,000 requests a second, against nginx on loopback.
+pub(crate) fn probe_bench() -> Result {
+    run("cargo", &["build", "--release", "-p", "ratelab-cli"], &[])?;
+    let servers = Servers::start()?;
+    let target = format!("{}/free", servers.nginx);
+    for traffic in ["steady:load=1", "flood:every=500us,for=10s"] {
+        step(&format!("2,000 a second, {traffic}, for 10 s"));
+        run(
+            "target/release/ratelab",
+            &[
+                "probe",
+                "--target",
+                &target,
+                "--traffic",
+                traffic,
+                "--limit",
+                "2000",
+                "--window",
+                "1s",
+                "--duration",
+                "10s",
+            ],
+            &[],
+        )?;
+    }
+    Ok(())
+}
+
+/// What a recorded probe is sent to: a location of the nginx of tests/probe/nginx.conf, a
+/// path of the HAProxy of tests/probe/haproxy.cfg, or a Redis recipe.
+#[derive(Clone, Copy)]
+enum Probed {
+    Nginx(&'static str),
+    Haproxy(&'static str),
+    Redis(&'static str),
+}
+
+/// The usual addresses the recorded commands name (the probes run on free ports).
+const NGINX_AT: &str = "http://127.0.0.1:8080";
+const HAPROXY_AT: &str = "http://127.0.0.1:8081";
+const REDIS_AT: &str = "redis://127.0.0.1:6379";
+
+/// The probes behind the page's "Real limiters" section: (file, what is probed, arguments).
+/// Each file is `ratelab probe --format json`'s output, command included.
+const PROBES: [(&str, Probed, &str); 9] = [
+    (
+        "nginx-nodelay-boundary-burst",
+        Probed::Nginx("/nodelay"),
+        "--traffic boundary-burst --limit 20 --window 1s --model leaky-bucket:burst=5,mode=meter",
+    ),
+    (
+        "nginx-nodelay-flood",
+        Probed::Nginx("/nodelay"),
+        "--traffic flood:every=9ms --limit 20 --window 1s --model leaky-bucket:burst=5,mode=meter",
+    ),
+    (
+        "nginx-delay-boundary-burst",
+        Probed::Nginx("/delay"),
+        "--traffic boundary-burst --limit 20 --window 1s --model nginx:rate=20r/s,burst=5",
+    ),
+    (
+        "nginx-nodelay-retry-storm",
+        Probed::Nginx("/nodelay"),
+        "--traffic retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms --limit 20 --window 1s --duration 6s --model leaky-bucket:burst=5,mode=meter",
+    ),
+    (
+        "nginx-delay4-boundary-burst",
+        Probed::Nginx("/delay4"),
+        "--traffic boundary-burst --limit 20 --window 1s --model nginx:rate=20r/s,burst=10,delay=4",
+    ),
+    (
+        "haproxy-retry-storm",
+        Probed::Haproxy("/rate"),
+        "--traffic retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms --limit 20 --window 1s --duration 6s --seed 27 --model haproxy:period=1s,limit=20",
+    ),
+    (
+        "haproxy-kept-retry-storm",
+        Probed::Haproxy("/kept"),
+        "--traffic retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms --limit 20 --window 1s --duration 6s --seed 27 --model haproxy:period=1s,limit=20,record-rejects=false",
+    ),
+    (
+        "redis-sorted-set-retry-storm",
+        Probed::Redis("sorted-set"),
+        "--traffic retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms --limit 20 --window 1s --duration 6s",
+    ),
+    (
+        "redis-sorted-set-record-rejects-retry-storm",
+        Probed::Redis("sorted-set-record-rejects"),
+        "--traffic retry:rate=15/1s,spike=40,at=1s,tries=4,every=100ms --limit 20 --window 1s --duration 6s",
+    ),
+];
+
+/// Records [`PROBES`] (those named in `only`, or all) into www/probes/, for the page, and
+/// writes the view the page shows of each. The CLI is the test suite's build (`--profile
+/// ci`: optimised, with overflow checks).
+pub(crate) fn probe_record(only: &[String]) -> Result {
+    if let Some(unknown) = only
+        .iter()
+        .find(|n| !PROBES.iter().any(|(name, ..)| name == n))
+    {
+        let known: Vec<&str> = PROBES.iter().map(|p| p.0).collect();
+        return Err(format!(
+            "no recorded probe is named {unknown:?}; they are: {}",
+            known.join(", ")
+        ));
+    }
+    run(
+        "cargo",
+        &["build", "--profile", "ci", "-p", "ratelab-cli"],
+        &[],
+    )?;
+    let bin = target_dir()?.join("ci").join("ratelab");
+    let servers = Servers::start()?;
+    let out_dir = root().join("www").join("probes");
+    std::fs::create_dir_all(&out_dir)
+        .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+    for (name, what, args) in PROBES {
+        if !only.is_empty() && !only.iter().any(|n| n == name) {
+            continue;
+        }
+        step(&format!("recording {name}"));
+        let key = format!("X-Probe-Key:{name}");
+        let mut argv: Vec<String> = vec!["probe".into()];
+        match what {
+            Probed::Nginx(path) | Probed::Haproxy(path) => {
+                let at = if matches!(what, Probed::Nginx(_)) {
+                    NGINX_AT
+                } else {
+                    HAPROXY_AT
+                };
+                argv.extend([
+                    "--target".into(),
+                    format!("{at}{path}"),
+                    "--header".into(),
+                    key,
+                ]);
+            }
+            Probed::Redis(script) => argv.extend([
+                "--redis".into(),
+                REDIS_AT.into(),
+                "--script".into(),
+                script.into(),
+            ]),
+        }
+        argv.extend(args.split(' ').map(String::from));
+        argv.extend(["--format".into(), "json".into()]);
+        // The command is recorded with the usual ports; the probe runs on the free ones.
+        let actual: Vec<String> = argv
+            .iter()
+            .map(|a| {
+                a.replace(NGINX_AT, &servers.nginx)
+                    .replace(HAPROXY_AT, &servers.haproxy)
+                    .replace(REDIS_AT, &servers.redis)
+            })
+            .collect();
+        let out = Command::new(&bin)
+            .args(&actual)
+            .output()
+            .map_err(|e| format!("cannot run ratelab probe: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "ratelab probe for {name} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        let json = String::from_utf8_lossy(&out.stdout)
+            .replace(&servers.nginx, NGINX_AT)
+            .replace(&servers.haproxy, HAPROXY_AT)
+            .replace(&servers.redis, REDIS_AT);
+        let path = out_dir.join(format!("{name}.json"));
+        std::fs::write(&path, json).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    step("writing the views the page shows of them (www/probes/*.view.json)");
+    run(
+        "cargo",
+        &[
+            "test",
+            "-p",
+            "ratelab-page",
+            "--profile",
+            "ci",
+            "--test",
+            "probe_views",
+        ],
+        &[("RATELAB_BLESS", "1")],
+    )
+}
