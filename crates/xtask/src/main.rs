@@ -45,6 +45,7 @@ cargo xtask <command>
            set-up, clippy, live probes, wasm or browser. Not what CI runs.
   build    install what is missing and build the static site into dist/
   setup    only install what is missing
+  docs     render the book under docs/ into dist/docs/ (which `build` does too)
   screenshot
            build the page and take the README's picture of it again (docs/images/page.png)
   probe-bench
@@ -81,6 +82,7 @@ fn main() -> ExitCode {
         Some("test") => setup().and_then(|()| test()),
         Some("serve") => setup().and_then(|()| serve()),
         Some("build") => setup().and_then(|()| build_page()),
+        Some("docs") => docs(),
         Some("screenshot") => setup()
             .and_then(|()| build_page())
             .and_then(|()| run("node", &["tests/screenshot.mjs"], &[])),
@@ -413,13 +415,32 @@ fn tap_counts(tap: &str) -> Option<(u64, u64, u64)> {
     ))
 }
 
-/// Builds the page into dist/ with Trunk, offline, optimised by npm's wasm-opt.
+/// Builds the page into dist/ with Trunk, offline, optimised by npm's wasm-opt, and the
+/// book beside it in dist/docs/.
 fn build_page() -> Result {
     let path = path_with_node_tools();
     run(
         "trunk",
         &["build", "--release", "--offline"],
         &[("PATH", path.as_str())],
+    )?;
+    docs()
+}
+
+/// Renders the book under docs/ into dist/docs/ (ratelab-docs), where the page links to it.
+fn docs() -> Result {
+    run(
+        "cargo",
+        &[
+            "run",
+            "--profile",
+            "ci",
+            "-p",
+            "ratelab-docs",
+            "--",
+            "dist/docs",
+        ],
+        &[],
     )
 }
 
