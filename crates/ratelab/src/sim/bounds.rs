@@ -79,6 +79,20 @@ impl Scenario {
         }
     }
 
+    /// Whether on/off traffic's periods are laid out for the estimate: only while
+    /// [`Scenario::memory`] refines an estimate worth refining (one past 4 MB as if the
+    /// traffic were always active: the study's on/off cells, whose plan the page validates on
+    /// its own thread, stay under it), and for runs holding no more than [`ON_OFF_PERIODS`]
+    /// periods in all, expected.
+    fn on_off_laid_out(&self) -> bool {
+        let TrafficSpec::OnOff { active, busy, .. } = self.traffic else {
+            return false;
+        };
+        let end = self.duration as f64;
+        let expected = f64::from(self.runs) * (end * busy / active as f64 + 1.0);
+        LayOut::on() && expected <= ON_OFF_PERIODS as f64
+    }
+
     /// The most time on/off traffic is active within any span of `span` µs (the run at most),
     /// over every run: each run's periods laid out as its arrivals draw them
     /// ([`OnOff::periods`]), the span placed to start at a period's start or end at a
@@ -88,12 +102,10 @@ impl Scenario {
         let TrafficSpec::OnOff { active, busy, .. } = self.traffic else {
             return None;
         };
-        let end = self.duration as f64;
-        let cycle = active as f64 / busy;
-        let expected = f64::from(self.runs) * (end / cycle + 1.0);
-        if expected > ON_OFF_PERIODS as f64 {
+        if !self.on_off_laid_out() {
             return None;
         }
+        let end = self.duration as f64;
         let span = span.min(self.duration) as f64;
         let mut most: f64 = 0.0;
         let mut periods: Vec<(f64, f64)> = Vec::new();
@@ -138,10 +150,10 @@ impl Scenario {
         let TrafficSpec::OnOff { active, busy, .. } = self.traffic else {
             return None;
         };
-        let end = self.duration as f64;
-        if f64::from(self.runs) * (end * busy / active as f64 + 1.0) > ON_OFF_PERIODS as f64 {
+        if !self.on_off_laid_out() {
             return None;
         }
+        let end = self.duration as f64;
         let whole = theory::worst_in(spec, self.limit, self.window, self.window)?;
         let most_in = |len: f64| -> Option<u64> {
             // Arrivals within `[a, b)` fall in a span of `⌈b − a⌉` µs, `(t − span, t]`.
@@ -631,7 +643,33 @@ impl Scenario {
 
 /// The most on/off periods the memory estimate lays out for a scenario's runs (a few ms);
 /// past that it takes the traffic as active all the time.
-pub const ON_OFF_PERIODS: u64 = 200_000;
+pub const ON_OFF_PERIODS: u64 = 50_000;
+
+std::thread_local! {
+    /// Whether the estimate being computed on this thread lays on/off periods out.
+    static LAID_OUT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// On/off periods laid out (or not) while this lives: the memory estimate's second pass.
+#[derive(Debug)]
+pub(super) struct LayOut(bool);
+
+impl LayOut {
+    /// Lays periods out (or not) until dropped, when the setting before comes back.
+    pub(super) fn set(on: bool) -> LayOut {
+        LayOut(LAID_OUT.with(|l| l.replace(on)))
+    }
+
+    fn on() -> bool {
+        LAID_OUT.with(std::cell::Cell::get)
+    }
+}
+
+impl Drop for LayOut {
+    fn drop(&mut self) {
+        LAID_OUT.with(|l| l.set(self.0));
+    }
+}
 
 /// Whether `spec` is enforced by a fleet of gateways (never without the `fleet` feature).
 pub(super) fn in_fleet(spec: &LimiterSpec) -> bool {

@@ -23,6 +23,18 @@ impl Scenario {
     /// An upper bound on the memory a simulation of this scenario needs, by part; see
     /// [`Memory`]. The scenario must have passed the range checks of [`Scenario::validate`].
     pub fn memory(&self) -> Memory {
+        let taken = self.memory_as_laid_out(false);
+        // On/off traffic's periods are laid out only where the estimate as if always active
+        // is worth refining (see `Scenario::on_off_laid_out`).
+        if matches!(self.traffic, TrafficSpec::OnOff { .. }) && taken.per_run() > LAY_OUT_PAST {
+            return self.memory_as_laid_out(true);
+        }
+        taken
+    }
+
+    /// [`Scenario::memory`], with on/off periods laid out or not.
+    fn memory_as_laid_out(&self, laid_out: bool) -> Memory {
+        let _layout = super::bounds::LayOut::set(laid_out);
         let lanes: Vec<LaneMemory> = self
             .limiters
             .iter()
@@ -395,6 +407,10 @@ const BASE_BYTES: u64 = 8 << 20;
 /// (8 bytes each) and its small parts (stats, the limiter's box): 11 KB measured for a run
 /// of one limiter, its auditor's first 2 KB included.
 const RUN_BYTES: u64 = 8 * CHUNK as u64 + 2048;
+
+/// A run's estimate past which on/off traffic's periods are laid out to refine it (where the
+/// test holds the estimate within 4× of the peak).
+const LAY_OUT_PAST: u64 = 4 << 20;
 
 /// An upper bound on what a simulation keeps, from [`Scenario::memory`]. Nothing in it grows
 /// with the arrivals of a window or the requests of a run: per limiter, what its worst window
