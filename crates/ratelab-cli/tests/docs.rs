@@ -52,14 +52,7 @@ fn run(command: &str) -> String {
 
 #[test]
 fn every_console_block_prints_what_it_shows() {
-    let mut files = vec![root().join("README.md")];
-    let mut chapters: Vec<PathBuf> = std::fs::read_dir(root().join("docs/src"))
-        .expect("docs/src")
-        .map(|e| e.expect("an entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .collect();
-    chapters.sort();
-    files.extend(chapters);
+    let files = ratelab_docs::sources(&root()).expect("the Markdown sources");
     let mut ran = 0;
     let mut wrong = Vec::new();
     for file in files {

@@ -76,6 +76,57 @@ pub fn slug(title: &str) -> String {
         .collect()
 }
 
+/// The Markdown a reader follows: the README, the map of the code, and the book's sources
+/// (every file under `docs/src/`, in name order).
+pub fn sources(root: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files = vec![root.join("README.md"), root.join("ARCHITECTURE.md")];
+    let mut book: Vec<PathBuf> = fs::read_dir(root.join("docs/src"))
+        .map_err(|e| format!("cannot read docs/src: {e}"))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    book.sort();
+    files.extend(book);
+    Ok(files)
+}
+
+/// Every heading anchor of `markdown`, as [`slug`] and its numbering of repeats give them
+/// (the ids the rendered book's headings carry).
+pub fn heading_anchors(markdown: &str) -> std::collections::BTreeSet<String> {
+    let mut anchors = Anchors::default();
+    let mut out = std::collections::BTreeSet::new();
+    let mut title: Option<String> = None;
+    for event in Parser::new_ext(markdown, Options::ENABLE_TABLES) {
+        match event {
+            Event::Start(Tag::Heading { .. }) => title = Some(String::new()),
+            Event::Text(t) | Event::Code(t) => {
+                if let Some(title) = title.as_mut() {
+                    title.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some(title) = title.take() {
+                    out.insert(anchors.next(&title));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Every link and image target of `markdown` (code blocks and inline code hold none).
+pub fn link_targets(markdown: &str) -> Vec<String> {
+    Parser::new_ext(markdown, Options::ENABLE_TABLES)
+        .filter_map(|event| match event {
+            Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+                Some(dest_url.to_string())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// A file's heading anchors as they are handed out: the second `the-study` is `the-study-1`.
 #[derive(Debug, Default)]
 struct Anchors(BTreeMap<String, usize>);
