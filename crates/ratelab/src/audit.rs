@@ -141,6 +141,38 @@ impl Auditor {
         }
     }
 
+    /// Audits one decision at `t`, `admitted` or not, as [`Auditor::decide_chunk`] does each
+    /// of a chunk's: "full" and "busier than any window so far" each one load at a fixed
+    /// distance behind the newest admission. The same tallies as [`Auditor::record`] (which
+    /// also says how many were in the window), for a caller that decides one at a time and
+    /// needs only the totals: a retrying client's tries. Can be mixed with the other two as
+    /// long as times do not decrease.
+    #[inline(always)]
+    pub fn decided(&mut self, t: Micros, admitted: bool) {
+        self.make_room(1);
+        let end = self.end;
+        let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
+        let busiest = usize::try_from(self.busiest).unwrap_or(usize::MAX);
+        let full = self
+            .expiries
+            .get(end.wrapping_sub(limit))
+            .is_some_and(|&e| e > t);
+        // The slot at `end` holds a sentinel, so the first admission counts; otherwise the
+        // buffer keeps at least `busiest` admissions behind `end`.
+        if admitted & (self.expiries[end - busiest] > t) {
+            self.busiest += 1;
+            self.busiest_at = t;
+        }
+        if admitted {
+            self.expiries[end] = t + self.window;
+            self.end = end + 1;
+        }
+        self.decisions += 1;
+        self.admits += u64::from(admitted);
+        self.wrong_admits += u64::from(admitted & full);
+        self.wrong_rejects += u64::from(!admitted & !full);
+    }
+
     /// Decides a chunk of arrivals with `decide` (called once per time, in order), audits each
     /// decision at its arrival time and returns how many were admitted. Can be mixed with
     /// [`Auditor::record`] as long as times do not decrease. Never inlined (see

@@ -389,5 +389,21 @@ proptest! {
         let batched = run(&s);
         let (one_at_a_time, _) = ratelab::sim::trace(&s, 0, 0).expect("runs");
         prop_assert_eq!(batched, one_at_a_time, "{} {}", KINDS[kind], traffic);
+        // Every kind in one run as well: the essays' one client's first tries are drawn once
+        // for all its lanes. Each lane decides as it does traced alone.
+        let mut all = s.clone();
+        for other in KINDS {
+            let mut spec = LimiterSpec::parse(other).expect("valid limiter");
+            spec.fleet = s.limiters[0].fleet;
+            all.limiters.push(spec);
+        }
+        if all.validate().is_err() {
+            return Ok(());
+        }
+        let lanes = simulate_run(&all, 0).expect("runs");
+        for (i, lane) in lanes.iter().enumerate() {
+            let (alone, _) = ratelab::sim::trace(&all, i, 0).expect("runs");
+            prop_assert_eq!(lane, &alone, "lane {} of {} {}", i, KINDS[kind], traffic);
+        }
     }
 }

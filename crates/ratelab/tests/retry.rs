@@ -189,3 +189,72 @@ fn ties_go_to_retries_then_the_spike_then_the_steady_stream() {
     client.rejected(tr, None);
     assert_eq!(client.peek(), Some(SECOND), "only the spike is left");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+    /// The essays' client driven a chunk of first tries at a time (as the simulator draws
+    /// them once for every limiter) tries and is answered exactly as one try at a time, with
+    /// chunks as small as one try and times on a 100 ms grid, so that retries, the spike and
+    /// first tries tie, at chunk boundaries too.
+    #[test]
+    fn chunks_of_first_tries_drive_as_one_try_at_a_time(
+        gaps in proptest::collection::vec(0u64..4, 1..60),
+        spike in 0u64..8,
+        spike_step in 0u64..40,
+        tries in 1u32..5,
+        every_step in 1u64..5,
+        limit in 1usize..4,
+        record_rejects: bool,
+        chunk in 1usize..5,
+    ) {
+        use ratelab::rng::{Rng, Stream};
+        use ratelab::traffic::{Arrivals, RetryClient, RetryPolicy};
+        let step = 100 * MS;
+        let mut t = 0;
+        let times: Vec<Micros> = gaps.iter().map(|g| { t += g * step; t }).collect();
+        let client = || {
+            RetryClient::new(
+                Arrivals::replay(times.clone().into(), 1),
+                spike,
+                spike_step * step,
+                tries,
+                every_step * step,
+                RetryPolicy::default(),
+                Rng::new(1, 0, Stream::Jitter),
+            )
+        };
+        let log = || PlainLog { limit, window: SECOND, record_rejects, log: VecDeque::new() };
+        let (mut one, mut by_one) = (client(), log());
+        let mut want = Vec::new();
+        while let Some(tr) = one.next() {
+            let ok = by_one.admit(tr.at);
+            if ok {
+                one.admitted(tr);
+            } else {
+                one.rejected(tr, None);
+            }
+            want.push((tr.at, tr.attempt, tr.first, ok));
+        }
+        let (mut chunked, mut by_chunk) = (client(), log());
+        proptest::prop_assert!(chunked.classic());
+        let mut got = Vec::new();
+        let mut fresh = Vec::new();
+        loop {
+            let until = chunked.fill_fresh(&mut fresh, chunk);
+            chunked.drive_fresh(&fresh, until, |tr| {
+                let ok = by_chunk.admit(tr.at);
+                got.push((tr.at, tr.attempt, tr.first, ok));
+                ok
+            });
+            if until == Micros::MAX {
+                break;
+            }
+        }
+        proptest::prop_assert_eq!(&got, &want);
+        proptest::prop_assert_eq!(
+            (chunked.requests, chunked.admitted, chunked.gave_up),
+            (one.requests, one.admitted, one.gave_up)
+        );
+    }
+}

@@ -14,7 +14,7 @@ use crate::ring::TimeRing;
 use crate::time::Micros;
 #[cfg(feature = "clients")]
 use crate::time::SECOND;
-use crate::traffic::{Columns, Try};
+use crate::traffic::{RetryClient, RetryClients, Try, FRESH_CHUNK};
 use serde::{Deserialize, Serialize};
 
 /// What one limiter did in one run.
@@ -278,6 +278,160 @@ fn decide_and_audit_each(
     }
 }
 
+/// One lane driven by the essays' client ([`RetryClient::classic`]): the lane, its client and
+/// the client's tallies.
+struct Classic<'a> {
+    lane: &'a mut Lane,
+    client: &'a mut RetryClient,
+    #[cfg_attr(not(feature = "clients"), allow(dead_code))]
+    tally: &'a mut ClientStats,
+    #[cfg(feature = "clients")]
+    second: &'a mut Second,
+}
+
+/// Drives every lane's essays' client through the run: the first tries, the same for every
+/// lane, drawn once from `source` a chunk at a time, then each lane's tries through that
+/// chunk ([`RetryClient::drive_fresh`]), one try at a time in a loop made for its limiter.
+fn drive_lanes(source: &mut RetryClient, lanes: &mut [Classic<'_>]) {
+    let mut fresh = Vec::with_capacity(FRESH_CHUNK);
+    loop {
+        let until = source.fill_fresh(&mut fresh, FRESH_CHUNK);
+        for c in lanes.iter_mut() {
+            let audit = &mut c.lane.audit;
+            let stats = &mut c.lane.stats;
+            #[cfg(feature = "clients")]
+            let (tally, second) = (&mut *c.tally, &mut *c.second);
+            let mut each = |tr: &Try, ok: bool| {
+                stats.offered += u64::from(tr.attempt == 1);
+                stats.admitted += u64::from(ok);
+                #[cfg(feature = "clients")]
+                {
+                    peak(second, tally, tr.at);
+                    if ok {
+                        tally.success.record(tr.at - tr.first);
+                    }
+                }
+            };
+            let client = &mut *c.client;
+            let fresh = fresh.as_slice();
+            match &mut c.lane.limiter {
+                Limiter::FixedWindow(l) => drive(client, fresh, until, l, audit, &mut each),
+                Limiter::SlidingLog(l) => drive(client, fresh, until, l, audit, &mut each),
+                Limiter::SlidingWindowCounter(l) => {
+                    drive(client, fresh, until, l, audit, &mut each)
+                }
+                Limiter::TokenBucket(l) => drive(client, fresh, until, l, audit, &mut each),
+                Limiter::Gcra(l) => drive(client, fresh, until, l, audit, &mut each),
+                Limiter::LeakyBucket(l) => drive(client, fresh, until, l, audit, &mut each),
+                Limiter::Nginx(l) => drive(client, fresh, until, l, audit, &mut each),
+                Limiter::Haproxy(l) => drive(client, fresh, until, l, audit, &mut each),
+                Limiter::Split(l) => drive(client, fresh, until, l, audit, &mut each),
+                #[cfg(feature = "fleet")]
+                Limiter::Fleet(l) => drive(client, fresh, until, &mut **l, audit, &mut each),
+            }
+        }
+        if until == Micros::MAX {
+            return;
+        }
+    }
+}
+
+/// Drives one lane's essays' client through a chunk of first tries
+/// ([`RetryClient::drive_fresh`]), auditing each decision as it is made and handing it to
+/// `each`. Made once per limiter type, so the decision is a direct call.
+#[inline(never)]
+fn drive<L: Decide>(
+    client: &mut RetryClient,
+    fresh: &[Micros],
+    until: Micros,
+    limiter: &mut L,
+    audit: &mut Auditor,
+    each: &mut impl FnMut(&Try, bool),
+) {
+    client.drive_fresh(fresh, until, |tr| {
+        let ok = limiter.admit(tr.at);
+        audit.decided(tr.at, ok);
+        each(tr, ok);
+        ok
+    });
+}
+
+/// Every lane of a run against the essays' one retrying client ([`RetryClient::classic`]), its
+/// first tries drawn once for them all ([`drive_lanes`]); the lanes back where that client is
+/// not the scenario's, or a lane queues, shifts, traces or draws (they run one by one).
+fn classic_lanes(
+    scenario: &Scenario,
+    run: u32,
+    mut lanes: Vec<Lane>,
+) -> Result<Vec<RunStats>, Vec<Lane>> {
+    let plain =
+        |l: &Lane| l.queue.is_none() && l.shift == 0 && l.trace.is_none() && l.mech.is_none();
+    if !lanes.iter().all(plain) {
+        return Err(lanes);
+    }
+    let mut clients = Vec::with_capacity(lanes.len());
+    for _ in &lanes {
+        match scenario
+            .retry_clients(run)
+            .and_then(RetryClients::into_single)
+        {
+            Some(c) if c.classic() && c.min_gap() > 0 && !c.honors() => clients.push(c),
+            _ => return Err(lanes),
+        }
+    }
+    let Some(mut source) = clients.first_mut().map(RetryClient::hand_over_fresh) else {
+        return Err(lanes);
+    };
+    for c in clients.iter_mut().skip(1) {
+        c.hand_over_fresh();
+    }
+    let mut tallies = vec![ClientStats::default(); lanes.len()];
+    #[cfg(feature = "clients")]
+    let mut seconds = vec![Second::default(); lanes.len()];
+    {
+        #[cfg(feature = "clients")]
+        let mut seconds = seconds.iter_mut();
+        let mut each: Vec<Classic<'_>> = lanes
+            .iter_mut()
+            .zip(clients.iter_mut())
+            .zip(tallies.iter_mut())
+            .map(|((lane, client), tally)| Classic {
+                lane,
+                client,
+                tally,
+                #[cfg(feature = "clients")]
+                second: seconds.next().expect("one per lane"),
+            })
+            .collect();
+        drive_lanes(&mut source, &mut each);
+    }
+    Ok(lanes
+        .into_iter()
+        .zip(clients.iter().zip(tallies))
+        .map(|(lane, (_c, _tally))| {
+            #[cfg(feature = "clients")]
+            let lane = {
+                let (mut lane, mut tally) = (lane, _tally);
+                count_client(&mut tally, _c);
+                lane.stats.client = Some(tally);
+                lane
+            };
+            lane.finish_all().0
+        })
+        .collect())
+}
+
+/// Adds client `c`'s numbers to `tally`; returns 1 if it was locked out (served under half
+/// its requests), else 0.
+#[cfg(feature = "clients")]
+fn count_client(tally: &mut ClientStats, c: &RetryClient) -> u64 {
+    let locked = u64::from(2 * c.admitted < c.requests);
+    tally.gave_up += c.gave_up;
+    tally.clients += 1;
+    tally.locked += locked;
+    locked
+}
+
 /// Runs run `run` of the scenario for every limiter. The scenario must have been validated.
 pub fn simulate_run(scenario: &Scenario, run: u32) -> Result<Vec<RunStats>, Error> {
     let mut lanes = Vec::with_capacity(scenario.limiters.len());
@@ -285,6 +439,10 @@ pub fn simulate_run(scenario: &Scenario, run: u32) -> Result<Vec<RunStats>, Erro
         lanes.push(Lane::new(scenario.build_limiter(spec, run)?, scenario));
     }
     if scenario.traffic.closed_loop() {
+        let lanes = match classic_lanes(scenario, run, lanes) {
+            Ok(stats) => return Ok(stats),
+            Err(lanes) => lanes,
+        };
         return Ok(lanes
             .into_iter()
             .map(|lane| run_closed_loop(scenario, run, lane).0)
@@ -350,8 +508,8 @@ fn closed_loop(
             && lane.trace.is_none()
             && lane.mech.is_none();
         let (mut batch, mut times, mut decided) = (Vec::new(), Vec::new(), Vec::new());
-        // The essays' client alone: the same batches, its tries in columns and answered in
-        // one sweep (the retry storm's schedule is a queue in time order, no heap).
+        // The essays' client alone: one try at a time in a loop made for each limiter, its
+        // retries a queue in time order (no heap), each try decided and audited as it comes.
         #[cfg(feature = "mix")]
         let alone = group_of.is_empty();
         #[cfg(not(feature = "mix"))]
@@ -360,33 +518,15 @@ fn closed_loop(
             .single_mut()
             .filter(|c| batched && alone && c.classic())
         {
-            let mut tries = Columns::default();
-            while let Some(first) = client.peek() {
-                client.take_columns(first.saturating_add(gap), CHUNK, &mut tries);
-                for (&at, &attempt) in tries.at.iter().zip(&tries.attempt) {
-                    lane.stats.offered += u64::from(attempt == 1);
-                    #[cfg(feature = "clients")]
-                    peak(&mut second, &mut tally, at);
-                    #[cfg(not(feature = "clients"))]
-                    let _ = at;
-                }
-                decided.clear();
-                lane.stats.admitted +=
-                    decide_and_audit_each(&mut lane.limiter, &mut lane.audit, &tries.at, |ok| {
-                        decided.push(ok)
-                    });
+            let mut source = client.hand_over_fresh();
+            let mut one = [Classic {
+                lane: &mut lane,
+                client,
+                tally: &mut tally,
                 #[cfg(feature = "clients")]
-                for ((&at, &first), _) in tries
-                    .at
-                    .iter()
-                    .zip(&tries.first)
-                    .zip(&decided)
-                    .filter(|(_, &ok)| ok)
-                {
-                    tally.success.record(at - first);
-                }
-                client.answer_columns(&tries, &decided);
-            }
+                second: &mut second,
+            }];
+            drive_lanes(&mut source, &mut one);
         }
         while let Some(first) = clients.peek() {
             let end = if batched {
@@ -455,10 +595,7 @@ fn closed_loop(
         #[cfg(feature = "clients")]
         {
             for (_i, c) in clients.clients().iter().enumerate() {
-                let locked = u64::from(2 * c.admitted < c.requests);
-                tally.gave_up += c.gave_up;
-                tally.clients += 1;
-                tally.locked += locked;
+                let locked = count_client(&mut tally, c);
                 #[cfg(feature = "mix")]
                 if let Some(&g) = group_of.get(_i) {
                     let group = &mut tally.groups[g as usize];
@@ -475,34 +612,37 @@ fn closed_loop(
     lane.finish_all()
 }
 
-/// The tries of the trailing second, oldest first from `head` on: a queue on a vector whose
-/// dead front is dropped once it is over half of it (and over a thousand), so that it holds
-/// at most about twice one second's tries.
+/// The latest tries, oldest first: at least the latest `peak_second` of them (or all), which
+/// include every try of the trailing second; dropped down to those once there are over twice
+/// as many and a thousand more, so that it holds at most about twice the busiest second's.
 #[cfg(feature = "clients")]
 #[derive(Debug, Clone, Default)]
 struct Second {
     times: Vec<Micros>,
-    head: usize,
 }
 
-/// Counts a try at `at` in the trailing second `second`, raising `tally`'s peak.
+/// Counts a try at `at` in the trailing second `second`, raising `tally`'s peak. As in the
+/// auditor, the second `(at − 1 s, at]` is busier than any before exactly when the
+/// `peak`-th latest try before this one is still inside it: one load, no scan.
 #[cfg(feature = "clients")]
 #[inline]
 fn peak(second: &mut Second, tally: &mut ClientStats, at: Micros) {
-    let mut head = second.head;
-    while second.times.get(head).is_some_and(|&x| x + SECOND <= at) {
-        head += 1;
-    }
-    if head > 1024 && 2 * head > second.times.len() {
-        second.times.drain(..head);
-        head = 0;
-    }
-    second.head = head;
-    second.times.push(at);
-    let n = (second.times.len() - head) as u64;
-    if n > tally.peak_second {
-        tally.peak_second = n;
+    let times = &mut second.times;
+    let p = usize::try_from(tally.peak_second).unwrap_or(usize::MAX);
+    let raised = match times.len().checked_sub(p) {
+        // (`i` is the length when the peak is 0: the first try raises it.)
+        Some(i) => times.get(i).is_none_or(|&x| x + SECOND > at),
+        // Never: the latest `peak` tries are kept.
+        None => false,
+    };
+    if raised {
+        tally.peak_second += 1;
         tally.peak_second_at = at;
+    }
+    times.push(at);
+    let keep = usize::try_from(tally.peak_second).unwrap_or(usize::MAX);
+    if times.len() > keep.saturating_mul(2).saturating_add(1024) {
+        times.drain(..times.len() - keep);
     }
 }
 

@@ -26,7 +26,7 @@ mod params;
 mod retry;
 
 pub use params::{Backoff, ClientGroup, FloodStart, Jitter, RetryPolicy, Shape};
-pub use retry::{Columns, RetryClient, RetryClients, Try};
+pub use retry::{RetryClient, RetryClients, Try, FRESH_CHUNK};
 
 /// A stream of arrival times.
 #[derive(Debug, Clone)]
@@ -113,6 +113,13 @@ impl Arrivals {
     #[inline(never)]
     pub fn fill(&mut self, buf: &mut Vec<Micros>, n: usize) -> bool {
         buf.clear();
+        self.extend_by(buf, n);
+        buf.len() == n
+    }
+
+    /// Appends up to `n` arrivals to `buf`.
+    #[inline]
+    pub fn extend_by(&mut self, buf: &mut Vec<Micros>, n: usize) {
         // Matching once per chunk, not per arrival, lets each loop be specialised.
         match self {
             Arrivals::Poisson(p) => buf.extend(p.by_ref().take(n)),
@@ -120,7 +127,6 @@ impl Arrivals {
             Arrivals::OnOff(o) => buf.extend(o.by_ref().take(n)),
             other => buf.extend(other.take(n)),
         }
-        buf.len() == n
     }
 
     /// A flood: one request per `every` from `first` until `end`.

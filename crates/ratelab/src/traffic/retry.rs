@@ -9,6 +9,9 @@ use crate::time::MINUTE;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+/// First tries drawn at a time for [`RetryClient::drive_fresh`]: 8 KB.
+pub const FRESH_CHUNK: usize = 1024;
+
 /// One try of one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Try {
@@ -288,55 +291,131 @@ impl RetryClient {
         self.policy.is_classic() && self.horizon == crate::time::MAX_TIME && self.every > 0
     }
 
-    /// [`RetryClient::take_before`] into columns (emptied first): the same tries, in the
-    /// same order.
-    pub fn take_columns(&mut self, end: Micros, max: usize, out: &mut Columns) {
-        out.clear();
-        self.sweep(end, |tr| {
-            out.push(&tr);
-            out.len() < max
-        });
+    /// Runs the essays' client ([`RetryClient::classic`]) to its end, one try at a time:
+    /// each try, in [`RetryClient::next`]'s order, goes to `decide`, which says whether it was
+    /// admitted, and a rejected one comes back `every` later until its last try. The first
+    /// tries are drawn a chunk at a time ([`RetryClient::fill_fresh`]) and driven through
+    /// with [`RetryClient::drive_fresh`].
+    pub fn drive_classic(&mut self, mut decide: impl FnMut(&Try) -> bool) {
+        let mut fresh = Vec::with_capacity(FRESH_CHUNK);
+        loop {
+            let until = self.fill_fresh(&mut fresh, FRESH_CHUNK);
+            self.drive_fresh(&fresh, until, &mut decide);
+            if until == Micros::MAX {
+                return;
+            }
+        }
     }
 
-    /// Answers the tries of `tries` in order, the `i`-th admitted when `admitted[i]`: what
-    /// [`RetryClient::admitted`] and [`RetryClient::rejected`] do one by one for the essays'
-    /// client ([`RetryClient::classic`]).
-    pub fn answer_columns(&mut self, tries: &Columns, admitted: &[bool]) {
+    /// A copy of this client to draw its coming first tries from ([`RetryClient::fill_fresh`]):
+    /// this one gives them up, so that from now on its first tries are only those handed to
+    /// [`RetryClient::drive_fresh`].
+    pub fn hand_over_fresh(&mut self) -> RetryClient {
+        let source = self.clone();
+        self.next_first = None;
+        source
+    }
+
+    /// Takes up to `n` of its coming first tries (not the spike's) into `buf` (emptied
+    /// first), and returns when the first one after them comes, or `Micros::MAX` if none
+    /// does: what [`RetryClient::drive_fresh`] is handed, by this client or by another one
+    /// whose first tries are the same (the simulator draws them once for every limiter).
+    pub fn fill_fresh(&mut self, buf: &mut Vec<Micros>, n: usize) -> Micros {
+        buf.clear();
+        if let Some(t) = self.next_first {
+            buf.push(t);
+            self.first.extend_by(buf, n.saturating_sub(1));
+            self.next_first = self.first.next();
+        }
+        self.next_first.unwrap_or(Micros::MAX)
+    }
+
+    /// Drives the essays' client ([`RetryClient::classic`]) through every try due before
+    /// `until`, its first tries taken from `fresh` (in order, all of them no later than
+    /// `until`) in place of its own stream: each try, in [`RetryClient::next`]'s order (ties
+    /// to retries, then the spike, then first tries), goes to `decide`, which says whether it
+    /// was admitted, and a rejected one comes back `every` later until its last try. Tries
+    /// come in time order and the gap is fixed, so each retry joins the back of the queue: no
+    /// heap. A retry or the spike due at `until` or later waits for the next call, whose
+    /// first tries start at `until` (and lose ties to it). A test holds the tries and answers
+    /// equal to [`RetryClient::next`] with [`RetryClient::rejected`] one by one.
+    #[inline]
+    pub fn drive_fresh(
+        &mut self,
+        fresh: &[Micros],
+        until: Micros,
+        mut decide: impl FnMut(&Try) -> bool,
+    ) {
         debug_assert!(self.classic());
         let every = self.every;
-        for ((&at, &first), (&attempt, &ok)) in tries
-            .at
-            .iter()
-            .zip(&tries.first)
-            .zip(tries.attempt.iter().zip(admitted))
-        {
-            if ok {
+        let mut i = 0;
+        loop {
+            // The earliest of the three, ties to retries, then the spike, then first tries.
+            let first = fresh.get(i).copied();
+            let spike = (self.spike_left > 0).then_some(self.spike_at);
+            let new = match (spike, first) {
+                (Some(s), Some(f)) => Some((s <= f, s.min(f))),
+                (Some(s), None) => Some((true, s)),
+                (None, Some(f)) => Some((false, f)),
+                (None, None) => None,
+            };
+            let tr = match self.retries.front() {
+                Some(r) if new.is_none_or(|(_, t)| r.at <= t) => {
+                    // With the chunk's first tries gone, one due at `until` or later waits.
+                    if first.is_none() && r.at >= until {
+                        return;
+                    }
+                    let seen = self.firsts_sent;
+                    match self.retries.pop_front() {
+                        Some(r) => Try { seen, ..r },
+                        None => return,
+                    }
+                }
+                _ => {
+                    let Some((is_spike, t)) = new else {
+                        return;
+                    };
+                    if is_spike {
+                        if first.is_none() && t >= until {
+                            return;
+                        }
+                        self.spike_left -= 1;
+                    } else {
+                        i += 1;
+                    }
+                    self.requests += 1;
+                    self.firsts_sent += 1;
+                    Try {
+                        at: t,
+                        attempt: 1,
+                        first: t,
+                        sleep: 0,
+                        seen: self.firsts_sent,
+                    }
+                }
+            };
+            if decide(&tr) {
                 self.admitted += 1;
                 continue;
             }
-            let next = at.saturating_add(every);
-            if attempt >= self.tries {
+            if tr.attempt >= self.tries {
                 self.gave_up += 1;
                 continue;
             }
-            if next > self.horizon {
+            let at = tr.at.saturating_add(every);
+            if at > self.horizon {
                 self.gave_up += 1;
                 self.past_horizon += 1;
                 continue;
             }
-            let retry = Try {
-                at: next,
-                attempt: attempt + 1,
-                first,
+            debug_assert!(self.retries.back().is_none_or(|r| r.at <= at));
+            self.retries.push_back(Try {
+                at,
+                attempt: tr.attempt + 1,
+                first: tr.first,
                 sleep: every,
                 seen: 0,
-            };
-            if self.retries.back().is_none_or(|r| r.at <= next) {
-                self.retries.push_back(retry);
-            } else {
-                let i = self.retries.partition_point(|r| r.at <= next);
-                self.retries.insert(i, retry);
-            }
+            });
         }
     }
 
@@ -465,43 +544,6 @@ impl RetryClient {
     }
 }
 
-/// A batch of tries in columns (see [`RetryClient::take_columns`]): each one's time, its
-/// request's first try, and which try it is.
-#[derive(Debug, Clone, Default)]
-pub struct Columns {
-    /// When each is sent, in order.
-    pub at: Vec<Micros>,
-    /// When its request's first try was sent.
-    pub first: Vec<Micros>,
-    /// Which try it is: 1 for a new request.
-    pub attempt: Vec<u32>,
-}
-
-impl Columns {
-    /// Tries in it.
-    pub fn len(&self) -> usize {
-        self.at.len()
-    }
-
-    /// Whether it holds none.
-    pub fn is_empty(&self) -> bool {
-        self.at.is_empty()
-    }
-
-    fn clear(&mut self) {
-        self.at.clear();
-        self.first.clear();
-        self.attempt.clear();
-    }
-
-    #[inline]
-    fn push(&mut self, tr: &Try) {
-        self.at.push(tr.at);
-        self.first.push(tr.first);
-        self.attempt.push(tr.attempt);
-    }
-}
-
 /// Clients sharing one key: each with its own first tries, spike and jitter, the same
 /// policy; their tries merged in time order (ties to the lower client number).
 ///
@@ -537,7 +579,16 @@ impl RetryClients {
         &self.clients
     }
 
-    /// The client, when there is one.
+    /// The one client, taken out, when there is one.
+    pub fn into_single(self) -> Option<RetryClient> {
+        let mut clients = self.clients;
+        match clients.len() {
+            1 => clients.pop(),
+            _ => None,
+        }
+    }
+
+    /// The one client, when there is one.
     pub fn single_mut(&mut self) -> Option<&mut RetryClient> {
         match self.clients.as_mut_slice() {
             [one] => Some(one),
