@@ -73,7 +73,7 @@ fn depends_only_on(name: &str, allowed: &[&str]) -> String {
 
 #[test]
 fn the_core_depends_on_nothing_that_touches_a_browser_a_terminal_or_files() {
-    let manifest = depends_only_on("ratelab", &["rand_core", "rand_pcg", "libm", "serde"]);
+    let manifest = depends_only_on("ratelab", &["libm", "serde"]);
     for section in [
         "[target.'cfg(target_arch = \"wasm32\")'.dependencies]",
         "[build-dependencies]",
