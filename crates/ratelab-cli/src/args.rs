@@ -7,6 +7,15 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// The names `--script` accepts: the Redis recipes of `ratelab probe` (a test holds them to
+/// the scripts the probe carries).
+pub(crate) const SCRIPT_NAMES: [&str; 4] = [
+    "sorted-set",
+    "sorted-set-record-rejects",
+    "gcra",
+    "fixed-window",
+];
+
 const SPECS: &str = "\
 A SPEC is name[:key=value,...].
   Limiters: fixed-window, sliding-log, sliding-window-counter, token-bucket, gcra,
@@ -261,7 +270,7 @@ pub(crate) struct ProbeArgs {
     #[arg(long, value_name = "URL", allow_hyphen_values = true)]
     pub redis: Option<String>,
     /// The Redis limiter recipe (with --redis). E.g. --script gcra
-    #[arg(long, value_name = "NAME", value_parser = crate::probe::SCRIPT_NAMES)]
+    #[arg(long, value_name = "NAME", value_parser = SCRIPT_NAMES)]
     pub script: Option<String>,
     /// The gcra script's burst: 1 to 1,000,000 [default: the limit]. E.g. --burst 5
     #[arg(long, value_name = "B", allow_hyphen_values = true)]
