@@ -6,7 +6,8 @@
 //! the reference lines `L` and `2L` and the theoretical bound differ by their dashes, which
 //! every reader tells apart in either theme.
 
-use crate::frame::{measure, shorten, Chart};
+use crate::text::{measure, shorten};
+use crate::ticks::Chart;
 use crate::{err, font, rgb, Theme, PURPLE};
 use plotters::coord::Shift;
 use plotters::prelude::*;

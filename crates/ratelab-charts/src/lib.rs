@@ -17,6 +17,7 @@ pub mod canvas;
 mod frame;
 pub mod legend;
 mod mechanism;
+mod text;
 mod ticks;
 pub use mechanism::{mechanism_chart, MechanismChart};
 
@@ -409,11 +410,11 @@ pub fn bar_chart<DB: DrawingBackend>(
     area.fill(&theme.bg).map_err(err)?;
     let body = frame(area, title, &[], theme)?;
     let style = font(12.0).color(&theme.fg);
-    let mut width = |s: &str| Ok(frame::measure(&body, s, &style)?.0);
+    let mut width = |s: &str| Ok(text::measure(&body, s, &style)?.0);
     let (w, _) = body.dim_in_pixel();
     let mut labels = Vec::with_capacity(bars.len());
     for (label, _, _) in bars {
-        labels.push(frame::shorten(label, w as i32 / 2, &mut width)?);
+        labels.push(text::shorten(label, w as i32 / 2, &mut width)?);
     }
     let values: Vec<String> = bars
         .iter()

@@ -1,8 +1,9 @@
 //! The mechanism view: the arrivals of a run with the playhead's trailing window drawn over
 //! them, and under them, on the same time axis, what the limiter holds.
 
-use crate::frame::{frame, shared_sides, xy_axes, Axes, Chart};
+use crate::frame::{frame, shared_sides, xy_axes, Axes};
 use crate::legend::{Entry, Stroke, Swatch};
+use crate::ticks::Chart;
 use crate::{err, font, rgb, Bins, ChartResult, Theme};
 use plotters::coord::Shift;
 use plotters::prelude::*;

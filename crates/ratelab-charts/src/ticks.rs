@@ -5,9 +5,14 @@
 //! two agree exactly: 10^k is exact, and 1 / 10^k is correctly rounded, as the tests check
 //! against `powf` and check the whole against plotters' own key points.
 
+use plotters::coord::cartesian::Cartesian2d;
 use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, Ranged};
 use plotters::coord::types::RangedCoordf64;
+use plotters::drawing::DrawingArea;
 use std::ops::Range;
+
+/// An XY chart's plot, on `f64 × f64` coordinates, as every chart here is built.
+pub(crate) type Chart<DB> = DrawingArea<DB, Cartesian2d<Axis, Axis>>;
 
 /// An axis of `f64`: plotters' `RangedCoordf64` with its key points from [`key_points`], so
 /// that a chart's mesh never reaches plotters' own (and its power function).
