@@ -6,7 +6,7 @@ use crate::controls::{
     by_name, Attack, Backoff, Client, Controls, Jitter, Named, NginxConf, RateUnit, Traffic,
 };
 use crate::link::{MAX_CAPACITY, MAX_SEED};
-use crate::page::Readout;
+use crate::readout::Readout;
 use ratelab::decimal::fixed;
 use ratelab::limiter::{thousandths_per_second, LeakyMode};
 use ratelab::spec::{LimiterKind, MAX_BURST, MAX_RATE_COUNT};

@@ -18,5 +18,6 @@ pub mod link;
 pub mod mechanism;
 pub mod page;
 pub mod probe_view;
+pub mod readout;
 pub mod sections;
 pub mod wire;
