@@ -183,7 +183,7 @@ impl Rng {
 
     /// A standard exponential variate (mean 1), by the ziggurat method. The common case (about
     /// 98.8% of draws) is one 64-bit draw, a table lookup and a compare, inlined where it is
-    /// drawn; the rest is [`Rng::exp1_rest`].
+    /// drawn; the rest is out of line, in `exp1_rest`.
     #[inline(always)]
     pub fn exp1(&mut self) -> f64 {
         let z = ziggurat();

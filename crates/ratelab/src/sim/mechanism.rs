@@ -6,9 +6,8 @@
 //! order), so that a page holding a run of a few hundred thousand decisions can scrub to any
 //! index and read it in O(1), and keep the same lists from run to run.
 
-use super::run::{count_decisions, trace_with_mechanism};
-use super::{format_bytes, RunStats, Scenario, Trace, MEMORY_BUDGET};
-use crate::error::Error;
+use super::stats::Trace;
+use super::Scenario;
 use crate::limiter::{Limiter, State, StateKind};
 use crate::time::Micros;
 
@@ -348,63 +347,12 @@ fn fill_band(band: &mut Vec<u32>, trace: &Trace, window: Micros, at_departure: b
     }
 }
 
-/// Every decision of run `run` of limiter `index`, with its mechanism: the trace as
-/// [`super::trace`] gives it and, decision by decision, the band and the limiter's state.
-pub fn mechanism(
-    scenario: &Scenario,
-    index: usize,
-    run: u32,
-) -> Result<(RunStats, Trace, Mechanism), Error> {
-    mechanism_into(scenario, index, run, Trace::default(), Mechanism::default())
-}
-
-/// [`mechanism`], into the lists of a trace and a mechanism kept from an earlier run (emptied
-/// first), as [`super::trace_into`] does: each list is allocated once, at this run's length,
-/// if it has not that room already.
-///
-/// The run's decisions are counted first (the arrivals, or for a retrying client the run
-/// itself, decided once without keeping anything), and a run whose lists would take the
-/// memory over [`MEMORY_BUDGET`], with what the run itself needs ([`Scenario::memory`]), is
-/// refused before anything is kept: [`playback_memory`].
-pub fn mechanism_into(
-    scenario: &Scenario,
-    index: usize,
-    run: u32,
-    trace: Trace,
-    mech: Mechanism,
-) -> Result<(RunStats, Trace, Mechanism), Error> {
-    let decisions = count_decisions(scenario, index, run)?;
-    let need = playback_memory(scenario, decisions);
-    if need > MEMORY_BUDGET {
-        let each = TRACE_BYTES_PER_DECISION + MECHANISM_BYTES_PER_DECISION;
-        let fit = MEMORY_BUDGET.saturating_sub(scenario.memory().total(1)) / each;
-        return Err(Error::TooLarge {
-            what: "the run to play back".into(),
-            detail: format!(
-                "about {} ({decisions} decisions kept at {each} bytes each, and the run itself); the most is {}: use fewer minutes, a lower load or a shorter flood (about {fit} decisions fit)",
-                format_bytes(need),
-                format_bytes(MEMORY_BUDGET)
-            ),
-        });
-    }
-    trace_with_mechanism(scenario, index, run, decisions as usize, (trace, mech))
-}
-
-/// The memory a run of `decisions` decisions needs with its trace and mechanism kept: what
-/// the run itself needs ([`Scenario::memory`], one run) and, per decision,
-/// [`TRACE_BYTES_PER_DECISION`] and [`MECHANISM_BYTES_PER_DECISION`].
-pub fn playback_memory(scenario: &Scenario, decisions: u64) -> u64 {
-    let each = TRACE_BYTES_PER_DECISION + MECHANISM_BYTES_PER_DECISION;
-    scenario
-        .memory()
-        .total(1)
-        .saturating_add(decisions.saturating_mul(each))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::{trace, trace_into};
+    use crate::sim::{
+        mechanism, mechanism_into, playback_memory, trace, trace_into, RunStats, MEMORY_BUDGET,
+    };
     use crate::spec::{LimiterSpec, TrafficSpec};
     use crate::time::{MINUTE, SECOND};
 

@@ -1,123 +1,19 @@
 //! Runs: each limiter in a lane with its auditor and tallies, the chunked run loop (limiter
 //! by limiter for a retrying client), and the per-decision trace of one limiter for plots
-//! (with, for the playhead, its mechanism: see [`super::mechanism`]).
+//! (with, for the playhead, its mechanism: see [`super::mechanism`]). What a run gives back
+//! is in [`super::stats`].
 
-use super::mechanism::Mechanism;
-use super::{Scenario, CHUNK};
+use super::mechanism::{Mechanism, MECHANISM_BYTES_PER_DECISION, TRACE_BYTES_PER_DECISION};
+use super::stats::{ClientStats, RunStats, Trace};
+use super::{format_bytes, Scenario, CHUNK, MEMORY_BUDGET};
 use crate::audit::Auditor;
 use crate::error::Error;
-use crate::histogram::Histogram;
-#[cfg(feature = "fleet")]
-use crate::limiter::FleetStats;
 use crate::limiter::{Decide, Decision, Limiter};
 use crate::ring::TimeRing;
 use crate::time::Micros;
 #[cfg(feature = "clients")]
 use crate::time::SECOND;
 use crate::traffic::{RetryClient, RetryClients, Try, FRESH_CHUNK};
-use serde::{Deserialize, Serialize};
-
-/// What one limiter did in one run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RunStats {
-    /// Requests offered (retries not counted again).
-    pub offered: u64,
-    /// Requests admitted.
-    pub admitted: u64,
-    /// Decisions made (retries included).
-    pub decisions: u64,
-    /// The busiest trailing window.
-    pub busiest: u64,
-    /// Where that window ends.
-    pub busiest_at: Micros,
-    /// Admissions the literal rule would have rejected.
-    pub wrong_admits: u64,
-    /// Rejections the literal rule would have admitted.
-    pub wrong_rejects: u64,
-    /// Queueing delays of admitted requests (queueing limiters only), to the histogram's
-    /// precision (exact below 256 µs, within 0.8% above).
-    pub delays: Histogram,
-    /// What the retrying clients went through (`retry` traffic only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(not(feature = "clients"), serde(skip))]
-    pub client: Option<ClientStats>,
-    /// A fleet's room instants and per-gateway tallies (`--gateways` only).
-    #[cfg(feature = "fleet")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fleet: Option<FleetStats>,
-}
-
-/// What a run's retrying clients went through, beside the limiter's tallies (their tries are
-/// `decisions`, their requests `offered`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ClientStats {
-    /// Requests that were never admitted: out of tries, of retry budget, or of time.
-    pub gave_up: u64,
-    /// From each admitted request's first try to the try admitted, to the histogram's
-    /// precision.
-    pub success: Histogram,
-    /// The most tries in any trailing second `(t − 1 s, t]`.
-    pub peak_second: u64,
-    /// Where that second ends.
-    pub peak_second_at: Micros,
-    /// Clients in the run.
-    pub clients: u64,
-    /// Clients locked out: served under half of their requests.
-    pub locked: u64,
-    /// Requests (first tries) and tries: with a mix, each group's own (the fleet's are the
-    /// run's `offered` and `decisions`, and are 0 here).
-    #[serde(default)]
-    pub requests: u64,
-    /// Tries, retries included (see `requests`).
-    #[serde(default)]
-    pub attempts: u64,
-    /// With a mix (`retry:...+clients=M,...`), each group's, in the spec's order.
-    #[cfg(feature = "mix")]
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub groups: Vec<ClientStats>,
-}
-
-impl RunStats {
-    /// The share of offered requests admitted, if any were offered.
-    pub fn served_share(&self) -> Option<f64> {
-        (self.offered > 0).then(|| self.admitted as f64 / self.offered as f64)
-    }
-}
-
-/// Per-decision detail of one run of one limiter, for plots.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Trace {
-    /// Arrival times of all decisions, in order.
-    pub times: Vec<Micros>,
-    /// Whether each was admitted.
-    pub admitted: Vec<bool>,
-    /// When each admitted request left (its arrival, unless it queued).
-    pub released: Vec<Micros>,
-    /// Audited admissions: when each was let through.
-    pub window_times: Vec<Micros>,
-    /// The trailing-window count just after each audited admission.
-    pub window_counts: Vec<u64>,
-}
-
-impl Trace {
-    /// Empties every list, keeping what each has allocated.
-    pub fn clear(&mut self) {
-        self.times.clear();
-        self.admitted.clear();
-        self.released.clear();
-        self.window_times.clear();
-        self.window_counts.clear();
-    }
-
-    /// Makes room for `n` decisions (and as many admissions) in every list, exactly.
-    pub fn reserve(&mut self, n: usize) {
-        self.times.reserve_exact(n);
-        self.admitted.reserve_exact(n);
-        self.released.reserve_exact(n);
-        self.window_times.reserve_exact(n);
-        self.window_counts.reserve_exact(n);
-    }
-}
 
 /// A limiter with its auditor and tallies: one lane of a run.
 #[derive(Debug)]
@@ -700,6 +596,59 @@ fn lane_of(scenario: &Scenario, index: usize, run: u32) -> Result<Lane, Error> {
         )
     })?;
     Ok(Lane::new(scenario.build_limiter(spec, run)?, scenario))
+}
+
+/// Every decision of run `run` of limiter `index`, with its mechanism: the trace as
+/// [`super::trace`] gives it and, decision by decision, the band and the limiter's state.
+pub fn mechanism(
+    scenario: &Scenario,
+    index: usize,
+    run: u32,
+) -> Result<(RunStats, Trace, Mechanism), Error> {
+    mechanism_into(scenario, index, run, Trace::default(), Mechanism::default())
+}
+
+/// [`mechanism`], into the lists of a trace and a mechanism kept from an earlier run (emptied
+/// first), as [`super::trace_into`] does: each list is allocated once, at this run's length,
+/// if it has not that room already.
+///
+/// The run's decisions are counted first (the arrivals, or for a retrying client the run
+/// itself, decided once without keeping anything), and a run whose lists would take the
+/// memory over [`MEMORY_BUDGET`], with what the run itself needs ([`Scenario::memory`]), is
+/// refused before anything is kept: [`playback_memory`].
+pub fn mechanism_into(
+    scenario: &Scenario,
+    index: usize,
+    run: u32,
+    trace: Trace,
+    mech: Mechanism,
+) -> Result<(RunStats, Trace, Mechanism), Error> {
+    let decisions = count_decisions(scenario, index, run)?;
+    let need = playback_memory(scenario, decisions);
+    if need > MEMORY_BUDGET {
+        let each = TRACE_BYTES_PER_DECISION + MECHANISM_BYTES_PER_DECISION;
+        let fit = MEMORY_BUDGET.saturating_sub(scenario.memory().total(1)) / each;
+        return Err(Error::TooLarge {
+            what: "the run to play back".into(),
+            detail: format!(
+                "about {} ({decisions} decisions kept at {each} bytes each, and the run itself); the most is {}: use fewer minutes, a lower load or a shorter flood (about {fit} decisions fit)",
+                format_bytes(need),
+                format_bytes(MEMORY_BUDGET)
+            ),
+        });
+    }
+    trace_with_mechanism(scenario, index, run, decisions as usize, (trace, mech))
+}
+
+/// The memory a run of `decisions` decisions needs with its trace and mechanism kept: what
+/// the run itself needs ([`Scenario::memory`], one run) and, per decision,
+/// [`TRACE_BYTES_PER_DECISION`] and [`MECHANISM_BYTES_PER_DECISION`].
+pub fn playback_memory(scenario: &Scenario, decisions: u64) -> u64 {
+    let each = TRACE_BYTES_PER_DECISION + MECHANISM_BYTES_PER_DECISION;
+    scenario
+        .memory()
+        .total(1)
+        .saturating_add(decisions.saturating_mul(each))
 }
 
 /// How many decisions limiter `index` makes in run `run`: the arrivals, counted without
