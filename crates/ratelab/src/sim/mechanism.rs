@@ -70,7 +70,7 @@ pub struct Frame {
 }
 
 /// The mechanism of one run of one limiter, one entry per decision (the trace's order) in
-/// each list. Filled by [`mechanism`] and [`mechanism_into`]; every list is allocated once,
+/// each list. Filled by [`super::mechanism()`] and [`super::mechanism_into`]; every list is allocated once,
 /// at the run's length, and kept when the value is reused for another run.
 ///
 /// Memory: at most [`MECHANISM_BYTES_PER_DECISION`] (20) bytes per decision, 12 for most

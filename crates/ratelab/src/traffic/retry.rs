@@ -286,7 +286,7 @@ impl RetryClient {
 
     /// Whether this is the essays' client (a fixed gap, nothing drawn, no budget, no
     /// `Retry-After`) in a simulation (no horizon but 2^53 µs), whose tries
-    /// [`RetryClient::take_columns`] and [`RetryClient::answer_columns`] can drive.
+    /// [`RetryClient::drive_fresh`] can drive.
     pub fn classic(&self) -> bool {
         self.policy.is_classic() && self.horizon == crate::time::MAX_TIME && self.every > 0
     }
