@@ -5,7 +5,7 @@
 //! ([`Alternative`]), lands within the row's tolerance; otherwise it is *unexplained*, and
 //! the report lists what was tried. A note is never a verdict.
 
-use super::tables::Estimate;
+use super::measure::Estimate;
 use crate::decimal::{fixed, fixed_signed, shortest_signed};
 use serde::{Deserialize, Serialize};
 

@@ -2,6 +2,7 @@
 //! experiment of the study that measures it.
 
 use super::claims::{value_text, Claim, Essay, Metric, Unit, Value};
+use super::experiments::JobResult;
 use super::experiments::{
     counter_offset_measure, lockout_traffic, obeying_bucket, obeying_burst, on_off_active,
     split_bucket, split_log, JobKind, BIG_BURSTS, BOUNDARY_BUCKET_10, BOUNDARY_BUCKET_60,
@@ -12,8 +13,8 @@ use super::experiments::{
     RETRY_RATES, RETRY_RECORDING, RETRY_TRIES, SERVERS, SERVERS_10, SHAPES, SLIDING_LOG,
     SMALL_BURSTS, STEADY, SWC_ALONE, THEORY_FIXED, THEORY_LOG,
 };
-use super::plan::{Job, JobResult, StudyConfig};
-use super::tables::{busiest, find, served, Estimate};
+use super::measure::{busiest, find, locked, on_off_counts, served, Estimate};
+use super::plan::{Job, StudyConfig};
 use crate::decimal::{fixed, fixed_signed, shortest};
 use crate::theory;
 use crate::time::MINUTE;
@@ -551,7 +552,7 @@ fn honest(study: &Study, out: &mut Vec<Claim>) {
         }
     }
     // The same count with the on/off cells read at a shorter mean active period.
-    let reading = super::tables::on_off_counts(study.jobs, study.results, Some(ON_OFF_READING));
+    let reading = on_off_counts(study.jobs, study.results, Some(ON_OFF_READING));
     let reading_command = study
         .get(&JobKind::OnOffActive {
             seconds: ON_OFF_READING,
@@ -896,7 +897,7 @@ fn counter(study: &Study, out: &mut Vec<Claim>) {
             missing.join(", ")
         );
     }
-    let reading = super::tables::on_off_counts(study.jobs, study.results, Some(ON_OFF_READING));
+    let reading = on_off_counts(study.jobs, study.results, Some(ON_OFF_READING));
     out.push(
         Claim::new(RULE, S, "cells where B = 50 serves at least as much as the counter (of 20)", "14 of the 20")
             .target(14.0, Unit::Count)
@@ -1038,11 +1039,6 @@ fn lockout_rate(study: &Study, tries: u32, at: usize) -> Option<Option<u64>> {
         }
     }
     any.then_some(None)
-}
-
-/// A run counts as locked out when it was served under half its requests.
-pub(super) fn locked(stats: &crate::sim::RunStats) -> bool {
-    stats.served_share().unwrap_or(1.0) < 0.5
 }
 
 fn lockout(study: &Study, out: &mut Vec<Claim>) {

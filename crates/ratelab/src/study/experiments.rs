@@ -3,10 +3,10 @@
 //! kinds of job, and the one definition of each experiment the page's sections share with the
 //! study: its scenario at a given [`Size`] and what is measured of its results.
 
-use super::plan::JobResult;
 use crate::decimal::shortest;
 use crate::error::Error;
-use crate::sim::Scenario;
+use crate::optimum::OptimalityCheck;
+use crate::sim::{RunStats, Scenario};
 use crate::spec::{LimiterSpec, TrafficSpec};
 use crate::theory;
 use crate::time::{Micros, MINUTE, MS};
@@ -384,6 +384,15 @@ pub enum JobKind {
     },
     /// Greedy against the brute-force optimum on small cases.
     Optimality,
+}
+
+/// The result of a job: per run, per limiter.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct JobResult {
+    /// `runs[r][i]`: limiter `i` in run `r`.
+    pub runs: Vec<Vec<RunStats>>,
+    /// Set for the optimality job.
+    pub optimality: Option<OptimalityCheck>,
 }
 
 impl JobKind {

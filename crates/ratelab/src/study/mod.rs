@@ -7,6 +7,7 @@
 mod claims;
 mod essays;
 mod experiments;
+mod measure;
 mod plan;
 mod render;
 mod shard;
@@ -15,12 +16,11 @@ mod tables;
 pub use claims::{Claim, Essay, Target, Unit, Value, Verdict};
 pub use experiments::{
     counter_offset, counter_offset_lines, counter_offset_measure, counter_offset_start, honest,
-    lockout, lockout_all, split, split_bucket, split_log, JobKind, Size, BUCKET_50, BUCKET_75,
-    COUNTER, FIXED_WINDOW, GCRA, LIMITERS, LOADS, OFFSET_STEPS, RETRY_ALL, RETRY_FORGETTING,
-    RETRY_LIMITERS, RETRY_RECORDING, SHAPES, SLIDING_LOG, TWIN,
+    lockout, lockout_all, split, split_bucket, split_log, JobKind, JobResult, Size, BUCKET_50,
+    BUCKET_75, COUNTER, FIXED_WINDOW, GCRA, LIMITERS, LOADS, OFFSET_STEPS, RETRY_ALL,
+    RETRY_FORGETTING, RETRY_LIMITERS, RETRY_RECORDING, SHAPES, SLIDING_LOG, TWIN,
 };
-pub use plan::{
-    experiments_done, keep_honest, plan, run_job, run_scenario, Job, JobResult, StudyConfig,
-};
+pub use measure::{busiest, served, Estimate};
+pub use plan::{experiments_done, keep_honest, plan, run_job, run_scenario, Job, StudyConfig};
 pub use shard::{fingerprint, merge, Merged, Part, Shard, SHARD_FORMAT};
-pub use tables::{assemble, busiest, served, Estimate, StudyPlot, StudyReport, Table};
+pub use tables::{assemble, StudyPlot, StudyReport, Table};

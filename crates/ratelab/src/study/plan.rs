@@ -2,16 +2,16 @@
 
 use super::experiments::{
     counter_offset, honest, lockout_all, obeying_burst, on_off_active, scenario, split, JobKind,
-    Size, BOUNDARY_LIMIT, BOUNDARY_LIMITERS, BOUNDARY_ROWS_TRAFFIC, BUCKET_50, COUNTER,
+    JobResult, Size, BOUNDARY_LIMIT, BOUNDARY_LIMITERS, BOUNDARY_ROWS_TRAFFIC, BUCKET_50, COUNTER,
     COUNTER_STARTS_MS, EVENLY_TRAFFIC, LIMITERS, LOADS, LOAD_80, OBEYING_RATES, OFFSET_STEPS,
     ON_OFF_ACTIVES, RETRY_RATES, RETRY_TRIES, SERVERS, SHAPES, SPLIT_SHAPES, THEORY_LIMITERS,
     TICK_OFFSETS_MS,
 };
 use crate::decimal::shortest;
 use crate::error::Error;
-use crate::optimum::{check_optimality, OptimalityCheck};
+use crate::optimum::check_optimality;
 use crate::rng::{splitmix64, Rng, Stream};
-use crate::sim::{simulate_run, RunStats, Scenario};
+use crate::sim::{simulate_run, Scenario};
 use serde::{Deserialize, Serialize};
 
 /// The study's size.
@@ -47,15 +47,6 @@ pub struct Job {
     pub kind: JobKind,
     /// Its scenario (unused by [`JobKind::Optimality`]).
     pub scenario: Scenario,
-}
-
-/// The result of a job: per run, per limiter.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct JobResult {
-    /// `runs[r][i]`: limiter `i` in run `r`.
-    pub runs: Vec<Vec<RunStats>>,
-    /// Set for the optimality job.
-    pub optimality: Option<OptimalityCheck>,
 }
 
 /// Keeps only the honest-client table's jobs of a plan (`--only honest`, and the page's
@@ -140,7 +131,7 @@ pub fn plan(config: StudyConfig) -> Result<Vec<Job>, Error> {
     }
     for (a, &seconds) in ON_OFF_ACTIVES.iter().enumerate() {
         for (l, &load) in LOADS.iter().enumerate() {
-            // What the two counts read ([`super::tables::on_off_counts`]): every limiter at
+            // What the two counts read ([`super::measure::on_off_counts`]): every limiter at
             // 80%, the counter and the bucket of 50 at every load; nothing else is run.
             let limiters = if l == LOAD_80 {
                 LIMITERS.to_vec()

@@ -5,7 +5,8 @@
 //! size, its part, and a fingerprint of the whole plan and of the version that planned it),
 //! so that shards of different studies or versions are refused by name, never mixed.
 
-use super::plan::{Job, JobResult, StudyConfig};
+use super::experiments::JobResult;
+use super::plan::{Job, StudyConfig};
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
 

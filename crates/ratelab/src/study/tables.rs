@@ -2,65 +2,24 @@
 //! and any completeness.
 
 use super::claims::Claim;
-use super::essays::locked;
+use super::experiments::JobResult;
 use super::experiments::{
     counter_offset_lines, counter_offset_measure, obeying_bucket, obeying_burst, split_bucket,
     split_log, JobKind, BOUNDARY_BUCKET_10, BOUNDARY_BUCKET_60, BOUNDARY_FIXED, BOUNDARY_LIMIT,
     BOUNDARY_LIMITERS, BOUNDARY_LOG, BUCKET_50, BUCKET_75, COUNTER, GCRA, GCRA_TWIN, LIMITERS,
-    LOADS, LOAD_80, OBEYING_ESSAY_RATE, OBEYING_LOG, OBEYING_RATES, OFFSET_STEPS, ON_OFF,
-    ON_OFF_ACTIVES, PAGE_LOADS, RETRY_COUNTER, RETRY_COUNTER_RECORDING, RETRY_FIXED,
-    RETRY_FIXED_RECORDING, RETRY_FORGETTING, RETRY_RATES, RETRY_RECORDING, RETRY_TRIES, SERVERS,
-    SHAPES, SLIDING_LOG, SPLIT_SHAPES, STEADY, THEORY_FIXED, THEORY_LOG, TICK_OFFSETS_MS,
+    LOADS, LOAD_80, OBEYING_ESSAY_RATE, OBEYING_LOG, OBEYING_RATES, OFFSET_STEPS, ON_OFF_ACTIVES,
+    PAGE_LOADS, RETRY_COUNTER, RETRY_COUNTER_RECORDING, RETRY_FIXED, RETRY_FIXED_RECORDING,
+    RETRY_FORGETTING, RETRY_RATES, RETRY_RECORDING, RETRY_TRIES, SERVERS, SHAPES, SPLIT_SHAPES,
+    STEADY, THEORY_FIXED, THEORY_LOG, TICK_OFFSETS_MS,
 };
-use super::plan::{Job, JobResult, StudyConfig};
+use super::measure::{busiest, find, locked, on_off_counts, served, Estimate};
+use super::plan::{Job, StudyConfig};
 use crate::decimal::{fixed, fixed_signed};
 use crate::plot::{Plot, Series, BLUE, ORANGE};
-use crate::sim::mean_se;
 use crate::spec::LimiterSpec;
 use crate::theory;
 use crate::time::MINUTE;
 use serde::{Deserialize, Serialize};
-
-/// A mean over runs with its standard error.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Estimate {
-    /// The mean.
-    pub mean: f64,
-    /// Its standard error (0 with one run).
-    pub se: f64,
-}
-
-impl Estimate {
-    pub(super) fn of(values: &[f64]) -> Estimate {
-        let (m, se) = mean_se(values);
-        Estimate {
-            mean: m.unwrap_or(0.0),
-            se: se.unwrap_or(0.0),
-        }
-    }
-}
-
-/// Limiter `i`'s served share over the runs of a result.
-pub fn served(result: &JobResult, i: usize) -> Estimate {
-    Estimate::of(
-        &result
-            .runs
-            .iter()
-            .filter_map(|r| r[i].served_share())
-            .collect::<Vec<_>>(),
-    )
-}
-
-/// Limiter `i`'s busiest window, averaged over runs.
-pub fn busiest(result: &JobResult, i: usize) -> Estimate {
-    Estimate::of(
-        &result
-            .runs
-            .iter()
-            .map(|r| r[i].busiest as f64)
-            .collect::<Vec<_>>(),
-    )
-}
 
 /// A table of the study: a title, a header, rows of cells as text, and a note.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -130,66 +89,8 @@ fn pct(e: Estimate) -> String {
     format!("{} ± {}", fixed(100.0 * e.mean, 1), fixed(100.0 * e.se, 1))
 }
 
-pub(super) fn find<'a>(
-    jobs: &'a [Job],
-    results: &'a [Option<JobResult>],
-    kind: &JobKind,
-) -> Option<&'a JobResult> {
-    jobs.iter()
-        .position(|j| &j.kind == kind)
-        .and_then(|i| results.get(i))
-        .and_then(Option::as_ref)
-}
-
 /// Builds the tables from the results of [`plan`]'s jobs, in the same order.
 /// A job without a result yet leaves its cells out, so a page can show the tables filling in.
-/// The two counts the first essay gives about its honest table, with its on/off cells read at
-/// a mean active period of `active` seconds (`None`: ratelab's 30 s, the table's own): the
-/// rows at 80% where the sliding log serves least (and how many rows), and the cells where
-/// B = 50 serves at least as much as the counter (and how many cells). `None` until every
-/// cell has run.
-pub(super) fn on_off_counts(
-    jobs: &[Job],
-    results: &[Option<JobResult>],
-    active: Option<u64>,
-) -> Option<(u64, u64, u64, u64)> {
-    // Each cell's job and result; a limiter of LIMITERS is found in it by name (an on/off
-    // cell runs only the limiters these counts read).
-    let cell = |s: usize, l: usize| {
-        let kind = match active {
-            Some(seconds) if s == ON_OFF => JobKind::OnOffActive { seconds, load: l },
-            _ => JobKind::Honest { shape: s, load: l },
-        };
-        let i = jobs.iter().position(|j| j.kind == kind)?;
-        Some((&jobs[i], results.get(i)?.as_ref()?))
-    };
-    let at = |job: &Job, i: usize| {
-        job.scenario
-            .limiters
-            .iter()
-            .position(|spec| spec.text == LIMITERS[i])
-    };
-    let (mut strict, mut rows, mut wins, mut cells) = (0, 0, 0, 0);
-    for s in 0..SHAPES.len() {
-        for l in 0..LOADS.len() {
-            let (job, r) = cell(s, l)?;
-            let share = |i: usize| at(job, i).map(|k| served(r, k).mean);
-            cells += 1;
-            wins += u64::from(share(BUCKET_50)? >= share(COUNTER)?);
-            if l == LOAD_80 {
-                rows += 1;
-                let log = share(SLIDING_LOG)?;
-                let mut least = true;
-                for i in (0..LIMITERS.len()).filter(|&i| i != SLIDING_LOG) {
-                    least &= share(i)? >= log;
-                }
-                strict += u64::from(least);
-            }
-        }
-    }
-    Some((strict, rows, wins, cells))
-}
-
 pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]) -> StudyReport {
     let mut tables = Vec::new();
     let honest = |s: usize, l: usize| find(jobs, results, &JobKind::Honest { shape: s, load: l });
