@@ -89,7 +89,7 @@ fn pct(e: Estimate) -> String {
     format!("{} ± {}", fixed(100.0 * e.mean, 1), fixed(100.0 * e.se, 1))
 }
 
-/// Builds the tables from the results of [`plan`]'s jobs, in the same order.
+/// Builds the tables from the results of [`super::plan()`]'s jobs, in the same order.
 /// A job without a result yet leaves its cells out, so a page can show the tables filling in.
 pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]) -> StudyReport {
     let mut tables = Vec::new();
