@@ -499,6 +499,8 @@ fn closed_loop(
                     group.clients += 1;
                     group.locked += locked;
                 }
+                #[cfg(not(feature = "mix"))]
+                let _ = locked;
             }
             lane.stats.client = Some(tally);
         }
@@ -695,6 +697,7 @@ pub(super) fn trace_with_mechanism(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::SECOND;
 
     #[test]
     fn a_trace_into_a_used_buffer_is_the_trace_and_keeps_the_buffer() {

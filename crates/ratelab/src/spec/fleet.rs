@@ -1,7 +1,7 @@
 //! The fleet's part of the scenario language: `--gateways N`, `--route` and `--coord`, parsed
 //! into one [`FleetSpec`] that every limiter of the scenario is enforced by.
 
-use super::{parse_count, parse_load, split_spec};
+use super::parse::{parse_count, parse_load, split_spec, MAX_BURST};
 use crate::error::Error;
 use crate::limiter::{Coord, Outage, Route};
 use crate::time::{format_duration, parse_duration, Micros, MAX_TIME};
@@ -284,7 +284,7 @@ pub fn parse_coord(text: &str) -> Result<(Coord, Micros), Error> {
         }
         _ => Coord::Lease {
             size: match get("size") {
-                Some(v) => parse_count("coord lease: size", v, 1, super::MAX_BURST)?,
+                Some(v) => parse_count("coord lease: size", v, 1, MAX_BURST)?,
                 None => {
                     return Err(Error::Missing {
                         what: "coord lease".into(),

@@ -2,7 +2,9 @@
 //! tries=M,policy=fixed|exponential,...` with its backoff, jitter, budget, `Retry-After` and
 //! fleet size.
 
-use super::{parse_count, parse_rate, Keys, TrafficSpec, MAX_TRIES};
+#[cfg(feature = "mix")]
+use super::parse::split_pairs;
+use super::parse::{parse_count, parse_rate, Keys, MAX_TRIES};
 use crate::error::Error;
 use crate::limiter::Rate;
 #[cfg(feature = "clients")]
@@ -20,8 +22,19 @@ pub(super) const RETRY_KEYS: &str = "rate=N/DUR, spike=S, at=DUR, tries=M, every
 #[cfg(feature = "clients")]
 pub(super) const RETRY_KEYS: &str = "rate=N/DUR, spike=S, at=DUR, tries=M, every=DUR, policy=fixed|exponential, base=DUR, factor=X, cap=DUR, jitter=none|full|equal|decorrelated, budget=X%, retry-after=ignore|honor, clients=M";
 
+/// `retry`'s keys, read: what `TrafficSpec::Retry` holds, but its mix.
+pub(super) struct RetryKeys {
+    pub(super) rate: Rate,
+    pub(super) spike: u64,
+    pub(super) at: crate::time::Micros,
+    pub(super) tries: u32,
+    pub(super) every: crate::time::Micros,
+    pub(super) policy: RetryPolicy,
+    pub(super) clients: u32,
+}
+
 /// Parses `retry`'s keys.
-pub(super) fn parse_retry(get: &mut Keys<'_>) -> Result<TrafficSpec, Error> {
+pub(super) fn parse_retry(get: &mut Keys<'_>) -> Result<RetryKeys, Error> {
     let rate = match get.take("rate") {
         Some(v) => parse_rate("retry: rate", v)?,
         None => Rate {
@@ -39,7 +52,7 @@ pub(super) fn parse_retry(get: &mut Keys<'_>) -> Result<TrafficSpec, Error> {
     };
     let tries = parse_tries(get)?;
     let (every, policy, clients) = parse_policy(get)?;
-    Ok(TrafficSpec::Retry {
+    Ok(RetryKeys {
         rate,
         spike,
         at,
@@ -47,7 +60,6 @@ pub(super) fn parse_retry(get: &mut Keys<'_>) -> Result<TrafficSpec, Error> {
         every,
         policy,
         clients,
-        mix: Vec::new(),
     })
 }
 
@@ -76,7 +88,7 @@ pub(super) fn parse_mix<'a>(
     groups: impl Iterator<Item = &'a str>,
 ) -> Result<(), Error> {
     for text in groups {
-        let pairs = super::split_pairs("retry mix", text)?;
+        let pairs = split_pairs("retry mix", text)?;
         let mut get = Keys::new("retry", pairs);
         let tries = parse_tries(&mut get)?;
         let (every, policy, m) = parse_policy(&mut get)?;
