@@ -22,7 +22,7 @@
 //! The read is `(past × remain + curr × period) / period`, rounded down; since the limit and
 //! the counts are whole numbers, the rounding never changes a decision.
 
-use super::{Decide, Decision, State};
+use super::decide::{Decide, Decision, State};
 use crate::time::Micros;
 
 /// One stick-table entry's `http_req_rate` counter, and the rule that denies above `limit`.

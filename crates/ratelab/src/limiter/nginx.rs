@@ -9,7 +9,7 @@
 //! part where nginx rounds: `rate=1r/m` is stored as 16 thousandths a second, one request per
 //! 62.5 s rather than 60 s, and `7r/m` as 116, one per 8.621 s rather than 8.571 s.
 
-use super::{Decide, Decision, Rate, State};
+use super::decide::{Decide, Decision, Rate, State};
 use crate::time::{Micros, SECOND};
 
 /// nginx's `delay=` for `nodelay`: no admitted request ever waits.

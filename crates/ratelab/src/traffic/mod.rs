@@ -187,20 +187,14 @@ impl Poisson {
         buf.reserve(n);
         for _ in 0..n {
             self.t += self.rng.exp1() * self.mean_gap;
-            if self.t >= self.end {
+            // Written as `next` compares, so that a time that is not a number ends it too.
+            if self.t < self.end {
+                buf.push(self.t as Micros);
+            } else {
                 return;
             }
-            buf.push(as_micros(self.t));
         }
     }
-}
-
-/// A time in µs from a float in `[0, end)`, `end` at most 2^53: converted through `i64`,
-/// one instruction where `u64`'s needs several, and the same value in that range.
-#[inline(always)]
-fn as_micros(t: f64) -> Micros {
-    debug_assert!((0.0..=9_007_199_254_740_992.0).contains(&t));
-    t as i64 as Micros
 }
 
 impl Iterator for Poisson {
@@ -209,7 +203,7 @@ impl Iterator for Poisson {
     #[inline]
     fn next(&mut self) -> Option<Micros> {
         self.t += self.rng.exp1() * self.mean_gap;
-        (self.t < self.end).then_some(as_micros(self.t))
+        (self.t < self.end).then_some(self.t as Micros)
     }
 }
 

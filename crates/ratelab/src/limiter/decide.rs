@@ -1,0 +1,270 @@
+//! What every limiter is: a [`Decide`] that answers each request with a [`Decision`], a
+//! [`Rate`] kept as an exact fraction, and the [`State`] the explainer draws.
+
+use crate::time::Micros;
+use serde::{Deserialize, Serialize};
+
+/// A limiter's answer for one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Let through, leaving at `at` (later than the arrival only for the queueing leaky bucket).
+    Admit {
+        /// When the request leaves the limiter.
+        at: Micros,
+    },
+    /// Turned away.
+    Reject,
+}
+
+impl Decision {
+    /// Whether the request was let through.
+    #[inline]
+    pub fn admitted(self) -> bool {
+        matches!(self, Decision::Admit { .. })
+    }
+}
+
+/// A rate: `count` requests per `per` microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rate {
+    /// Requests per period.
+    pub count: u64,
+    /// The period, in µs.
+    pub per: Micros,
+}
+
+/// The interface every limiter has: a decision at a time, which must not decrease.
+pub trait Decide {
+    /// Decides on a request arriving at `t`.
+    fn decide(&mut self, t: Micros) -> Decision;
+
+    /// Whether a request arriving at `t` is admitted: the same decision as [`Decide::decide`],
+    /// for callers that do not need the departure time. Limiters whose admissions leave at once
+    /// implement it without branching on the outcome.
+    #[inline]
+    fn admit(&mut self, t: Micros) -> bool {
+        self.decide(t).admitted()
+    }
+}
+
+/// What a limiter holds at a moment: the mechanism behind its decisions, as the explainer
+/// draws it. Read with each limiter's `state(now)`, which changes nothing; `now` must be no
+/// earlier than the last decision's time (the state as it stands after every decision so far,
+/// with time moved on to `now`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum State {
+    /// Token bucket and GCRA: the tokens available, out of `capacity`. A fraction while the
+    /// bucket refills; its whole part is how many requests would be admitted back to back now.
+    Tokens {
+        /// Tokens available.
+        tokens: f64,
+        /// The bucket's capacity `B`.
+        capacity: u64,
+    },
+    /// Sliding log: the logged requests inside `(now − W, now]`, rejected ones included when
+    /// they are recorded; the log admits while there are fewer than `limit`.
+    Log {
+        /// Entries in the window, recorded rejects included.
+        entries: u64,
+        /// How many of them are recorded rejects, where known (see [`super::SlidingLog::state`]).
+        rejects: Option<u64>,
+        /// `L`.
+        limit: u64,
+    },
+    /// Fixed window: the current calendar window's count (recorded rejects included).
+    Count {
+        /// Requests counted in the current window.
+        count: u64,
+        /// `L`.
+        limit: u64,
+    },
+    /// Sliding-window counter: the two windows' counts and the weighted estimate it compares
+    /// against `limit`: `previous · (W − elapsed) / W + current`.
+    Estimate {
+        /// The current calendar window's count.
+        current: u64,
+        /// The previous calendar window's count.
+        previous: u64,
+        /// The estimate (admits while it is below `limit`).
+        estimate: f64,
+        /// `L`.
+        limit: u64,
+    },
+    /// Leaky bucket as a meter: nginx's excess, in requests (rejects above `burst`).
+    Excess {
+        /// The excess, leaked to `now`.
+        excess: f64,
+        /// nginx's `burst`.
+        burst: u64,
+    },
+    /// Leaky bucket as a queue: admitted requests that have not left yet.
+    Queue {
+        /// Requests waiting (a request leaving at `now` has left).
+        queued: u64,
+        /// nginx's `burst`: at most that many wait.
+        burst: u64,
+    },
+}
+
+/// Which [`State`] a limiter has, by the name the page shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StateKind {
+    /// [`State::Tokens`].
+    #[default]
+    Tokens,
+    /// [`State::Log`].
+    Log,
+    /// [`State::Count`].
+    Count,
+    /// [`State::Estimate`].
+    Estimate,
+    /// [`State::Excess`].
+    Excess,
+    /// [`State::Queue`].
+    Queue,
+}
+
+impl StateKind {
+    /// `tokens`, `log`, `count`, `estimate`, `excess` or `queue`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StateKind::Tokens => "tokens",
+            StateKind::Log => "log",
+            StateKind::Count => "count",
+            StateKind::Estimate => "estimate",
+            StateKind::Excess => "excess",
+            StateKind::Queue => "queue",
+        }
+    }
+}
+
+impl State {
+    /// Which state this is.
+    pub fn kind(&self) -> StateKind {
+        match self {
+            State::Tokens { .. } => StateKind::Tokens,
+            State::Log { .. } => StateKind::Log,
+            State::Count { .. } => StateKind::Count,
+            State::Estimate { .. } => StateKind::Estimate,
+            State::Excess { .. } => StateKind::Excess,
+            State::Queue { .. } => StateKind::Queue,
+        }
+    }
+
+    /// The one number shown: tokens, log entries, count, estimate, excess or queue length.
+    pub fn value(&self) -> f64 {
+        match *self {
+            State::Tokens { tokens, .. } => tokens,
+            State::Log { entries, .. } => entries as f64,
+            State::Count { count, .. } => count as f64,
+            State::Estimate { estimate, .. } => estimate,
+            State::Excess { excess, .. } => excess,
+            State::Queue { queued, .. } => queued as f64,
+        }
+    }
+
+    /// What the value is drawn against: the capacity (tokens), `L` (log, count, estimate) or
+    /// the burst (excess, queue).
+    pub fn mark(&self) -> u64 {
+        match *self {
+            State::Tokens { capacity, .. } => capacity,
+            State::Log { limit, .. }
+            | State::Count { limit, .. }
+            | State::Estimate { limit, .. } => limit,
+            State::Excess { burst, .. } | State::Queue { burst, .. } => burst,
+        }
+    }
+
+    /// Two servers' states as one: every part added (a split limit's servers each hold a
+    /// share of the limit, and their parts add up to the whole). States of different kinds
+    /// keep `self`.
+    pub fn plus(self, other: State) -> State {
+        match (self, other) {
+            (
+                State::Tokens { tokens, capacity },
+                State::Tokens {
+                    tokens: t,
+                    capacity: c,
+                },
+            ) => State::Tokens {
+                tokens: tokens + t,
+                capacity: capacity + c,
+            },
+            (
+                State::Log {
+                    entries,
+                    rejects,
+                    limit,
+                },
+                State::Log {
+                    entries: e,
+                    rejects: r,
+                    limit: l,
+                },
+            ) => State::Log {
+                entries: entries + e,
+                rejects: rejects.zip(r).map(|(a, b)| a + b),
+                limit: limit + l,
+            },
+            (State::Count { count, limit }, State::Count { count: c, limit: l }) => State::Count {
+                count: count + c,
+                limit: limit + l,
+            },
+            (
+                State::Estimate {
+                    current,
+                    previous,
+                    estimate,
+                    limit,
+                },
+                State::Estimate {
+                    current: c,
+                    previous: p,
+                    estimate: e,
+                    limit: l,
+                },
+            ) => State::Estimate {
+                current: current + c,
+                previous: previous + p,
+                estimate: estimate + e,
+                limit: limit + l,
+            },
+            (
+                State::Excess { excess, burst },
+                State::Excess {
+                    excess: e,
+                    burst: b,
+                },
+            ) => State::Excess {
+                excess: excess + e,
+                burst: burst + b,
+            },
+            (
+                State::Queue { queued, burst },
+                State::Queue {
+                    queued: q,
+                    burst: b,
+                },
+            ) => State::Queue {
+                queued: queued + q,
+                burst: burst + b,
+            },
+            (mine, _) => mine,
+        }
+    }
+}
+
+/// `units / per` as a float, its whole part exact (below 2^53).
+pub(super) fn ratio(units: u64, per: u64) -> f64 {
+    (units / per) as f64 + (units % per) as f64 / per as f64
+}
+
+/// The decision of a limiter whose admissions leave at once.
+#[inline]
+pub(super) fn admitted_at(ok: bool, t: Micros) -> Decision {
+    if ok {
+        Decision::Admit { at: t }
+    } else {
+        Decision::Reject
+    }
+}

@@ -1,0 +1,262 @@
+//! The limiters that count a window: the fixed window, the sliding log (the literal rule) and
+//! the sliding-window counter.
+
+use super::decide::{admitted_at, Decide, Decision, State};
+use crate::time::Micros;
+
+/// Fixed window: a counter per calendar window `[kW, (k+1)W)`, reset at each boundary.
+#[derive(Debug, Clone)]
+pub struct FixedWindow {
+    pub(super) limit: u64,
+    pub(super) window: Micros,
+    pub(super) window_end: Micros,
+    pub(super) count: u64,
+    pub(super) record_rejects: bool,
+}
+
+impl FixedWindow {
+    /// At most `limit` per calendar window of `window` µs.
+    pub fn new(limit: u64, window: Micros, record_rejects: bool) -> Self {
+        FixedWindow {
+            limit,
+            window,
+            window_end: 0,
+            count: 0,
+            record_rejects,
+        }
+    }
+
+    /// The current window's count at `now` (0 once `now` is past the window it counted in).
+    pub fn state(&self, now: Micros) -> State {
+        State::Count {
+            count: if now >= self.window_end {
+                0
+            } else {
+                self.count
+            },
+            limit: self.limit,
+        }
+    }
+}
+
+impl Decide for FixedWindow {
+    #[inline]
+    fn decide(&mut self, t: Micros) -> Decision {
+        admitted_at(self.admit(t), t)
+    }
+
+    #[inline]
+    fn admit(&mut self, t: Micros) -> bool {
+        if t >= self.window_end {
+            // A division only when the window changes, not per request.
+            self.window_end = (t / self.window + 1) * self.window;
+            self.count = 0;
+        }
+        let ok = self.count < self.limit;
+        // Recording a reject changes nothing here: the count is at the limit already and
+        // resets on schedule. The option exists so that the claim can be tested.
+        self.count += u64::from(ok | self.record_rejects);
+        ok
+    }
+}
+
+/// Sliding log: the literal rule. Admits when fewer than `limit` logged requests fall in
+/// `(t - W, t]`. With `record_rejects`, rejected requests are logged too, as the common
+/// sorted-set recipe does when it adds before it counts.
+///
+/// Only the last `limit` logged requests matter, whatever is logged: fewer than `limit` are in
+/// the window exactly when the `limit`-th most recent one has left it. So the log is a ring of
+/// `limit` expiry times, and a log that records rejects under a flood costs no more than one
+/// that does not.
+#[derive(Debug, Clone)]
+pub struct SlidingLog {
+    pub(super) window: Micros,
+    /// At most this many in the window.
+    pub(super) limit: usize,
+    /// When each of the last `limit` logged requests leaves the window, in a ring that grows
+    /// as requests are logged (a log that never fills holds what it logged, not `limit`
+    /// slots): `last[next]` is the oldest once the ring is full, `last[0]` before.
+    pub(super) last: Vec<Micros>,
+    pub(super) next: usize,
+    pub(super) record_rejects: bool,
+}
+
+impl SlidingLog {
+    /// At most `limit` in any trailing `window`.
+    pub fn new(limit: u64, window: Micros, record_rejects: bool) -> Self {
+        SlidingLog {
+            window,
+            limit: usize::try_from(limit).unwrap_or(usize::MAX),
+            last: Vec::new(),
+            next: 0,
+            record_rejects,
+        }
+    }
+
+    /// Its limit.
+    pub fn limit(&self) -> u64 {
+        self.limit as u64
+    }
+
+    /// When the oldest of the last `limit` logged requests leaves the window: a request is
+    /// admitted from then on (0 while fewer than `limit` have been logged).
+    #[inline]
+    pub(super) fn oldest(&self) -> Micros {
+        if self.last.len() == self.limit {
+            self.last[self.next]
+        } else {
+            0
+        }
+    }
+
+    /// Logs a request at `t`: over the oldest once the ring is full, else a slot more.
+    #[inline]
+    pub(super) fn enter(&mut self, t: Micros) {
+        if self.last.len() == self.limit {
+            self.last[self.next] = t + self.window;
+            self.next += 1;
+            if self.next == self.limit {
+                self.next = 0;
+            }
+        } else {
+            // Doubling, but never past `limit` slots.
+            if self.last.len() == self.last.capacity() {
+                let want = (2 * self.last.len()).max(8).min(self.limit);
+                self.last.reserve_exact(want - self.last.len());
+            }
+            self.last.push(t + self.window);
+        }
+    }
+
+    /// The entries of its window at `now`, as far as this log keeps them: it keeps the last
+    /// `L` logged requests, all that a decision needs. Without recorded rejects that is the
+    /// whole window (the literal rule never lets more than `L` in), all of it admitted. With
+    /// them, it is every entry while fewer than `L` are inside, and `L` once `L` or more are,
+    /// and which were rejects is not kept (`rejects: None`): the sorted set it stands for, over
+    /// full and mostly rejects under a retry storm, is counted from the decisions by
+    /// [`crate::sim::Mechanism`]. O(log L).
+    pub fn state(&self, now: Micros) -> State {
+        // The expiry times from `next` round the ring are oldest first (zeros, never logged,
+        // come first and are already out), so those still inside are a suffix.
+        let n = self.last.len();
+        let at = |k: usize| self.last[(self.next + k) % n.max(1)];
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if at(mid) <= now {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let entries = (n - lo) as u64;
+        State::Log {
+            entries,
+            rejects: (!self.record_rejects).then_some(0),
+            limit: self.limit as u64,
+        }
+    }
+}
+
+impl Decide for SlidingLog {
+    #[inline]
+    fn decide(&mut self, t: Micros) -> Decision {
+        admitted_at(self.admit(t), t)
+    }
+
+    #[inline]
+    fn admit(&mut self, t: Micros) -> bool {
+        let ok = self.oldest() <= t;
+        if ok | self.record_rejects {
+            self.enter(t);
+        }
+        ok
+    }
+}
+
+/// Sliding-window counter (Cloudflare, 2017): this window's count plus last window's,
+/// weighted by the share of last window still inside the trailing window. Admits while that
+/// estimate is below the limit. Computed exactly: `prev·(W − e) + cur·W < L·W`.
+#[derive(Debug, Clone)]
+pub struct SlidingWindowCounter {
+    pub(super) limit: u64,
+    pub(super) window: Micros,
+    pub(super) index: u64,
+    pub(super) window_start: Micros,
+    pub(super) window_end: Micros,
+    pub(super) prev: u64,
+    pub(super) cur: u64,
+    pub(super) record_rejects: bool,
+    /// Whether admissions made elsewhere were recorded ([`Shared::force`]), so that the counts
+    /// may pass `L` and need 128-bit arithmetic, as with recorded rejects.
+    pub(super) wide: bool,
+}
+
+impl SlidingWindowCounter {
+    /// A counter estimating "at most `limit` in any `window`".
+    pub fn new(limit: u64, window: Micros, record_rejects: bool) -> Self {
+        SlidingWindowCounter {
+            limit,
+            window,
+            index: 0,
+            window_start: 0,
+            window_end: 0,
+            prev: 0,
+            cur: 0,
+            record_rejects,
+            wide: false,
+        }
+    }
+
+    /// Both windows' counts at `now` and the weighted estimate it would compare against `L`
+    /// (the counts moved on if `now` is in a later window).
+    pub fn state(&self, now: Micros) -> State {
+        let (previous, current, start) = if now >= self.window_end {
+            let index = now / self.window;
+            let previous = if index == self.index + 1 { self.cur } else { 0 };
+            (previous, 0, index * self.window)
+        } else {
+            (self.prev, self.cur, self.window_start)
+        };
+        let left = self.window - (now - start);
+        State::Estimate {
+            current,
+            previous,
+            estimate: previous as f64 * (left as f64 / self.window as f64) + current as f64,
+            limit: self.limit,
+        }
+    }
+}
+
+impl Decide for SlidingWindowCounter {
+    #[inline]
+    fn decide(&mut self, t: Micros) -> Decision {
+        admitted_at(self.admit(t), t)
+    }
+
+    #[inline]
+    fn admit(&mut self, t: Micros) -> bool {
+        if t >= self.window_end {
+            let index = t / self.window;
+            self.prev = if index == self.index + 1 { self.cur } else { 0 };
+            self.cur = 0;
+            self.index = index;
+            self.window_start = index * self.window;
+            self.window_end = self.window_start + self.window;
+        }
+        let elapsed = t - self.window_start;
+        let ok = if self.record_rejects | self.wide {
+            // Recorded rejects make the counts unbounded: compute in 128 bits.
+            let w = u128::from(self.window);
+            let estimate = u128::from(self.prev) * u128::from(self.window - elapsed)
+                + u128::from(self.cur) * w;
+            estimate < u128::from(self.limit) * w
+        } else {
+            // Without them both counts stay at most L (≤ 2^20) and W < 2^37, so every product
+            // and the sum fit in 64 bits; 128-bit arithmetic is slow in wasm.
+            self.prev * (self.window - elapsed) + self.cur * self.window < self.limit * self.window
+        };
+        self.cur += u64::from(ok | self.record_rejects);
+        ok
+    }
+}
