@@ -3,9 +3,9 @@
 //! hold, measured, so that nothing is cut at an edge and no text runs into other text.
 
 use crate::legend::{self, Entry};
+use crate::style::{err, font, Theme};
 use crate::text::{measure, shorten, wrap};
 use crate::ticks::{Axis, Chart};
-use crate::{err, font, Theme};
 use plotters::coord::cartesian::MeshLine;
 use plotters::coord::Shift;
 use plotters::prelude::*;

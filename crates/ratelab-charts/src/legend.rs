@@ -6,12 +6,13 @@
 //! the reference lines `L` and `2L` and the theoretical bound differ by their dashes, which
 //! every reader tells apart in either theme.
 
+use crate::style::{err, font, rgb, Theme};
 use crate::text::{measure, shorten};
 use crate::ticks::Chart;
-use crate::{err, font, rgb, Theme, PURPLE};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use ratelab::plot::PURPLE;
 
 /// A swatch's width, in pixels.
 pub const MARK: i32 = 24;

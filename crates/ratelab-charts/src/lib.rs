@@ -17,52 +17,16 @@ pub mod canvas;
 mod frame;
 pub mod legend;
 mod mechanism;
+mod style;
 mod text;
 mod ticks;
 pub use mechanism::{mechanism_chart, MechanismChart};
+use style::{err, font};
+pub use style::{rgb, ChartResult, Theme};
 
 pub use ratelab::plot::{
     series_color, Bins, Plot, Rgb, Series, BLUE, GREEN, ORANGE, PURPLE, RED, SERIES, SKY, YELLOW,
 };
-
-/// Foreground, background and grid colours, so one chart serves light and dark pages.
-#[derive(Debug, Clone, Copy)]
-pub struct Theme {
-    /// Text and axes.
-    pub fg: RGBColor,
-    /// The plot background.
-    pub bg: RGBColor,
-    /// Grid lines.
-    pub grid: RGBColor,
-}
-
-impl Theme {
-    /// Dark text on white.
-    pub const LIGHT: Theme = Theme {
-        fg: RGBColor(0x1f, 0x23, 0x28),
-        bg: RGBColor(0xff, 0xff, 0xff),
-        grid: RGBColor(0xe3, 0xe6, 0xea),
-    };
-    /// Light text on near-black.
-    pub const DARK: Theme = Theme {
-        fg: RGBColor(0xe6, 0xe8, 0xeb),
-        bg: RGBColor(0x16, 0x19, 0x1d),
-        grid: RGBColor(0x33, 0x38, 0x3f),
-    };
-}
-
-/// The charts' font. Built from the family value rather than from the name `"sans-serif"`,
-/// whose conversion lowercases the name and so pulls Unicode case tables into the page's wasm.
-fn font(size: f64) -> FontDesc<'static> {
-    FontDesc::new(FontFamily::SansSerif, size, FontStyle::Normal)
-}
-
-/// The error every chart function returns: whatever the backend could not draw.
-pub type ChartResult = Result<(), String>;
-
-fn err<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
-}
 
 /// Counts decisions into `bins` equal bins over `[0, horizon_us)`.
 pub fn bin_decisions(times_us: &[u64], admitted: &[bool], horizon_us: u64, bins: usize) -> Bins {
@@ -447,11 +411,6 @@ pub fn bar_chart<DB: DrawingBackend>(
         plot.draw_text(&text, &style, at).map_err(err)?;
     }
     area.present().map_err(err)
-}
-
-/// A palette colour as plotters takes it.
-pub const fn rgb(c: Rgb) -> RGBColor {
-    RGBColor(c[0], c[1], c[2])
 }
 
 /// Drawing a [`Plot`]: one value, one drawing, on a canvas in the page and in SVG from the CLI

@@ -3,11 +3,12 @@
 
 use crate::frame::{frame, shared_sides, xy_axes, Axes};
 use crate::legend::{Entry, Stroke, Swatch};
+use crate::style::{err, font, rgb, ChartResult, Theme};
 use crate::ticks::Chart;
-use crate::{err, font, rgb, Bins, ChartResult, Theme};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use ratelab::plot::Bins;
 
 const BLUE: RGBColor = rgb(crate::BLUE);
 const GREEN: RGBColor = rgb(crate::GREEN);

@@ -2,7 +2,7 @@
 //! page's charts measure the same few texts at every redraw), and a text shortened or wrapped
 //! to a width.
 
-use crate::err;
+use crate::style::err;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::cell::RefCell;

@@ -6,6 +6,7 @@
 //! Every bad flag, spec or file ends with exit status 2 and one line naming the problem.
 
 mod args;
+mod input;
 mod pool;
 mod probe;
 mod study;
@@ -14,29 +15,15 @@ mod text;
 pub(crate) use args::Format;
 use args::{Cli, Cmd, DemoArgs, SimulateArgs};
 use clap::{CommandFactory, Parser};
-use ratelab::import::{ImportOptions, Imported, Importer};
+use input::{limit, read_replay};
 use ratelab::sim::{fold_delays, simulate_run, ClientReport, Report, RunStats, Scenario};
-use ratelab::spec::{parse_count, FleetSpec, LimiterSpec, Replay, TrafficSpec, MAX_CLIENTS};
+use ratelab::spec::{parse_count, FleetSpec, LimiterSpec, TrafficSpec, MAX_CLIENTS};
 use ratelab::time::{format_duration, parse_duration, Micros, MINUTE};
 use ratelab::Error;
 use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::ExitCode;
-use std::sync::Arc;
-use text::{quote, ClapOutcome};
-
-/// What a command prints on stdout, and the status it ends with.
-#[derive(Debug)]
-pub(crate) struct Done {
-    text: String,
-    status: u8,
-}
-
-impl Done {
-    fn ok(text: String) -> Self {
-        Done { text, status: 0 }
-    }
-}
+use text::{parsed_spec, ClapOutcome, Done};
 
 /// The status of a usage error: a bad flag, spec or file.
 const USAGE_ERROR: u8 = 2;
@@ -169,11 +156,6 @@ fn demo(a: &DemoArgs) -> Result<String, String> {
     })
 }
 
-/// `--limit`, as simulate, probe and demo take it.
-pub(crate) fn limit(text: &str) -> Result<u64, String> {
-    parse_count("--limit", text, 1, 1_000_000).map_err(|e| text::core(&e))
-}
-
 /// Turns `simulate` flags into a validated scenario.
 fn parse_simulate(a: &SimulateArgs) -> Result<(Scenario, Format), String> {
     let e = |err: Error| text::core(&err);
@@ -245,62 +227,6 @@ fn parse_simulate(a: &SimulateArgs) -> Result<(Scenario, Format), String> {
     Ok((scenario, a.format))
 }
 
-/// How much of a replay file is read at a time.
-const REPLAY_CHUNK: usize = 1 << 20;
-
-/// Reads a replay file through the core's importer, a chunk at a time, so only the times are
-/// ever held. Malformed lines are skipped with a warning; a file that cannot be imported at
-/// all is an error.
-pub(crate) fn read_replay(replay: &Replay) -> Result<Arc<[u64]>, String> {
-    let path = &replay.file;
-    let cannot_read = |e: std::io::Error| format!("cannot read replay file {}: {e}", quote(path));
-    let refused = |e: Error| format!("replay file {}: {}", quote(path), text::core(&e));
-    let mut file = std::fs::File::open(path).map_err(cannot_read)?;
-    let mut importer = Importer::new(ImportOptions {
-        format: replay.format,
-        filter: replay.filter.clone(),
-    });
-    let mut chunk = vec![0u8; REPLAY_CHUNK];
-    loop {
-        let n = match file.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(cannot_read(e)),
-        };
-        importer.feed(&chunk[..n]).map_err(refused)?;
-    }
-    let imported = importer.finish().map_err(refused)?;
-    if imported.counts.malformed > 0 {
-        text::note(malformed_warning(path, &imported).trim_end());
-    }
-    Ok(Arc::from(imported.times))
-}
-
-/// The warning for skipped lines: how many, and the first ones with their numbers.
-fn malformed_warning(path: &str, imported: &Imported) -> String {
-    let mut out = format!(
-        "ratelab: warning: replay file {} ({}): skipped {} malformed line(s) of {}:\n",
-        quote(path),
-        imported.format.name(),
-        imported.counts.malformed,
-        imported.counts.lines
-    );
-    for bad in &imported.counts.first_malformed {
-        out += &format!(
-            "  line {}: {}: {}\n",
-            bad.line,
-            quote(&bad.text),
-            bad.reason
-        );
-    }
-    let more = imported.counts.malformed - imported.counts.first_malformed.len() as u64;
-    if more > 0 {
-        out += &format!("  and {more} more\n");
-    }
-    out
-}
-
 /// Runs every run, spread over the machine's cores, as many at once as fit in the memory
 /// budget; the result does not depend on how many.
 fn run_scenario(scenario: &Scenario) -> Result<Report, String> {
@@ -361,25 +287,6 @@ fn render(scenario: &Scenario, report: &Report, format: Format) -> String {
             s
         }
         Format::Table => table(scenario, report),
-    }
-}
-
-/// A spec as it was parsed: the spaces the parser skips (around the spec, its keys and its
-/// values, a trailing newline or tab) left out, so it prints on one line as it was read.
-pub(crate) fn parsed_spec(spec: &str) -> String {
-    let spec = spec.trim();
-    match spec.split_once(':') {
-        None => spec.to_owned(),
-        Some((name, keys)) => {
-            let keys: Vec<String> = keys
-                .split(',')
-                .map(|pair| match pair.split_once('=') {
-                    Some((k, v)) => format!("{}={}", k.trim(), v.trim()),
-                    None => pair.trim().to_owned(),
-                })
-                .collect();
-            format!("{name}:{}", keys.join(","))
-        }
     }
 }
 

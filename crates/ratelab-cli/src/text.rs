@@ -7,6 +7,39 @@ use ratelab::text::{push_safe, SHOWN};
 use ratelab::Error;
 use std::io::Write;
 
+/// What a command prints on stdout, and the status it ends with.
+#[derive(Debug)]
+pub(crate) struct Done {
+    pub(crate) text: String,
+    pub(crate) status: u8,
+}
+
+impl Done {
+    /// Its text, and the status of success.
+    pub(crate) fn ok(text: String) -> Self {
+        Done { text, status: 0 }
+    }
+}
+
+/// A spec as it was parsed: the spaces the parser skips (around the spec, its keys and its
+/// values, a trailing newline or tab) left out, so it prints on one line as it was read.
+pub(crate) fn parsed_spec(spec: &str) -> String {
+    let spec = spec.trim();
+    match spec.split_once(':') {
+        None => spec.to_owned(),
+        Some((name, keys)) => {
+            let keys: Vec<String> = keys
+                .split(',')
+                .map(|pair| match pair.split_once('=') {
+                    Some((k, v)) => format!("{}={}", k.trim(), v.trim()),
+                    None => pair.trim().to_owned(),
+                })
+                .collect();
+            format!("{name}:{}", keys.join(","))
+        }
+    }
+}
+
 /// The longest message line, whatever it quotes.
 const LINE: usize = 1_000;
 

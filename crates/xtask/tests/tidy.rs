@@ -422,3 +422,236 @@ fn the_module_graph_reads_grouped_paths_and_finds_a_cycle() {
     acyclic.get_mut("c").expect("c").clear();
     assert_eq!(find_cycle(&acyclic), None);
 }
+
+/// The module path of a source file of a crate, from its `src`: `lib.rs` and `main.rs` are the
+/// root, `a/mod.rs` and `a.rs` are `a`, `a/b.rs` is `a::b`.
+fn module_of(relative: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop().unwrap_or_default();
+    match last.as_str() {
+        "lib.rs" | "main.rs" | "mod.rs" => {}
+        file => parts.push(file.trim_end_matches(".rs").to_owned()),
+    }
+    parts
+}
+
+/// The paths a use tree at the start of `s` names, braces expanded, as segments: `a::{b, c::d}`
+/// gives `a::b` and `a::c::d`.
+fn use_tree(s: &str) -> Vec<Vec<String>> {
+    let mut prefix = Vec::new();
+    let mut rest = s.trim_start();
+    loop {
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut out = Vec::new();
+            let (mut depth, mut start) = (0usize, 0);
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' | ',' if depth == 0 => {
+                        for tail in use_tree(&group[start..i]) {
+                            out.push([prefix.clone(), tail].concat());
+                        }
+                        if c == '}' {
+                            break;
+                        }
+                        start = i + 1;
+                    }
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+            }
+            return out;
+        }
+        let name = ident(rest);
+        if name.is_empty() {
+            return vec![prefix];
+        }
+        prefix.push(name.to_owned());
+        rest = &rest[name.len()..];
+        match rest.strip_prefix("::") {
+            Some(r) => rest = r.trim_start(),
+            None => return vec![prefix],
+        }
+    }
+}
+
+/// `code` without its re-exports (`pub use ...;`, `pub(crate) use ...;`): a module that hands
+/// a name on does not use it.
+fn without_reexports(code: &str) -> String {
+    let mut out = String::new();
+    let mut skipping = false;
+    for line in code.lines() {
+        let t = line.trim_start();
+        if !skipping && t.starts_with("pub") && t.contains(" use ") {
+            skipping = true;
+        }
+        if !skipping {
+            out.push_str(line);
+            out.push('\n');
+        } else if line.contains(';') {
+            skipping = false;
+        }
+    }
+    out
+}
+
+/// For each crate of the workspace, its source files and, for each, the other files of the
+/// crate its code (tests and re-exports aside) names a path into: through `crate::`,
+/// `super::`, `self::` or a child module's name; a path goes to the file of the longest module
+/// it starts with.
+fn file_graphs() -> BTreeMap<String, BTreeMap<String, BTreeMap<String, String>>> {
+    let mut all = BTreeMap::new();
+    for entry in fs::read_dir(root().join("crates"))
+        .expect("crates")
+        .flatten()
+    {
+        let src = entry.path().join("src");
+        if !src.is_dir() {
+            continue;
+        }
+        let files: Vec<(Vec<String>, PathBuf)> = rust_files(&src)
+            .into_iter()
+            .filter(|f| f.file_name().is_some_and(|n| n != "tests.rs"))
+            .map(|f| (module_of(f.strip_prefix(&src).expect("under src")), f))
+            .collect();
+        let file_of = |module: &[String]| {
+            (0..=module.len()).rev().find_map(|n| {
+                files
+                    .iter()
+                    .find(|(m, _)| m.as_slice() == &module[..n])
+                    .map(|(_, f)| {
+                        f.strip_prefix(&src)
+                            .expect("under src")
+                            .display()
+                            .to_string()
+                    })
+            })
+        };
+        let mut graph: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+        for (module, file) in &files {
+            let me = file_of(module).expect("its own file");
+            let children: Vec<&String> = files
+                .iter()
+                .filter(|(m, _)| m.len() == module.len() + 1 && m.starts_with(module))
+                .filter_map(|(m, _)| m.last())
+                .collect();
+            let text = fs::read_to_string(file).expect("source");
+            let code = without_reexports(&without_comments(non_test_code(&text)));
+            let edges = graph.entry(me.clone()).or_default();
+            for (n, line) in code.lines().enumerate() {
+                for (at, _) in line.match_indices(|c: char| c.is_ascii_alphabetic()) {
+                    let before = line[..at].chars().next_back();
+                    if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
+                        continue;
+                    }
+                    let head = ident(&line[at..]);
+                    if !line[at + head.len()..].starts_with("::") {
+                        continue;
+                    }
+                    let base: Vec<String> = match head {
+                        "crate" => Vec::new(),
+                        "self" => module.clone(),
+                        "super" => module[..module.len().saturating_sub(1)].to_vec(),
+                        h if children.iter().any(|c| c.as_str() == h) => module.clone(),
+                        _ => continue,
+                    };
+                    let skip = usize::from(matches!(head, "crate" | "self" | "super"));
+                    for path in use_tree(&line[at..]) {
+                        let mut base = base.clone();
+                        let mut segments = path.into_iter().skip(skip).peekable();
+                        // `super::super::x`: each further `super` goes one up.
+                        while segments.peek().is_some_and(|s| s == "super") {
+                            segments.next();
+                            base.pop();
+                        }
+                        let full: Vec<String> = base.into_iter().chain(segments).collect();
+                        if let Some(to) = file_of(&full).filter(|to| *to != me) {
+                            edges.entry(to).or_insert_with(|| format!("{me}:{}", n + 1));
+                        }
+                    }
+                }
+            }
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        all.insert(name, graph);
+    }
+    all
+}
+
+#[test]
+fn no_two_files_of_a_crate_use_each_other() {
+    let graphs = file_graphs();
+    let core = &graphs["ratelab"];
+    assert!(
+        core["sim/run.rs"].contains_key("sim/stats.rs")
+            && core["study/tables.rs"].contains_key("study/measure.rs"),
+        "too few references parsed: {:?}",
+        core.get("sim/run.rs")
+    );
+    for (name, graph) in &graphs {
+        if let Some(cycle) = find_cycle(graph) {
+            let edges: Vec<String> = cycle
+                .windows(2)
+                .map(|w| format!("{} uses {} at {}", w[0], w[1], graph[&w[0]][&w[1]]))
+                .collect();
+            panic!(
+                "{name}'s files use each other in a loop: {}\n{}\nmove the shared part down into a file both use, or merge what is one concern",
+                cycle.join(" -> "),
+                edges.join("\n")
+            );
+        }
+    }
+}
+
+#[test]
+fn the_file_graph_follows_super_children_and_braces() {
+    assert_eq!(
+        use_tree("super::{a::B, c::{d, e}};"),
+        [
+            vec!["super", "a", "B"],
+            vec!["super", "c", "d"],
+            vec!["super", "c", "e"]
+        ]
+    );
+    assert_eq!(module_of(Path::new("a/mod.rs")), ["a"]);
+    assert_eq!(module_of(Path::new("a/b.rs")), ["a", "b"]);
+    assert_eq!(
+        without_reexports("pub use a::{\n    b,\n};\nuse c::d;\n"),
+        "use c::d;\n"
+    );
+}
+
+/// Source files hold at most this many lines before their tests: a file a reader can hold in
+/// their head.
+const MOST_LINES: usize = 800;
+
+#[test]
+fn no_source_file_runs_past_800_lines_before_its_tests() {
+    let mut long = Vec::new();
+    for entry in fs::read_dir(root().join("crates"))
+        .expect("crates")
+        .flatten()
+    {
+        let src = entry.path().join("src");
+        if !src.is_dir() {
+            continue;
+        }
+        for file in rust_files(&src) {
+            let text = fs::read_to_string(&file).expect("source");
+            let lines = non_test_code(&text).lines().count();
+            if lines > MOST_LINES && file.file_name().is_some_and(|n| n != "tests.rs") {
+                long.push(format!(
+                    "{} ({lines})",
+                    file.strip_prefix(root()).expect("under root").display()
+                ));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "over {MOST_LINES} lines before the tests: {long:?}; split by concern"
+    );
+}

@@ -12,9 +12,8 @@ mod client;
 mod setup;
 mod show;
 
-use crate::args::ProbeArgs;
-use crate::text;
-use crate::{Done, Format};
+use crate::args::{Format, ProbeArgs};
+use crate::text::{self, Done};
 use client::send;
 use ratelab::probe::{Plan, ProbeMeta, ProbeReport};
 use ratelab::time::format_duration;
@@ -107,7 +106,7 @@ pub(crate) fn main(args: &ProbeArgs, given: &[String]) -> Result<Done, String> {
     );
     report.partial = partial;
     if let Some(c) = &mut report.comparison {
-        c.model = crate::parsed_spec(&c.model);
+        c.model = text::parsed_spec(&c.model);
         c.coord = probe.fleet.map(|f| f.coord_text());
     }
     let out = match probe.format {

@@ -1,9 +1,9 @@
 //! The probe's set-up: its flags read into a [`Probe`] (what to send, where, how to read
 //! the answers), checked before anything is sent.
 
+use crate::args::Format;
 use crate::args::{ProbeArgs, SCRIPT_NAMES};
 use crate::text::{self, quote};
-use crate::Format;
 use ratelab::probe::{Outcome, MAX_TARGETS};
 use ratelab::sim::Scenario;
 use ratelab::spec::{parse_count, FleetSpec, LimiterSpec, TrafficSpec};
@@ -215,7 +215,7 @@ pub(super) fn parse_header(given: &str) -> Result<(String, String), String> {
 pub(super) fn parse(args: &ProbeArgs) -> Result<Probe, String> {
     let e = |err: Error| text::core(&err);
     let mut scenario = Scenario {
-        limit: crate::limit(&args.limit)?,
+        limit: crate::input::limit(&args.limit)?,
         window: parse_duration("--window", &args.window).map_err(e)?,
         duration: parse_duration("--duration", &args.duration).map_err(e)?,
         seed: parse_count("--seed", &args.seed, 0, u64::MAX).map_err(e)?,
@@ -293,7 +293,7 @@ pub(super) fn parse(args: &ProbeArgs) -> Result<Probe, String> {
             "probe needs --traffic SPEC, e.g. --traffic boundary-burst or --traffic flood:every=10ms",
         )?;
     if let TrafficSpec::Replay(replay) = &mut traffic {
-        replay.times = crate::read_replay(replay)?;
+        replay.times = crate::input::read_replay(replay)?;
     }
     scenario.traffic = traffic;
     if args.target.len() as u64 > MAX_TARGETS {
