@@ -27,6 +27,19 @@ pub(super) const ACCEPTED: &str =
     "one timestamp per line (epoch seconds, epoch ms or ISO 8601), or an access log";
 
 /// Imports a file fed in chunks of any size.
+///
+/// ```
+/// use ratelab::import::{ImportOptions, Importer};
+///
+/// let mut importer = Importer::new(ImportOptions::default());
+/// // Epoch seconds, a line cut between two chunks, and one line that is not a time.
+/// importer.feed(b"1700000000\n17000")?;
+/// importer.feed(b"00001.5\nnot a time\n")?;
+/// let imported = importer.finish()?;
+/// assert_eq!(imported.times, [1_700_000_000_000_000, 1_700_000_001_500_000]);
+/// assert_eq!(imported.counts.malformed, 1);
+/// # Ok::<(), ratelab::Error>(())
+/// ```
 pub struct Importer {
     options: ImportOptions,
     /// The format lines are read in: the option, or the detected one once `Auto` decided.

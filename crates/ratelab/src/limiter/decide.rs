@@ -34,6 +34,18 @@ pub struct Rate {
 }
 
 /// The interface every limiter has: a decision at a time, which must not decrease.
+///
+/// ```
+/// use ratelab::limiter::{Decide, SlidingLog};
+/// use ratelab::time::SECOND;
+///
+/// // The literal rule, 2 in any second: a third request inside the second is refused, and
+/// // one a second after the first is admitted again.
+/// let mut log = SlidingLog::new(2, SECOND, false);
+/// assert!(log.admit(0) && log.admit(SECOND / 2));
+/// assert!(!log.admit(SECOND - 1));
+/// assert!(log.admit(SECOND));
+/// ```
 pub trait Decide {
     /// Decides on a request arriving at `t`.
     fn decide(&mut self, t: Micros) -> Decision;

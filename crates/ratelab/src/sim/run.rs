@@ -545,6 +545,23 @@ fn peak(second: &mut Second, tally: &mut ClientStats, at: Micros) {
 }
 
 /// Every decision of run `run` of limiter `index`, for plots.
+///
+/// ```
+/// use ratelab::sim::{trace, Scenario};
+/// use ratelab::spec::{LimiterSpec, TrafficSpec};
+///
+/// // A token bucket of 10 facing the boundary burst at 100 a minute: the first 10 of the
+/// // 100 that come at once get through.
+/// let scenario = Scenario {
+///     limiters: vec![LimiterSpec::parse("token-bucket:burst=10")?],
+///     traffic: TrafficSpec::parse("boundary-burst")?,
+///     ..Scenario::default()
+/// };
+/// let (stats, trace) = trace(&scenario, 0, 0)?;
+/// assert_eq!(trace.times.len() as u64, stats.decisions);
+/// assert!(trace.admitted[..10].iter().all(|&ok| ok) && !trace.admitted[10]);
+/// # Ok::<(), ratelab::Error>(())
+/// ```
 pub fn trace(scenario: &Scenario, index: usize, run: u32) -> Result<(RunStats, Trace), Error> {
     trace_into(scenario, index, run, Trace::default())
 }

@@ -125,7 +125,19 @@ const TRAFFIC_NAMES: &str =
     "steady, small-bursts, page-loads, big-bursts, on-off, flood, boundary-burst, retry, replay";
 
 impl TrafficSpec {
-    /// Parses `name[:key=value,...]`.
+    /// Parses `name[:key=value,...]`. A bad spec's error names the part and what is accepted.
+    ///
+    /// ```
+    /// use ratelab::spec::TrafficSpec;
+    ///
+    /// let steady = TrafficSpec::parse("steady:load=0.8")?;
+    /// assert_eq!(steady, TrafficSpec::Steady { load: 0.8 });
+    /// // A retrying client keeps its keys: 25 a minute, tries a second apart, 5 in all.
+    /// assert!(TrafficSpec::parse("retry:rate=25/1min,tries=5,every=1s")?.closed_loop());
+    /// let bad = TrafficSpec::parse("steady:lode=0.8").unwrap_err().to_string();
+    /// assert!(bad.contains("lode") && bad.contains("load=X"), "{bad}");
+    /// # Ok::<(), ratelab::Error>(())
+    /// ```
     pub fn parse(text: &str) -> Result<Self, Error> {
         // A mix of retrying clients: the spec, then `+clients=M,...` groups.
         // (Only after `retry:`: a replayed file's name may hold a `+`.)

@@ -71,7 +71,20 @@ pub fn experiments_done(jobs: &[Job], results: &[Option<JobResult>]) -> (usize, 
     (all.iter().filter(|(_, done)| *done).count(), all.len())
 }
 
-/// Every job of the study at `config`'s size, in a fixed order.
+/// Every job of the study at `config`'s size, in a fixed order. Each job carries its own seed,
+/// so the jobs can run in any order, on any thread or machine, and give the same results.
+///
+/// ```
+/// use ratelab::study::{plan, run_job, JobKind, StudyConfig};
+///
+/// let jobs = plan(StudyConfig::QUICK)?;
+/// let attacker = jobs.iter().find(|j| j.kind == JobKind::Attacker).expect("in every plan");
+/// let result = run_job(attacker)?;
+/// // One run of the flood, every limiter of the honest table.
+/// assert_eq!(result.runs.len(), 1);
+/// assert_eq!(result.runs[0].len(), attacker.scenario.limiters.len());
+/// # Ok::<(), ratelab::Error>(())
+/// ```
 pub fn plan(config: StudyConfig) -> Result<Vec<Job>, Error> {
     // Each job's own seed, from the study's and the job's salt.
     let size = |minutes: u64, salt: u64| Size {
