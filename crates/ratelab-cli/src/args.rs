@@ -100,6 +100,16 @@ Examples:
   ratelab demo
   ratelab demo --limit 20 --window 1s")]
     Demo(DemoArgs),
+    /// Reads a limiter's configuration as you would paste it (an nginx limit_req_zone with
+    /// its limit_req, an HAProxy stick table with its deny rule) and says what it really
+    /// promises: the most any arrivals get into one window, arrivals that reach it, the
+    /// boundary burst, N instances together, and what a rejected client is told.
+    #[command(after_help = "\
+Examples:
+  ratelab check nginx.conf
+  ratelab check haproxy.cfg --window 1min --instances 4
+  printf 'limit_req_zone $binary_remote_addr zone=one:10m rate=10r/s;\\nlimit_req zone=one burst=5 nodelay;\\n' | ratelab check -")]
+    Check(CheckArgs),
     /// Prints a completion script for a shell.
     #[command(after_help = "\
 Examples:
@@ -376,6 +386,29 @@ pub(crate) struct DemoArgs {
     )]
     pub window: String,
     /// Output: a table, or JSON as simulate writes it. E.g. --format json
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    /// The configuration file, or - for standard input.
+    #[arg(value_name = "FILE|-")]
+    pub file: String,
+    /// The window to find the worst of: 1ms to 24h (default: the configuration's own period).
+    /// E.g. --window 1min
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
+    pub window: Option<String>,
+    /// How many instances each enforce the configuration on their own: 1 to 10,000. E.g.
+    /// --instances 4
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "2",
+        allow_hyphen_values = true
+    )]
+    pub instances: String,
+    /// Output: text, or JSON. E.g. --format json
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Table)]
     pub format: Format,
 }

@@ -6,6 +6,7 @@
 //! Every bad flag, spec or file ends with exit status 2 and one line naming the problem.
 
 mod args;
+mod check;
 mod input;
 mod pool;
 mod probe;
@@ -113,6 +114,7 @@ fn run(cli: Cli, args: &[OsString]) -> Result<Done, String> {
             probe::main(&a, &given)
         }
         Cmd::Demo(a) => demo(&a).map(Done::ok),
+        Cmd::Check(a) => check::main(&a).map(Done::ok),
         Cmd::Completions(a) => {
             let mut script = Vec::new();
             clap_complete::generate(a.shell, &mut Cli::command(), "ratelab", &mut script);

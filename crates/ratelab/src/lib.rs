@@ -34,6 +34,7 @@
 
 pub mod analysis;
 pub mod audit;
+pub mod check;
 pub mod decimal;
 pub mod error;
 pub mod histogram;

@@ -1,0 +1,139 @@
+//! `ratelab check`: configurations as users paste them, read from a file or standard input,
+//! and what the command says of them, as text and as JSON.
+
+use serde_json::Value;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Runs `ratelab ARGS` with `input` on standard input: (status, stdout, stderr).
+fn ratelab(args: &[&str], input: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ratelab runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("written");
+    let out = child.wait_with_output().expect("ratelab ends");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).expect("UTF-8"),
+        String::from_utf8(out.stderr).expect("UTF-8"),
+    )
+}
+
+const NGINX: &str = "http {\n    # ten a second per address, bursts of five\n    limit_req_zone $binary_remote_addr zone=api:10m rate=10r/s;\n    server {\n        listen 8080;\n        location /api/ {\n            limit_req zone=api burst=5 nodelay;\n            limit_req_status 429;\n            proxy_pass http://app;\n        }\n    }\n}\n";
+
+const HAPROXY: &str = "frontend web\n    bind :8080\n    stick-table type ip size 100k expire 30s store http_req_rate(10s)\n    http-request track-sc0 src\n    http-request deny deny_status 429 if { sc_http_req_rate(0) gt 20 }\n    default_backend app\n";
+
+#[test]
+fn an_nginx_config_from_standard_input_gives_its_limiter_and_worst_window_as_json() {
+    let (code, out, err) = ratelab(&["check", "-", "--format", "json"], NGINX);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["limiter"], "nginx:rate=10r/s,burst=5,nodelay");
+    assert_eq!(v["window_us"], 1_000_000);
+    // The burst and the request over it at once, then ten leaked in the second.
+    assert_eq!(v["worst_window"], 16);
+    assert_eq!(v["worst_found"], 16);
+    let sent: u64 = v["worst_arrivals"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|i| i["count"].as_u64().expect("a count"))
+        .sum();
+    assert_eq!(sent, 16);
+    // The spec it gives is one simulate takes.
+    let (code, _, err) = ratelab(
+        &[
+            "simulate",
+            "--limiter",
+            v["limiter"].as_str().expect("text"),
+            "--traffic",
+            "boundary-burst",
+            "--limit",
+            "10",
+            "--window",
+            "1s",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn a_file_and_a_longer_window_and_instances_add_up() {
+    let dir = std::env::temp_dir().join(format!("ratelab-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("haproxy.cfg");
+    std::fs::write(&file, HAPROXY).expect("written");
+    let path = file.to_str().expect("UTF-8 path");
+    let (code, out, err) = ratelab(
+        &[
+            "check",
+            path,
+            "--window",
+            "1min",
+            "--instances",
+            "4",
+            "--format",
+            "json",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(
+        v["limiter"],
+        "haproxy:period=10s,limit=20,record-rejects=true"
+    );
+    assert_eq!(v["window_us"], 60_000_000);
+    let worst = v["worst_window"].as_u64().expect("a count");
+    assert!(
+        worst >= 20 * 6,
+        "a minute holds at least six periods' limits: {worst}"
+    );
+    assert_eq!(v["instances_worst"].as_u64(), Some(4 * worst));
+    assert!(v["worst_found"].as_u64().expect("a count") <= worst);
+    let (code, text, _) = ratelab(&["check", path], "");
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("haproxy (line 5)")
+            && text.contains("at most")
+            && text.contains("Retry-After"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).expect("removed");
+}
+
+#[test]
+fn what_is_not_understood_exits_2_naming_the_line_and_what_is_accepted() {
+    let bad = NGINX.replace("rate=10r/s", "rate=10r/h");
+    let (code, out, err) = ratelab(&["check", "-"], &bad);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        err.contains("line 3") && err.contains("10r/h") && err.contains("r/s"),
+        "{err}"
+    );
+    let (code, _, err) = ratelab(&["check", "-"], "server { listen 80; }\n");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("limit_req_zone") && err.contains("stick-table"),
+        "{err}"
+    );
+    let (code, _, err) = ratelab(&["check", "-", "--window", "48h"], NGINX);
+    assert_eq!(code, 2);
+    assert!(err.contains("--window") && err.contains("24h"), "{err}");
+    let (code, _, err) = ratelab(&["check", "/nonexistent/nginx.conf"], "");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("cannot read") && err.contains("nginx.conf"),
+        "{err}"
+    );
+}
