@@ -137,3 +137,67 @@ fn what_is_not_understood_exits_2_naming_the_line_and_what_is_accepted() {
         "{err}"
     );
 }
+
+const EXPRESS: &str = "import { rateLimit } from 'express-rate-limit'\n\nconst limiter = rateLimit({\n\twindowMs: 15 * 60 * 1000, // 15 minutes\n\tlimit: 100, // Limit each IP to 100 requests per `window` (here, per 15 minutes).\n\tstandardHeaders: 'draft-8',\n\tlegacyHeaders: false, // Disable the `X-RateLimit-*` headers.\n})\n\napp.use(limiter)\n";
+
+#[test]
+fn express_rate_limit_and_rate_limiter_flexible_as_their_readmes_write_them() {
+    let (code, out, err) = ratelab(&["check", "-", "--format", "json"], EXPRESS);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(
+        v["limiter"],
+        "express-rate-limit:limit=100,window-ms=900000"
+    );
+    assert_eq!(v["window_us"], 900_000_000_u64);
+    // The window opens at a key's first request: the last 99 of one window and the 100 that
+    // open the next, and the opener too when it came late in its millisecond.
+    assert_eq!(v["worst_window"], 200);
+    assert_eq!(v["worst_found"], 200);
+    assert!(
+        v["retry_after"]
+            .as_str()
+            .expect("text")
+            .contains("admitted after every one"),
+        "{v}"
+    );
+    let quiet = EXPRESS.replace("'draft-8'", "false");
+    let (_, out, _) = ratelab(&["check", "-", "--format", "json"], &quiet);
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert!(
+        v["retry_after"].as_str().expect("text").starts_with("none"),
+        "{v}"
+    );
+    let flexible = "const { RateLimiterMemory } = require('rate-limiter-flexible');\nconst rateLimiter = new RateLimiterMemory({\n  points: 6, // 6 points\n  duration: 1, // Per second\n});\n";
+    let (code, out, err) = ratelab(
+        &["check", "-", "--format", "json", "--window", "10s"],
+        flexible,
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(
+        v["limiter"],
+        "rate-limiter-flexible:points=6,duration=1.000"
+    );
+    assert_eq!(v["worst_window"], 66);
+    // The spec is one simulate takes, and its bound is the check's.
+    let (code, out, err) = ratelab(
+        &[
+            "simulate",
+            "--limiter",
+            "rate-limiter-flexible:points=6,duration=1.000",
+            "--traffic",
+            "boundary-burst",
+            "--limit",
+            "6",
+            "--window",
+            "10s",
+            "--format",
+            "json",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let s: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(s["results"][0]["bound"], 66);
+}

@@ -99,6 +99,21 @@ fn limiter_text(spec: &LimiterSpec) -> String {
             }
             return spec_text(spec.kind.name(), &keys);
         }
+        LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible => {
+            let flexible = spec.kind == LimiterKind::RateLimiterFlexible;
+            if let Some(l) = spec.limit {
+                keys.push(format!("{}={l}", if flexible { "points" } else { "limit" }));
+            }
+            if let Some(p) = spec.period {
+                let ms = p / 1000;
+                keys.push(if flexible {
+                    format!("duration={}.{:03}", ms / 1000, ms % 1000)
+                } else {
+                    format!("window-ms={ms}")
+                });
+            }
+            return spec_text(spec.kind.name(), &keys);
+        }
         _ => {}
     }
     if let Some(b) = spec.burst {

@@ -334,6 +334,8 @@ pub fn display_name(kind: LimiterKind) -> &'static str {
         LimiterKind::LeakyBucket => "Leaky bucket (nginx)",
         LimiterKind::Nginx => "nginx (as configured)",
         LimiterKind::Haproxy => "HAProxy (stick table)",
+        LimiterKind::ExpressRateLimit => "express-rate-limit (memory store)",
+        LimiterKind::RateLimiterFlexible => "rate-limiter-flexible (RateLimiterMemory)",
     }
 }
 

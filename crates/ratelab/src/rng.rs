@@ -183,8 +183,10 @@ impl Rng {
 
     /// A standard exponential variate (mean 1), by the ziggurat method. The common case (about
     /// 98.8% of draws) is one 64-bit draw, a table lookup and a compare, inlined where it is
-    /// drawn; the rest is out of line, in `exp1_rest`.
-    #[inline(always)]
+    /// drawn (natively: in the page's modules, where every byte is fetched, it is a call); the
+    /// rest is out of line, in `exp1_rest`.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline)]
     pub fn exp1(&mut self) -> f64 {
         let z = ziggurat();
         let bits = self.next_u64();

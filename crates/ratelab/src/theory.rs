@@ -16,7 +16,7 @@ use crate::limiter::{LeakyMode, Rate};
 #[cfg(feature = "fleet")]
 use crate::spec::FleetSpec;
 use crate::spec::{LimiterKind, LimiterSpec};
-use crate::time::Micros;
+use crate::time::{Micros, MS};
 
 /// Erlang's B formula: the blocking probability of `servers` slots offered `erlangs` of load.
 ///
@@ -126,6 +126,10 @@ pub fn worst_in(spec: &LimiterSpec, limit: u64, window: Micros, span: Micros) ->
             let delay = (spec.mode == LeakyMode::Queue).then_some(spec.delay);
             Some(nginx_worst(rate, spec.burst.unwrap_or(0), delay, span))
         }
+        LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible => {
+            let period = spec.period.unwrap_or(window);
+            Some(anchored_worst(spec.limit.unwrap_or(limit), period, span))
+        }
         LimiterKind::Haproxy => {
             let period = spec.haproxy_period(window).ok()?;
             let limit = spec.limit.unwrap_or(limit);
@@ -160,7 +164,9 @@ pub fn first_instant(spec: &LimiterSpec, limit: u64) -> Option<u64> {
         LimiterKind::FixedWindow | LimiterKind::SlidingLog | LimiterKind::SlidingWindowCounter => {
             Some(limit)
         }
-        LimiterKind::Haproxy => Some(spec.limit.unwrap_or(limit)),
+        LimiterKind::Haproxy | LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible => {
+            Some(spec.limit.unwrap_or(limit))
+        }
         LimiterKind::TokenBucket | LimiterKind::Gcra => Some(spec.burst.unwrap_or(limit)),
         LimiterKind::LeakyBucket | LimiterKind::Nginx => {
             Some(spec.burst.unwrap_or(0).saturating_add(1))
@@ -279,6 +285,26 @@ pub fn nginx_worst(rate: Rate, burst: u64, delay: Option<u64>, window: Micros) -
         }
         _ => burst + 1 + (per_second * span / 1_000_000).min(u128::from(u64::MAX / 2)) as u64,
     }
+}
+
+/// The most a window a key's first request opens (express-rate-limit, rate-limiter-flexible:
+/// `limit` per `period`, on a millisecond clock) admits in any span of `span` µs. Each window
+/// admits at most `limit`, and a span can reach into `k = ⌊(span − 1)/period⌋ + 2` of them
+/// (one for an instant). The first of those was opened by a request at its start; the next
+/// opens no earlier than a period later on the millisecond clock, so the opener is in the
+/// span only when the opener came late in its millisecond: a span longer than `k − 1` periods
+/// less 999 µs. Otherwise the span holds at most `k·limit − 1`: `2L − 1` for a span shorter
+/// than the period by a millisecond, `2L` for one period (the opener late in its millisecond,
+/// `L − 1` just before the window ends and `L` as the next opens).
+pub fn anchored_worst(limit: u64, period: Micros, span: Micros) -> u64 {
+    if span <= 1 {
+        return limit;
+    }
+    let k = (span - 1) / period.max(1) + 2;
+    let opener_in = span > (k - 1).saturating_mul(period).saturating_sub(MS - 1);
+    limit
+        .saturating_mul(k)
+        .saturating_sub(u64::from(!opener_in))
 }
 
 /// The most HAProxy's counter (`limit` per `period`) admits in any window of `window` µs:

@@ -129,6 +129,8 @@ fn limiters() -> Vec<LimiterSpec> {
         "nginx:rate=5r/s,burst=3,nodelay",
         "haproxy:period=1s",
         "haproxy:period=2s,limit=2,record-rejects=false",
+        "express-rate-limit:limit=3,window-ms=1500",
+        "rate-limiter-flexible:points=2,duration=0.001",
     ]
     .iter()
     .map(|s| LimiterSpec::parse(s).expect("spec"))

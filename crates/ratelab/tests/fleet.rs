@@ -12,7 +12,7 @@ use ratelab::time::{MINUTE, MS};
 use ratelab::traffic::FloodStart;
 use ratelab::{Decide, Micros};
 
-const KINDS: [&str; 8] = [
+const KINDS: [&str; 10] = [
     "fixed-window",
     "sliding-log",
     "sliding-window-counter",
@@ -21,6 +21,8 @@ const KINDS: [&str; 8] = [
     "leaky-bucket:burst=5",
     "nginx:burst=5,nodelay",
     "haproxy:record-rejects=false",
+    "express-rate-limit",
+    "rate-limiter-flexible:points=7,duration=0.25",
 ];
 
 fn spec(kind: &str, fleet: Option<(&str, Option<&str>, Option<&str>)>) -> LimiterSpec {

@@ -21,7 +21,7 @@ use ratelab::theory;
 use ratelab::time::MINUTE;
 
 /// Every limiter a fleet takes (a queue is refused: a gateway answers at once).
-const KINDS: [&str; 8] = [
+const KINDS: [&str; 10] = [
     "fixed-window",
     "sliding-log",
     "sliding-window-counter",
@@ -30,6 +30,8 @@ const KINDS: [&str; 8] = [
     "leaky-bucket:burst=3",
     "nginx:burst=5,nodelay",
     "haproxy:record-rejects=false",
+    "express-rate-limit",
+    "rate-limiter-flexible:points=5,duration=20",
 ];
 
 /// Limiters that only compare instants (no calendar window, no millisecond clock): a round

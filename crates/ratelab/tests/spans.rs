@@ -29,6 +29,9 @@ const KINDS: &[&str] = &[
     "nginx:rate=20r/s,burst=6,delay=2",
     "haproxy",
     "haproxy:record-rejects=true",
+    "express-rate-limit",
+    "express-rate-limit:limit=3,window-ms=250",
+    "rate-limiter-flexible:points=4,duration=2.5",
 ];
 
 /// The most of `times` (sorted) in any `(t − span, t]`.
@@ -113,5 +116,40 @@ proptest! {
             .filter(|_| limiter.decide(at).admitted())
             .count() as u64;
         prop_assert_eq!(admitted, first, "{} at {} µs (L = {}, W = {} µs)", KINDS[kind], at, limit, window);
+    }
+}
+
+/// A window a key's first request opens (express-rate-limit, rate-limiter-flexible) reaches
+/// its bound: 2L in one window when the opener came late in its millisecond (the library's
+/// clock reads it at the millisecond's start, so the next window opens a whole window after
+/// that start, while the opener is still inside the trailing window), 2L − 1 when it came at
+/// the start of its millisecond, and L at an instant.
+#[test]
+fn a_librarys_window_reaches_its_bound_with_its_opener_late_in_its_millisecond() {
+    use ratelab::audit::Auditor;
+    use ratelab::limiter::{AnchoredWindow, Decide};
+    use ratelab::theory::anchored_worst;
+    use ratelab::time::{MS, SECOND};
+    for (limit, window) in [(5u64, SECOND), (1, 10 * MS), (7, 60 * SECOND)] {
+        for (opener, want) in [(MS - 1, 2 * limit), (0, 2 * limit - 1)] {
+            let mut times = vec![opener];
+            times.extend(std::iter::repeat_n(window - 1, limit as usize - 1));
+            times.extend(std::iter::repeat_n(window, limit as usize));
+            let mut l = AnchoredWindow::new(limit, window);
+            let mut audit = Auditor::new(limit, window);
+            for &t in &times {
+                let ok = l.admit(t);
+                assert!(ok, "every request of the pattern is admitted: {t}");
+                audit.record(t, ok);
+            }
+            assert_eq!(
+                audit.busiest, want,
+                "L = {limit}, W = {window}, opener at {opener}"
+            );
+            assert_eq!(anchored_worst(limit, window, window), 2 * limit);
+            assert!(audit.busiest <= anchored_worst(limit, window, window));
+        }
+        assert_eq!(anchored_worst(limit, window, 1), limit);
+        assert_eq!(anchored_worst(limit, window, window - MS), 2 * limit - 1);
     }
 }

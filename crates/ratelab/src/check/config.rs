@@ -22,10 +22,13 @@ pub struct Config {
     pub period: Micros,
     /// The line of the text the limiter's rule was read from (1-based).
     pub line: usize,
+    /// Whether the configuration leaves the library's `Retry-After` on (express-rate-limit
+    /// turns it off with `legacyHeaders: false` and `standardHeaders: false`).
+    pub headers: bool,
 }
 
 /// What `ratelab check` accepts, for messages.
-pub const ACCEPTED: &str = "an nginx limit_req_zone (rate=Nr/s or Nr/m) with the limit_req that uses it (burst=N, nodelay or delay=N), or an HAProxy stick-table storing http_req_rate(PERIOD) with an http-request deny rule on sc_http_req_rate(0) gt N (or sc0_http_req_rate)";
+pub const ACCEPTED: &str = "an nginx limit_req_zone (rate=Nr/s or Nr/m) with the limit_req that uses it (burst=N, nodelay or delay=N), an HAProxy stick-table storing http_req_rate(PERIOD) with an http-request deny rule on sc_http_req_rate(0) gt N (or sc0_http_req_rate), an express-rate-limit rateLimit({ windowMs, limit }) call, or a rate-limiter-flexible new RateLimiterMemory({ points, duration })";
 
 /// One statement of a configuration, its words and the line it starts on.
 struct Statement {
@@ -69,8 +72,9 @@ fn nginx_statements(text: &str) -> Vec<Statement> {
     out
 }
 
-/// Reads a limiter's configuration from `text`: every limiter it configures, in order.
-pub fn read_config(text: &str) -> Result<Vec<Config>, Error> {
+/// Reads a server's limiter configuration (nginx, HAProxy) from `text`: every limiter it
+/// configures, in order.
+pub(super) fn read_server(text: &str) -> Result<Vec<Config>, Error> {
     let nginx = text.contains("limit_req");
     let haproxy = text.contains("http_req_rate") || text.contains("track-sc");
     match (nginx, haproxy) {
@@ -86,7 +90,7 @@ pub fn read_config(text: &str) -> Result<Vec<Config>, Error> {
 }
 
 /// The first line with something on it, for a message.
-fn first_line(text: &str) -> String {
+pub(super) fn first_line(text: &str) -> String {
     text.lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
@@ -198,6 +202,7 @@ fn read_nginx(text: &str) -> Result<Vec<Config>, Error> {
             limit: rate.count,
             period: rate.per,
             line: s.line,
+            headers: true,
         });
     }
     if out.is_empty() {
@@ -310,6 +315,7 @@ fn read_haproxy(text: &str) -> Result<Vec<Config>, Error> {
         limit,
         period,
         line,
+        headers: true,
     }])
 }
 
@@ -368,11 +374,12 @@ fn haproxy_duration(text: &str) -> Option<Micros> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::read_config;
 
     #[test]
     fn an_nginx_config_with_comments_and_other_directives_reads_as_its_limiter() {
         let text = "http {\n    # 10 a second per address\n    limit_req_zone $binary_remote_addr zone=one:10m rate=10r/s;\n    server {\n        location /api/ {\n            limit_req zone=one burst=5 nodelay; # bursts of 5\n            proxy_pass http://backend;\n        }\n    }\n}\n";
-        let configs = read_config(text).expect("reads");
+        let configs = read_server(text).expect("reads");
         assert_eq!(configs.len(), 1);
         let c = &configs[0];
         assert_eq!(c.spec.text, "nginx:rate=10r/s,burst=5,nodelay");

@@ -8,9 +8,24 @@
 //! enforce it let through together, and what the limiter tells a rejected client.
 
 mod config;
+mod js;
 
-pub use config::{read_config, Config, ACCEPTED};
+pub use config::{Config, ACCEPTED};
 
+/// Reads a limiter's configuration from `text`, as users paste it: every limiter it
+/// configures, in order. A server's (nginx, HAProxy) or a library's (express-rate-limit,
+/// rate-limiter-flexible) options, recognised by their names.
+pub fn read_config(text: &str) -> Result<Vec<Config>, Error> {
+    if text.contains("RateLimiterMemory") || text.contains("rate-limiter-flexible") {
+        return js::read_flexible(text);
+    }
+    if text.contains("rateLimit(") || text.contains("express-rate-limit") {
+        return js::read_express(text);
+    }
+    config::read_server(text)
+}
+
+use crate::decimal::fixed;
 use crate::error::Error;
 use crate::limiter::Decide;
 use crate::sim::{simulate, Scenario};
@@ -172,10 +187,7 @@ pub fn check(config: &Config, window: Option<Micros>, instances: u32) -> Result<
         boundary_burst: boundary,
         instances,
         instances_worst: bound.saturating_mul(u64::from(instances)),
-        retry_after: match config.source {
-            "nginx" => "nginx sends no Retry-After with its 503 (or limit_req_status) unless the configuration adds one: a rejected client is told nothing".into(),
-            _ => "HAProxy's deny sends no Retry-After unless the configuration adds one: a rejected client is told nothing".into(),
-        },
+        retry_after: retry_after_trust(config)?,
     })
 }
 
@@ -218,6 +230,60 @@ fn greedy(
 
 /// The most arrivals [`check`]'s sender makes from one start.
 pub const MOST_ARRIVALS: usize = 2_000_000;
+
+/// Whether a client that waits what the limiter's `Retry-After` says is admitted: over a
+/// flood of four times the limit for three periods, each rejection's header is followed on a
+/// copy of the limiter, as if nothing else arrived, and the refusals counted.
+fn retry_after_trust(config: &Config) -> Result<String, Error> {
+    let scenario = Scenario {
+        limiters: vec![config.spec.clone()],
+        limit: config.limit,
+        window: config.period,
+        ..Scenario::default()
+    };
+    let mut limiter = scenario.build_limiter(&config.spec, 0)?;
+    if !config.headers {
+        return Ok(format!(
+            "none: the configuration turns off {}'s headers (legacyHeaders and standardHeaders false), so a rejected client is told nothing",
+            config.source
+        ));
+    }
+    if limiter.header(0).is_none() {
+        return Ok(match config.source {
+            "nginx" => "nginx sends no Retry-After with its 503 (or limit_req_status) unless the configuration adds one: a rejected client is told nothing".into(),
+            "haproxy" => "HAProxy's deny sends no Retry-After unless the configuration adds one: a rejected client is told nothing".into(),
+            other => format!("{other} sends no Retry-After: a rejected client is told nothing"),
+        });
+    }
+    let every = (config.period / (4 * config.limit).max(1)).max(1);
+    let (mut rejected, mut refused, mut longest_early) = (0u64, 0u64, 0);
+    let mut t = 0;
+    while t < 3 * config.period && rejected < 100_000 {
+        let wait = limiter.header(t);
+        if !limiter.decide(t).admitted() {
+            rejected += 1;
+            if let Some(wait) = wait {
+                let mut copy = limiter.clone();
+                let back = t.saturating_add(wait);
+                if !copy.decide(back).admitted() {
+                    refused += 1;
+                    let admits = limiter.retry_after(t).unwrap_or(back);
+                    longest_early = longest_early.max(admits.saturating_sub(back));
+                }
+            }
+        }
+        t += every;
+    }
+    Ok(if refused == 0 {
+        format!("sent, in whole seconds rounded up: a client that waits what it says was admitted after every one of {rejected} rejections of a flood at four times the limit")
+    } else {
+        format!(
+            "sent, but too early: waiting what it says gets another rejection in {refused} of {rejected} cases ({}%), up to {} early",
+            fixed(100.0 * refused as f64 / rejected.max(1) as f64, 1),
+            format_duration(longest_early)
+        )
+    })
+}
 
 /// The busiest trailing window of `window` µs when the model decides `times`, and the
 /// arrivals of that window it admitted.

@@ -6,6 +6,7 @@
 //! rate of `N` requests per `D` µs is kept as the fraction itself: one token is `D` units,
 //! and a microsecond refills `N` units.
 
+mod anchored;
 mod buckets;
 mod decide;
 #[cfg(feature = "fleet")]
@@ -19,6 +20,7 @@ mod router;
 mod shared;
 mod windows;
 
+pub use anchored::AnchoredWindow;
 pub use buckets::{Gcra, LeakyBucket, LeakyMode, TokenBucket};
 pub use decide::{Decide, Decision, Rate, State, StateKind};
 #[cfg(feature = "fleet")]
@@ -53,6 +55,8 @@ pub enum Limiter {
     Nginx(Nginx),
     /// See [`Haproxy`].
     Haproxy(Haproxy),
+    /// See [`AnchoredWindow`]: express-rate-limit's and rate-limiter-flexible's window.
+    Anchored(AnchoredWindow),
     /// See [`Split`].
     Split(Split),
     /// See [`Fleet`].
@@ -91,6 +95,7 @@ impl Decide for Limiter {
             Limiter::LeakyBucket(l) => l.decide(t),
             Limiter::Nginx(l) => l.decide(t),
             Limiter::Haproxy(l) => l.decide(t),
+            Limiter::Anchored(l) => l.decide(t),
             Limiter::Split(l) => l.decide(t),
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.decide(t),
@@ -108,6 +113,7 @@ impl Decide for Limiter {
             Limiter::LeakyBucket(l) => l.admit(t),
             Limiter::Nginx(l) => l.admit(t),
             Limiter::Haproxy(l) => l.admit(t),
+            Limiter::Anchored(l) => l.admit(t),
             Limiter::Split(l) => l.admit(t),
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.admit(t),
@@ -149,6 +155,7 @@ impl Limiter {
             Limiter::LeakyBucket(l) => l.state(now),
             Limiter::Nginx(l) => l.state(now),
             Limiter::Haproxy(l) => l.state(now),
+            Limiter::Anchored(l) => l.state(now),
             Limiter::Split(l) => l.state(now),
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.state(now),

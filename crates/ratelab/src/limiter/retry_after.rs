@@ -24,6 +24,16 @@ use crate::time::Micros;
 const FAR: Micros = 1 << 53;
 
 impl Limiter {
+    /// The `Retry-After` the real limiter sends with a rejection at `t`, as a wait in µs from
+    /// `t` (the library's own rounding), or `None` where it sends none (nginx, HAProxy and
+    /// the algorithms, unless configured to).
+    pub fn header(&self, t: Micros) -> Option<Micros> {
+        match self {
+            Limiter::Anchored(l) => Some(l.header(t)),
+            _ => None,
+        }
+    }
+
     /// The earliest time from `t` at which a request would be admitted if nothing else
     /// arrived, or `None` for a split limit (which server a retry reaches is not known) and
     /// past 2^53 µs; a fleet's is the answer of the gateway that made the last decision, from
@@ -39,6 +49,7 @@ impl Limiter {
             Limiter::Nginx(l) => l.retry_after(t),
             Limiter::SlidingWindowCounter(l) => search(l, t),
             Limiter::Haproxy(l) => search(l, t),
+            Limiter::Anchored(l) => l.retry_after(t),
             Limiter::Split(_) => return None,
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.retry_after(t)?,

@@ -9,7 +9,7 @@
 //! not record them they change nothing.
 
 use super::{
-    Decide, FixedWindow, Gcra, Haproxy, LeakyBucket, Limiter, Nginx, SlidingLog,
+    AnchoredWindow, Decide, FixedWindow, Gcra, Haproxy, LeakyBucket, Limiter, Nginx, SlidingLog,
     SlidingWindowCounter, TokenBucket,
 };
 use crate::time::Micros;
@@ -133,6 +133,15 @@ impl Shared for Haproxy {
     }
 }
 
+impl Shared for AnchoredWindow {
+    fn peek(&self, t: Micros) -> bool {
+        AnchoredWindow::peek(self, t)
+    }
+    fn force(&mut self, t: Micros) {
+        AnchoredWindow::force(self, t);
+    }
+}
+
 impl Shared for Limiter {
     fn peek(&self, t: Micros) -> bool {
         match self {
@@ -144,6 +153,7 @@ impl Shared for Limiter {
             Limiter::LeakyBucket(l) => l.peek(t),
             Limiter::Nginx(l) => l.peek(t),
             Limiter::Haproxy(l) => l.peek(t),
+            Limiter::Anchored(l) => Shared::peek(l, t),
             // A fleet or a split is never itself shared: the scenario refuses it.
             Limiter::Split(_) | Limiter::Fleet(_) => false,
         }
@@ -158,6 +168,7 @@ impl Shared for Limiter {
             Limiter::LeakyBucket(l) => l.force(t),
             Limiter::Nginx(l) => l.force(t),
             Limiter::Haproxy(l) => l.force(t),
+            Limiter::Anchored(l) => Shared::force(l, t),
             Limiter::Split(_) | Limiter::Fleet(_) => {}
         }
     }
@@ -191,6 +202,7 @@ mod tests {
                 Some(1),
             )),
             Limiter::Haproxy(Haproxy::new(limit, SECOND, false)),
+            Limiter::Anchored(AnchoredWindow::new(limit, SECOND)),
         ]
     }
 
@@ -229,7 +241,12 @@ mod tests {
             // counter: its periods restart at the first request after two quiet ones, so
             // others' requests can move where its periods fall, and a request refused on one
             // schedule can pass on the other (found by this test).
-            let kinds = |l, w| kinds(l, w).into_iter().filter(|k| !matches!(k, Limiter::Haproxy(_)));
+            // Nor a window a key's first request opens, for the same reason.
+            let kinds = |l, w| {
+                kinds(l, w)
+                    .into_iter()
+                    .filter(|k| !matches!(k, Limiter::Haproxy(_) | Limiter::Anchored(_)))
+            };
             for (mut shared, mut own) in kinds(limit, SECOND).zip(kinds(limit, SECOND)) {
                 let mut t = 0;
                 for (i, &g) in gaps.iter().enumerate() {

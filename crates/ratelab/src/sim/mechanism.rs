@@ -215,9 +215,9 @@ impl Mechanism {
             }
             _ => {}
         }
-        // Calendar windows; HAProxy's periods start at the first request instead.
+        // Calendar windows; HAProxy's periods and a library's window start at a request.
         if matches!(self.kind, StateKind::Count | StateKind::Estimate)
-            && !matches!(limiter, Limiter::Haproxy(_))
+            && !matches!(limiter, Limiter::Haproxy(_) | Limiter::Anchored(_))
         {
             self.boundaries = Some(Boundaries::within(scenario.window, scenario.horizon()));
         }

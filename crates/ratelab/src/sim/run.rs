@@ -168,6 +168,7 @@ fn decide_and_audit_each(
         Limiter::LeakyBucket(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
         Limiter::Nginx(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
         Limiter::Haproxy(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
+        Limiter::Anchored(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
         Limiter::Split(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
         #[cfg(feature = "fleet")]
         Limiter::Fleet(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
@@ -210,6 +211,10 @@ fn drive_lanes(source: &mut RetryClient, lanes: &mut [Classic<'_>]) {
             };
             let client = &mut *c.client;
             let fresh = fresh.as_slice();
+            // In the page's modules one loop for every kind: each byte is fetched there.
+            #[cfg(target_arch = "wasm32")]
+            drive(client, fresh, until, &mut c.lane.limiter, audit, &mut each);
+            #[cfg(not(target_arch = "wasm32"))]
             match &mut c.lane.limiter {
                 Limiter::FixedWindow(l) => drive(client, fresh, until, l, audit, &mut each),
                 Limiter::SlidingLog(l) => drive(client, fresh, until, l, audit, &mut each),
@@ -221,6 +226,7 @@ fn drive_lanes(source: &mut RetryClient, lanes: &mut [Classic<'_>]) {
                 Limiter::LeakyBucket(l) => drive(client, fresh, until, l, audit, &mut each),
                 Limiter::Nginx(l) => drive(client, fresh, until, l, audit, &mut each),
                 Limiter::Haproxy(l) => drive(client, fresh, until, l, audit, &mut each),
+                Limiter::Anchored(l) => drive(client, fresh, until, l, audit, &mut each),
                 Limiter::Split(l) => drive(client, fresh, until, l, audit, &mut each),
                 #[cfg(feature = "fleet")]
                 Limiter::Fleet(l) => drive(client, fresh, until, &mut **l, audit, &mut each),

@@ -3,12 +3,12 @@
 
 use crate::error::Error;
 use crate::import::MAX_REPLAY;
+use crate::limiter::{
+    AnchoredWindow, FixedWindow, Gcra, Haproxy, LeakyBucket, LeakyMode, Limiter, Nginx, Rate,
+    SlidingLog, SlidingWindowCounter, Split, TokenBucket,
+};
 #[cfg(feature = "fleet")]
 use crate::limiter::{Coord, Fleet};
-use crate::limiter::{
-    FixedWindow, Gcra, Haproxy, LeakyBucket, LeakyMode, Limiter, Nginx, Rate, SlidingLog,
-    SlidingWindowCounter, Split, TokenBucket,
-};
 use crate::rng::{Rng, Stream};
 #[cfg(feature = "fleet")]
 use crate::spec::FleetSpec;
@@ -694,6 +694,17 @@ impl Scenario {
         let burst = spec.burst_or(self.limit);
         let period = match spec.kind {
             LimiterKind::Haproxy => spec.haproxy_period(self.window)?,
+            LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible => {
+                let period = spec.period.unwrap_or(self.window);
+                if period % MS != 0 {
+                    return Err(Error::Missing {
+                        what: format!("limiter {name}"),
+                        key: "its own window in whole milliseconds (the window is not: the library's clock counts milliseconds)".into(),
+                        example: format!("{name}:{}", if spec.kind == LimiterKind::ExpressRateLimit { "limit=100,window-ms=60000" } else { "points=100,duration=60" }),
+                    });
+                }
+                period
+            }
             _ => self.window,
         };
         if burst % k != 0 {
@@ -757,6 +768,9 @@ impl Scenario {
                     period,
                     spec.record_rejects,
                 )),
+                LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible => {
+                    Limiter::Anchored(AnchoredWindow::new(spec.limit.unwrap_or(limit), period))
+                }
             }
         };
         if k == 1 {

@@ -24,7 +24,7 @@ pub use traffic::{Replay, TrafficSpec, ON_ACTIVE, ON_BUSY};
 
 use crate::error::Error;
 use crate::limiter::{LeakyMode, Rate};
-use crate::time::{format_duration, Micros, SECOND};
+use crate::time::{format_duration, Micros, MS, SECOND};
 use parse::{names, parse_bool, parse_haproxy_period, split_spec};
 use serde::{Deserialize, Serialize};
 
@@ -48,6 +48,11 @@ pub enum LimiterKind {
     Nginx,
     /// `haproxy`: HAProxy's stick-table request rate, in HAProxy's arithmetic.
     Haproxy,
+    /// `express-rate-limit`: express-rate-limit's memory store, `limit` per `windowMs`.
+    ExpressRateLimit,
+    /// `rate-limiter-flexible`: rate-limiter-flexible's `RateLimiterMemory`, `points` per
+    /// `duration`.
+    RateLimiterFlexible,
 }
 
 impl LimiterKind {
@@ -65,6 +70,13 @@ impl LimiterKind {
     /// Real servers' limiters, each in its server's own units and arithmetic.
     pub const REAL: [LimiterKind; 2] = [LimiterKind::Nginx, LimiterKind::Haproxy];
 
+    /// Libraries' limiters, each in its library's own units and arithmetic, named as their
+    /// users configure them.
+    pub const LIBRARIES: [LimiterKind; 2] = [
+        LimiterKind::ExpressRateLimit,
+        LimiterKind::RateLimiterFlexible,
+    ];
+
     /// The spec name.
     pub fn name(self) -> &'static str {
         match self {
@@ -76,12 +88,19 @@ impl LimiterKind {
             LimiterKind::LeakyBucket => "leaky-bucket",
             LimiterKind::Nginx => "nginx",
             LimiterKind::Haproxy => "haproxy",
+            LimiterKind::ExpressRateLimit => "express-rate-limit",
+            LimiterKind::RateLimiterFlexible => "rate-limiter-flexible",
         }
     }
 
     /// The kind with this spec name.
     pub fn from_name(name: &str) -> Result<Self, Error> {
-        let every = || Self::ALL.into_iter().chain(Self::REAL);
+        let every = || {
+            Self::ALL
+                .into_iter()
+                .chain(Self::REAL)
+                .chain(Self::LIBRARIES)
+        };
         every()
             .find(|k| k.name() == name)
             .ok_or_else(|| Error::unknown("limiter", name, &names(every().map(|k| k.name()))))
@@ -109,7 +128,7 @@ impl LimiterKind {
     /// Whether the limit can be split across servers (`servers=K`): not for a real server's
     /// limiter, which is configured per server.
     pub fn can_split(self) -> bool {
-        !Self::REAL.contains(&self)
+        !Self::REAL.contains(&self) && !Self::LIBRARIES.contains(&self)
     }
 }
 
@@ -202,6 +221,21 @@ impl LimiterSpec {
                 }
                 "limit" if kind == LimiterKind::Haproxy => {
                     spec.limit = Some(parse_count(&what, value, 1, MAX_BURST)?)
+                }
+                "limit" | "max" if kind == LimiterKind::ExpressRateLimit => {
+                    spec.limit = Some(parse_count(&what, value, 1, MAX_BURST)?)
+                }
+                "window-ms" if kind == LimiterKind::ExpressRateLimit => {
+                    // Above 2^31 − 1 ms Node shortens the store's timer to 1 ms and the limit
+                    // stops working (the library only logs it).
+                    let ms = parse_count(&what, value, 1, i32::MAX as u64)?;
+                    spec.period = Some(ms * MS);
+                }
+                "points" if kind == LimiterKind::RateLimiterFlexible => {
+                    spec.limit = Some(parse_count(&what, value, 1, MAX_BURST)?)
+                }
+                "duration" if kind == LimiterKind::RateLimiterFlexible => {
+                    spec.period = Some(parse_flexible_seconds(&what, value)?)
                 }
                 "burst" if kind.has_bucket() => {
                     let min = if kind == LimiterKind::LeakyBucket {
@@ -311,8 +345,32 @@ impl LimiterSpec {
     }
 }
 
+/// rate-limiter-flexible's `duration`: seconds, to the millisecond (the library multiplies
+/// by 1,000), from 1 ms to 24 days (above about 24.8 days Node shortens its timers to 1 ms
+/// and the limit stops working).
+fn parse_flexible_seconds(what: &str, text: &str) -> Result<Micros, Error> {
+    let accepted = "seconds from 0.001 to 2073600 (24 days), to the millisecond, like 1 or 0.5";
+    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    let ok = !whole.is_empty()
+        && whole.bytes().all(|b| b.is_ascii_digit())
+        && frac.len() <= 3
+        && frac.bytes().all(|b| b.is_ascii_digit());
+    let ms = ok
+        .then(|| {
+            let w: u64 = whole.parse().ok()?;
+            let f: u64 = format!("{frac:0<3}").parse().ok()?;
+            w.checked_mul(1000)?.checked_add(f)
+        })
+        .flatten()
+        .filter(|&ms| (1..=24 * 86_400_000).contains(&ms))
+        .ok_or_else(|| Error::invalid(what, text, accepted))?;
+    Ok(ms * MS)
+}
+
 fn limiter_keys(kind: LimiterKind) -> String {
     match kind {
+        LimiterKind::ExpressRateLimit => return "limit=N (or max=N), window-ms=MS".into(),
+        LimiterKind::RateLimiterFlexible => return "points=N, duration=SECONDS".into(),
         LimiterKind::Nginx => return "rate=Nr/s|Nr/m, burst=B, delay=D, nodelay".into(),
         LimiterKind::Haproxy => {
             return "period=DUR, limit=N, record-rejects=true|false".into();

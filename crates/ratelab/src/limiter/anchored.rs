@@ -1,0 +1,146 @@
+//! A window per key that opens at the key's first request (express-rate-limit's default
+//! memory store; rate-limiter-flexible's `RateLimiterMemory`): a request at or after the open
+//! window's end opens the next, every request is counted, rejected ones included, and a
+//! request is admitted while the count, with it, is at most the limit. Both read the clock
+//! as `Date.now()`, whole milliseconds. Read from express-rate-limit 8.7.5 and
+//! rate-limiter-flexible 11.4.0 (`docs/research/node/FINDINGS.md`).
+
+use super::decide::{admitted_at, Decide, Decision, State};
+use crate::time::{Micros, MS, SECOND};
+
+/// See the module's documentation.
+#[derive(Debug, Clone)]
+pub struct AnchoredWindow {
+    pub(super) limit: u64,
+    pub(super) window: Micros,
+    /// The open window's end on the millisecond clock (µs, a whole number of ms); at or before
+    /// the first request's time when none is open.
+    pub(super) end: Micros,
+    /// Requests counted in the open window, rejected ones included.
+    pub(super) count: u64,
+}
+
+impl AnchoredWindow {
+    /// At most `limit` per window of `window` µs (a whole number of milliseconds), each
+    /// window opened by a key's first request after the last one ended.
+    pub fn new(limit: u64, window: Micros) -> Self {
+        AnchoredWindow {
+            limit,
+            window,
+            end: 0,
+            count: 0,
+        }
+    }
+
+    /// `t` on the library's clock: whole milliseconds.
+    #[inline]
+    fn now(t: Micros) -> Micros {
+        t - t % MS
+    }
+
+    /// The window in force at `t`: its end and count (a closed window counts nothing).
+    #[inline]
+    fn at(&self, t: Micros) -> (Micros, u64) {
+        let now = Self::now(t);
+        if self.end <= now {
+            (now + self.window, 0)
+        } else {
+            (self.end, self.count)
+        }
+    }
+
+    /// What the limiter holds at `now`.
+    pub fn state(&self, now: Micros) -> State {
+        State::Count {
+            count: self.at(now).1,
+            limit: self.limit,
+        }
+    }
+
+    /// The earliest time from `t` at which a request would be admitted if nothing else
+    /// arrived: now while the window has room, else when it ends.
+    pub fn retry_after(&self, t: Micros) -> Micros {
+        let (end, count) = self.at(t);
+        if count < self.limit {
+            t
+        } else {
+            end
+        }
+    }
+
+    /// The `Retry-After` the library sends with a rejection at `t`, in µs from `t`: the time
+    /// to the window's end in whole seconds, rounded up (express-rate-limit's
+    /// `Math.ceil((resetTime - Date.now()) / 1000)`; for rate-limiter-flexible,
+    /// `Math.ceil(msBeforeNext / 1000)`, its `msBeforeNext` the same time).
+    pub fn header(&self, t: Micros) -> Micros {
+        let (end, _) = self.at(t);
+        (end - Self::now(t)).div_ceil(SECOND) * SECOND
+    }
+
+    /// Records a request at `t` as the store does, whether admitted or not; returns whether it
+    /// was admitted.
+    #[inline]
+    fn count_in(&mut self, t: Micros) -> bool {
+        let (end, count) = self.at(t);
+        self.end = end;
+        self.count = count.saturating_add(1);
+        self.count <= self.limit
+    }
+
+    /// Records an admission another gateway made at `t`.
+    pub(super) fn force(&mut self, t: Micros) {
+        self.count_in(t);
+    }
+
+    /// Whether a request at `t` would be admitted; changes nothing.
+    pub(super) fn peek(&self, t: Micros) -> bool {
+        self.at(t).1 < self.limit
+    }
+}
+
+impl Decide for AnchoredWindow {
+    #[inline]
+    fn decide(&mut self, t: Micros) -> Decision {
+        admitted_at(self.admit(t), t)
+    }
+
+    #[inline]
+    fn admit(&mut self, t: Micros) -> bool {
+        self.count_in(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_opens_at_the_first_request_and_a_request_at_its_end_opens_the_next() {
+        // express-rate-limit's pattern: 1 at 0, 4 at 999 ms, 5 at 1000 ms, limit 5 per second.
+        let mut l = AnchoredWindow::new(5, SECOND);
+        assert!(l.admit(0));
+        assert!((0..4).all(|_| l.admit(999 * MS + 900)));
+        assert!(!l.admit(999 * MS + 950), "the sixth in the window");
+        assert_eq!(l.retry_after(999 * MS + 950), SECOND);
+        assert_eq!(
+            l.header(999 * MS + 950),
+            SECOND,
+            "1 ms left: one second, rounded up"
+        );
+        assert!((0..5).all(|_| l.admit(SECOND)));
+        assert!(!l.admit(SECOND + 1));
+        // Nine admitted in (0, 1 s]: 2L − 1.
+    }
+
+    #[test]
+    fn a_rejected_request_counts_but_the_window_still_ends_on_time() {
+        let mut l = AnchoredWindow::new(1, 10 * MS);
+        assert!(l.admit(3 * MS));
+        assert!((0..100).all(|_| !l.admit(5 * MS)));
+        assert!(!l.admit(12 * MS + 999));
+        assert!(
+            l.admit(13 * MS),
+            "a window of 10 ms from 3 ms ends at 13 ms"
+        );
+    }
+}
