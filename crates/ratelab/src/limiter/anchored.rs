@@ -88,11 +88,13 @@ impl AnchoredWindow {
     }
 
     /// Records an admission another gateway made at `t`.
+    #[cfg_attr(not(feature = "fleet"), allow(dead_code))]
     pub(super) fn force(&mut self, t: Micros) {
         self.count_in(t);
     }
 
     /// Whether a request at `t` would be admitted; changes nothing.
+    #[cfg_attr(not(feature = "fleet"), allow(dead_code))]
     pub(super) fn peek(&self, t: Micros) -> bool {
         self.at(t).1 < self.limit
     }

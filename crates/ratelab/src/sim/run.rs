@@ -13,7 +13,11 @@ use crate::ring::TimeRing;
 use crate::time::Micros;
 #[cfg(feature = "clients")]
 use crate::time::SECOND;
-use crate::traffic::{RetryClient, RetryClients, Try, FRESH_CHUNK};
+#[cfg(any(feature = "storm", feature = "clients"))]
+use crate::traffic::RetryClient;
+use crate::traffic::Try;
+#[cfg(feature = "storm")]
+use crate::traffic::{RetryClients, FRESH_CHUNK};
 
 /// A limiter with its auditor and tallies: one lane of a run.
 #[derive(Debug)]
@@ -175,6 +179,7 @@ fn decide_and_audit_each(
     }
 }
 
+#[cfg(feature = "storm")]
 /// One lane driven by the essays' client ([`RetryClient::classic`]): the lane, its client and
 /// the client's tallies.
 struct Classic<'a> {
@@ -186,6 +191,7 @@ struct Classic<'a> {
     second: &'a mut Second,
 }
 
+#[cfg(feature = "storm")]
 /// Drives every lane's essays' client through the run: the first tries, the same for every
 /// lane, drawn once from `source` a chunk at a time, then each lane's tries through that
 /// chunk ([`RetryClient::drive_fresh`]), one try at a time in a loop made for its limiter.
@@ -238,6 +244,7 @@ fn drive_lanes(source: &mut RetryClient, lanes: &mut [Classic<'_>]) {
     }
 }
 
+#[cfg(feature = "storm")]
 /// Drives one lane's essays' client through a chunk of first tries
 /// ([`RetryClient::drive_fresh`]), auditing each decision as it is made and handing it to
 /// `each`. Made once per limiter type, so the decision is a direct call.
@@ -258,6 +265,7 @@ fn drive<L: Decide>(
     });
 }
 
+#[cfg(feature = "storm")]
 /// Every lane of a run against the essays' one retrying client ([`RetryClient::classic`]), its
 /// first tries drawn once for them all ([`drive_lanes`]); the lanes back where that client is
 /// not the scenario's, or a lane queues, shifts, traces or draws (they run one by one).
@@ -341,6 +349,7 @@ pub fn simulate_run(scenario: &Scenario, run: u32) -> Result<Vec<RunStats>, Erro
         lanes.push(Lane::new(scenario.build_limiter(spec, run)?, scenario));
     }
     if scenario.traffic.closed_loop() {
+        #[cfg(feature = "storm")]
         let lanes = match classic_lanes(scenario, run, lanes) {
             Ok(stats) => return Ok(stats),
             Err(lanes) => lanes,
@@ -412,10 +421,11 @@ fn closed_loop(
         let (mut batch, mut times, mut decided) = (Vec::new(), Vec::new(), Vec::new());
         // The essays' client alone: one try at a time in a loop made for each limiter, its
         // retries a queue in time order (no heap), each try decided and audited as it comes.
-        #[cfg(feature = "mix")]
+        #[cfg(all(feature = "storm", feature = "mix"))]
         let alone = group_of.is_empty();
-        #[cfg(not(feature = "mix"))]
+        #[cfg(all(feature = "storm", not(feature = "mix")))]
         let alone = true;
+        #[cfg(feature = "storm")]
         if let Some(client) = clients
             .single_mut()
             .filter(|c| batched && alone && c.classic())

@@ -26,7 +26,9 @@ mod params;
 mod retry;
 
 pub use params::{Backoff, ClientGroup, FloodStart, Jitter, RetryPolicy, Shape};
-pub use retry::{RetryClient, RetryClients, Try, FRESH_CHUNK};
+#[cfg(feature = "storm")]
+pub use retry::FRESH_CHUNK;
+pub use retry::{RetryClient, RetryClients, Try};
 
 /// A stream of arrival times.
 #[derive(Debug, Clone)]

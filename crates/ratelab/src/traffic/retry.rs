@@ -9,6 +9,7 @@ use crate::time::MINUTE;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+#[cfg(feature = "storm")]
 /// First tries drawn at a time for [`RetryClient::drive_fresh`]: 8 KB.
 pub const FRESH_CHUNK: usize = 1024;
 
@@ -291,6 +292,7 @@ impl RetryClient {
         self.policy.is_classic() && self.horizon == crate::time::MAX_TIME && self.every > 0
     }
 
+    #[cfg(feature = "storm")]
     /// Runs the essays' client ([`RetryClient::classic`]) to its end, one try at a time:
     /// each try, in [`RetryClient::next`]'s order, goes to `decide`, which says whether it was
     /// admitted, and a rejected one comes back `every` later until its last try. The first
@@ -307,6 +309,7 @@ impl RetryClient {
         }
     }
 
+    #[cfg(feature = "storm")]
     /// A copy of this client to draw its coming first tries from ([`RetryClient::fill_fresh`]):
     /// this one gives them up, so that from now on its first tries are only those handed to
     /// [`RetryClient::drive_fresh`].
@@ -316,6 +319,7 @@ impl RetryClient {
         source
     }
 
+    #[cfg(feature = "storm")]
     /// Takes up to `n` of its coming first tries (not the spike's) into `buf` (emptied
     /// first), and returns when the first one after them comes, or `Micros::MAX` if none
     /// does: what [`RetryClient::drive_fresh`] is handed, by this client or by another one
@@ -330,6 +334,7 @@ impl RetryClient {
         self.next_first.unwrap_or(Micros::MAX)
     }
 
+    #[cfg(feature = "storm")]
     /// Drives the essays' client ([`RetryClient::classic`]) through every try due before
     /// `until`, its first tries taken from `fresh` (in order, all of them no later than
     /// `until`) in place of its own stream: each try, in [`RetryClient::next`]'s order (ties
@@ -579,6 +584,7 @@ impl RetryClients {
         &self.clients
     }
 
+    #[cfg(feature = "storm")]
     /// The one client, taken out, when there is one.
     pub fn into_single(self) -> Option<RetryClient> {
         let mut clients = self.clients;
