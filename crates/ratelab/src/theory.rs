@@ -102,8 +102,12 @@ pub fn worst_in(spec: &LimiterSpec, limit: u64, window: Micros, span: Micros) ->
         LimiterKind::FixedWindow if span == 1 => Some(limit),
         LimiterKind::FixedWindow => Some(2 * limit),
         LimiterKind::SlidingWindowCounter => {
-            let weighted = u128::from(limit) * u128::from(span - 1) / u128::from(window);
-            Some((2 * limit).min(limit + weighted as u64 + 2))
+            // Each of K servers counts `L / K` of its own: each can pass its part by its own
+            // weighted share and the two of the estimate's rounding, and their worst spans
+            // can coincide.
+            let part = limit / k.max(1);
+            let weighted = u128::from(part) * u128::from(span - 1) / u128::from(window);
+            Some(k * (2 * part).min(part + weighted as u64 + 2))
         }
         LimiterKind::SlidingLog => Some(limit),
         LimiterKind::TokenBucket | LimiterKind::Gcra => {
@@ -127,8 +131,11 @@ pub fn worst_in(spec: &LimiterSpec, limit: u64, window: Micros, span: Micros) ->
             Some(nginx_worst(rate, spec.burst.unwrap_or(0), delay, span))
         }
         LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible => {
+            // Split across K gateways, each keeps its own windows: its part of `L`, or the
+            // whole of its own `limit=`.
             let period = spec.period.unwrap_or(window);
-            Some(anchored_worst(spec.limit.unwrap_or(limit), period, span))
+            let part = spec.limit.unwrap_or(limit / k.max(1));
+            Some(k.saturating_mul(anchored_worst(part, period, span)))
         }
         LimiterKind::Haproxy => {
             let period = spec.haproxy_period(window).ok()?;
@@ -233,6 +240,18 @@ pub fn fleet_worst_in(
         // others' stamps look older to a gateway ahead); but every gateway counts all of its
         // own admissions by its own clock, so each stays within its limiter's worst window.
         Coord::Sync { .. } if fleet.skew > 0 => Some(local),
+        // A window a key's first request opens moves with the admissions a gateway's view
+        // holds, so others' admissions can open a view's window sooner and give room where
+        // the gateway alone had none; but each view's windows still open a window apart and
+        // hold at most `L` each, so each gateway stays within its limiter's worst window.
+        Coord::Sync { .. }
+            if matches!(
+                spec.kind,
+                LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible
+            ) =>
+        {
+            Some(local)
+        }
         Coord::Sync { every, delay } => {
             let own = sync_unseen(&one, limit, window, every, delay)?;
             Some(local.min(single.saturating_add((n - 1).saturating_mul(own))))
