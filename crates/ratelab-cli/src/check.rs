@@ -91,8 +91,9 @@ fn describe(c: &Check) -> String {
     let sent: u64 = c.worst_arrivals.iter().map(|i| i.count).sum();
     let arrivals = match (c.worst_arrivals.first(), c.worst_arrivals.last()) {
         (Some(first), Some(last)) => format!(
-            "{sent} requests at {} instants from {} to {}",
+            "{sent} requests at {} instant{} from {} to {}",
             c.worst_arrivals.len(),
+            if c.worst_arrivals.len() == 1 { "" } else { "s" },
             seconds(first.at_us),
             seconds(last.at_us)
         ),

@@ -201,3 +201,21 @@ fn express_rate_limit_and_rate_limiter_flexible_as_their_readmes_write_them() {
     let s: Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(s["results"][0]["bound"], 66);
 }
+
+#[test]
+fn a_go_limiter_as_go_code_writes_it() {
+    let go = "package main\n\nimport (\n\t\"time\"\n\t\"golang.org/x/time/rate\"\n)\n\n// ten a second, bursts of five\nvar limiter = rate.NewLimiter(rate.Every(100*time.Millisecond), 5)\n";
+    let (code, out, err) = ratelab(&["check", "-", "--window", "1s", "--format", "json"], go);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["limiter"], "go-rate:every=100ms,b=5");
+    // The burst, then one each 100 ms: nine more within a second of the burst.
+    assert_eq!(v["worst_window"], 14);
+    assert_eq!(v["worst_found"], 14);
+    let (code, _, err) = ratelab(&["check", "-"], "l := rate.NewLimiter(rate.Every(d), 5)\n");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("line 1") && err.contains("rate.Every"),
+        "{err}"
+    );
+}

@@ -114,6 +114,26 @@ fn limiter_text(spec: &LimiterSpec) -> String {
             }
             return spec_text(spec.kind.name(), &keys);
         }
+        LimiterKind::GoRate => {
+            if let Some(r) = spec.rate {
+                keys.push(if r.count == 1 {
+                    format!("every={}", us(r.per))
+                } else {
+                    let digits = (r.per / 1_000_000).ilog10() as usize;
+                    let whole = r.count / 10u64.pow(digits as u32);
+                    let frac = r.count % 10u64.pow(digits as u32);
+                    if digits == 0 {
+                        format!("r={whole}")
+                    } else {
+                        format!("r={whole}.{frac:0digits$}")
+                    }
+                });
+            }
+            if let Some(b) = spec.burst {
+                keys.push(format!("b={b}"));
+            }
+            return spec_text(spec.kind.name(), &keys);
+        }
         _ => {}
     }
     if let Some(b) = spec.burst {

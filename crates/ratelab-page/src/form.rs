@@ -336,6 +336,7 @@ pub fn display_name(kind: LimiterKind) -> &'static str {
         LimiterKind::Haproxy => "HAProxy (stick table)",
         LimiterKind::ExpressRateLimit => "express-rate-limit (memory store)",
         LimiterKind::RateLimiterFlexible => "rate-limiter-flexible (RateLimiterMemory)",
+        LimiterKind::GoRate => "Go x/time/rate (rate.NewLimiter)",
     }
 }
 

@@ -110,7 +110,7 @@ pub fn worst_in(spec: &LimiterSpec, limit: u64, window: Micros, span: Micros) ->
             Some(k * (2 * part).min(part + weighted as u64 + 2))
         }
         LimiterKind::SlidingLog => Some(limit),
-        LimiterKind::TokenBucket | LimiterKind::Gcra => {
+        LimiterKind::TokenBucket | LimiterKind::Gcra | LimiterKind::GoRate => {
             let burst = spec.burst.unwrap_or(limit);
             Some(burst + k * refill_in_span(rate))
         }
@@ -174,7 +174,9 @@ pub fn first_instant(spec: &LimiterSpec, limit: u64) -> Option<u64> {
         LimiterKind::Haproxy | LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible => {
             Some(spec.limit.unwrap_or(limit))
         }
-        LimiterKind::TokenBucket | LimiterKind::Gcra => Some(spec.burst.unwrap_or(limit)),
+        LimiterKind::TokenBucket | LimiterKind::Gcra | LimiterKind::GoRate => {
+            Some(spec.burst.unwrap_or(limit))
+        }
         LimiterKind::LeakyBucket | LimiterKind::Nginx => {
             Some(spec.burst.unwrap_or(0).saturating_add(1))
         }

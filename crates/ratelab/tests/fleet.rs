@@ -12,7 +12,7 @@ use ratelab::time::{MINUTE, MS};
 use ratelab::traffic::FloodStart;
 use ratelab::{Decide, Micros};
 
-const KINDS: [&str; 10] = [
+const KINDS: [&str; 11] = [
     "fixed-window",
     "sliding-log",
     "sliding-window-counter",
@@ -23,6 +23,7 @@ const KINDS: [&str; 10] = [
     "haproxy:record-rejects=false",
     "express-rate-limit",
     "rate-limiter-flexible:points=7,duration=0.25",
+    "go-rate:r=0.5,b=6",
 ];
 
 fn spec(kind: &str, fleet: Option<(&str, Option<&str>, Option<&str>)>) -> LimiterSpec {

@@ -21,7 +21,7 @@ use ratelab::theory;
 use ratelab::time::MINUTE;
 
 /// Every limiter a fleet takes (a queue is refused: a gateway answers at once).
-const KINDS: [&str; 10] = [
+const KINDS: [&str; 11] = [
     "fixed-window",
     "sliding-log",
     "sliding-window-counter",
@@ -32,6 +32,7 @@ const KINDS: [&str; 10] = [
     "haproxy:record-rejects=false",
     "express-rate-limit",
     "rate-limiter-flexible:points=5,duration=20",
+    "go-rate:b=4",
 ];
 
 /// Limiters that only compare instants (no calendar window, no millisecond clock): a round

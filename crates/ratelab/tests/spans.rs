@@ -32,6 +32,9 @@ const KINDS: &[&str] = &[
     "express-rate-limit",
     "express-rate-limit:limit=3,window-ms=250",
     "rate-limiter-flexible:points=4,duration=2.5",
+    "go-rate:r=7,b=3",
+    "go-rate:every=150ms,b=2",
+    "go-rate:r=0.3,b=5",
 ];
 
 /// The most of `times` (sorted) in any `(t − span, t]`.

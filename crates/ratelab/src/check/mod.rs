@@ -8,19 +8,23 @@
 //! enforce it let through together, and what the limiter tells a rejected client.
 
 mod config;
+mod go;
 mod js;
 
 pub use config::{Config, ACCEPTED};
 
 /// Reads a limiter's configuration from `text`, as users paste it: every limiter it
 /// configures, in order. A server's (nginx, HAProxy) or a library's (express-rate-limit,
-/// rate-limiter-flexible) options, recognised by their names.
+/// rate-limiter-flexible, Go's `x/time/rate`) options, recognised by their names.
 pub fn read_config(text: &str) -> Result<Vec<Config>, Error> {
     if text.contains("RateLimiterMemory") || text.contains("rate-limiter-flexible") {
         return js::read_flexible(text);
     }
     if text.contains("rateLimit(") || text.contains("express-rate-limit") {
         return js::read_express(text);
+    }
+    if text.contains("NewLimiter(") {
+        return go::read_go(text);
     }
     config::read_server(text)
 }
@@ -274,11 +278,15 @@ fn retry_after_trust(config: &Config) -> Result<String, Error> {
         }
         t += every;
     }
+    let sent = match config.source {
+        "go-rate" => "sent by the middleware in front of it (echo's: the wait rounded up to whole seconds; the library itself sends none)",
+        _ => "sent, in whole seconds rounded up",
+    };
     Ok(if refused == 0 {
-        format!("sent, in whole seconds rounded up: a client that waits what it says was admitted after every one of {rejected} rejections of a flood at four times the limit")
+        format!("{sent}: a client that waits what it says was admitted after every one of {rejected} rejections of a flood at four times the limit")
     } else {
         format!(
-            "sent, but too early: waiting what it says gets another rejection in {refused} of {rejected} cases ({}%), up to {} early",
+            "{sent}, but too early: waiting what it says gets another rejection in {refused} of {rejected} cases ({}%), up to {} early",
             fixed(100.0 * refused as f64 / rejected.max(1) as f64, 1),
             format_duration(longest_early)
         )

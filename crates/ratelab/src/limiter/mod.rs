@@ -11,6 +11,7 @@ mod buckets;
 mod decide;
 #[cfg(feature = "fleet")]
 mod fleet;
+mod go_rate;
 mod haproxy;
 mod nginx;
 mod retry_after;
@@ -25,6 +26,7 @@ pub use buckets::{Gcra, LeakyBucket, LeakyMode, TokenBucket};
 pub use decide::{Decide, Decision, Rate, State, StateKind};
 #[cfg(feature = "fleet")]
 pub use fleet::Fleet;
+pub use go_rate::GoRate;
 pub use haproxy::Haproxy;
 pub use nginx::{thousandths_per_second, Nginx};
 #[cfg(feature = "fleet")]
@@ -57,6 +59,8 @@ pub enum Limiter {
     Haproxy(Haproxy),
     /// See [`AnchoredWindow`]: express-rate-limit's and rate-limiter-flexible's window.
     Anchored(AnchoredWindow),
+    /// See [`GoRate`]: Go's `x/time/rate` Limiter.
+    GoRate(GoRate),
     /// See [`Split`].
     Split(Split),
     /// See [`Fleet`].
@@ -96,6 +100,7 @@ impl Decide for Limiter {
             Limiter::Nginx(l) => l.decide(t),
             Limiter::Haproxy(l) => l.decide(t),
             Limiter::Anchored(l) => l.decide(t),
+            Limiter::GoRate(l) => l.decide(t),
             Limiter::Split(l) => l.decide(t),
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.decide(t),
@@ -114,6 +119,7 @@ impl Decide for Limiter {
             Limiter::Nginx(l) => l.admit(t),
             Limiter::Haproxy(l) => l.admit(t),
             Limiter::Anchored(l) => l.admit(t),
+            Limiter::GoRate(l) => l.admit(t),
             Limiter::Split(l) => l.admit(t),
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.admit(t),
@@ -156,6 +162,7 @@ impl Limiter {
             Limiter::Nginx(l) => l.state(now),
             Limiter::Haproxy(l) => l.state(now),
             Limiter::Anchored(l) => l.state(now),
+            Limiter::GoRate(l) => l.state(now),
             Limiter::Split(l) => l.state(now),
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.state(now),

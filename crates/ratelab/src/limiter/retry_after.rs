@@ -30,6 +30,7 @@ impl Limiter {
     pub fn header(&self, t: Micros) -> Option<Micros> {
         match self {
             Limiter::Anchored(l) => Some(l.header(t)),
+            Limiter::GoRate(l) => Some(l.header(t)),
             _ => None,
         }
     }
@@ -50,6 +51,7 @@ impl Limiter {
             Limiter::SlidingWindowCounter(l) => search(l, t),
             Limiter::Haproxy(l) => search(l, t),
             Limiter::Anchored(l) => l.retry_after(t),
+            Limiter::GoRate(l) => l.retry_after(t),
             Limiter::Split(_) => return None,
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.retry_after(t)?,

@@ -9,8 +9,8 @@
 //! not record them they change nothing.
 
 use super::{
-    AnchoredWindow, Decide, FixedWindow, Gcra, Haproxy, LeakyBucket, Limiter, Nginx, SlidingLog,
-    SlidingWindowCounter, TokenBucket,
+    AnchoredWindow, Decide, FixedWindow, Gcra, GoRate, Haproxy, LeakyBucket, Limiter, Nginx,
+    SlidingLog, SlidingWindowCounter, TokenBucket,
 };
 use crate::time::Micros;
 
@@ -142,6 +142,15 @@ impl Shared for AnchoredWindow {
     }
 }
 
+impl Shared for GoRate {
+    fn peek(&self, t: Micros) -> bool {
+        GoRate::peek(self, t)
+    }
+    fn force(&mut self, t: Micros) {
+        GoRate::force(self, t);
+    }
+}
+
 impl Shared for Limiter {
     fn peek(&self, t: Micros) -> bool {
         match self {
@@ -154,6 +163,7 @@ impl Shared for Limiter {
             Limiter::Nginx(l) => l.peek(t),
             Limiter::Haproxy(l) => l.peek(t),
             Limiter::Anchored(l) => Shared::peek(l, t),
+            Limiter::GoRate(l) => Shared::peek(l, t),
             // A fleet or a split is never itself shared: the scenario refuses it.
             Limiter::Split(_) | Limiter::Fleet(_) => false,
         }
@@ -169,6 +179,7 @@ impl Shared for Limiter {
             Limiter::Nginx(l) => l.force(t),
             Limiter::Haproxy(l) => l.force(t),
             Limiter::Anchored(l) => Shared::force(l, t),
+            Limiter::GoRate(l) => Shared::force(l, t),
             Limiter::Split(_) | Limiter::Fleet(_) => {}
         }
     }
@@ -203,6 +214,7 @@ mod tests {
             )),
             Limiter::Haproxy(Haproxy::new(limit, SECOND, false)),
             Limiter::Anchored(AnchoredWindow::new(limit, SECOND)),
+            Limiter::GoRate(GoRate::new(limit as f64, limit)),
         ]
     }
 

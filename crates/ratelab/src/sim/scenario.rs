@@ -4,8 +4,8 @@
 use crate::error::Error;
 use crate::import::MAX_REPLAY;
 use crate::limiter::{
-    AnchoredWindow, FixedWindow, Gcra, Haproxy, LeakyBucket, LeakyMode, Limiter, Nginx, Rate,
-    SlidingLog, SlidingWindowCounter, Split, TokenBucket,
+    AnchoredWindow, FixedWindow, Gcra, GoRate, Haproxy, LeakyBucket, LeakyMode, Limiter, Nginx,
+    Rate, SlidingLog, SlidingWindowCounter, Split, TokenBucket,
 };
 #[cfg(feature = "fleet")]
 use crate::limiter::{Coord, Fleet};
@@ -771,6 +771,7 @@ impl Scenario {
                 LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible => {
                     Limiter::Anchored(AnchoredWindow::new(spec.limit.unwrap_or(limit), period))
                 }
+                LimiterKind::GoRate => Limiter::GoRate(GoRate::from_rate(rate, burst)),
             }
         };
         if k == 1 {

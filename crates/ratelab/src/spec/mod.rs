@@ -53,6 +53,8 @@ pub enum LimiterKind {
     /// `rate-limiter-flexible`: rate-limiter-flexible's `RateLimiterMemory`, `points` per
     /// `duration`.
     RateLimiterFlexible,
+    /// `go-rate`: Go's `golang.org/x/time/rate` Limiter, `rate.NewLimiter(r, b)`.
+    GoRate,
 }
 
 impl LimiterKind {
@@ -72,9 +74,10 @@ impl LimiterKind {
 
     /// Libraries' limiters, each in its library's own units and arithmetic, named as their
     /// users configure them.
-    pub const LIBRARIES: [LimiterKind; 2] = [
+    pub const LIBRARIES: [LimiterKind; 3] = [
         LimiterKind::ExpressRateLimit,
         LimiterKind::RateLimiterFlexible,
+        LimiterKind::GoRate,
     ];
 
     /// The spec name.
@@ -90,6 +93,7 @@ impl LimiterKind {
             LimiterKind::Haproxy => "haproxy",
             LimiterKind::ExpressRateLimit => "express-rate-limit",
             LimiterKind::RateLimiterFlexible => "rate-limiter-flexible",
+            LimiterKind::GoRate => "go-rate",
         }
     }
 
@@ -237,6 +241,23 @@ impl LimiterSpec {
                 "duration" if kind == LimiterKind::RateLimiterFlexible => {
                     spec.period = Some(parse_flexible_seconds(&what, value)?)
                 }
+                "r" if kind == LimiterKind::GoRate => {
+                    spec.rate = Some(parse_go_rate(&what, value)?)
+                }
+                "every" if kind == LimiterKind::GoRate => {
+                    let per = crate::time::parse_duration(&what, value)?;
+                    if per == 0 {
+                        return Err(Error::invalid(
+                            &what,
+                            value,
+                            "a duration above 0, like 100ms (rate.Every of 0 is no limit at all)",
+                        ));
+                    }
+                    spec.rate = Some(Rate { count: 1, per });
+                }
+                "b" if kind == LimiterKind::GoRate => {
+                    spec.burst = Some(parse_count(&what, value, 0, MAX_BURST)?)
+                }
                 "burst" if kind.has_bucket() => {
                     let min = if kind == LimiterKind::LeakyBucket {
                         0
@@ -345,6 +366,30 @@ impl LimiterSpec {
     }
 }
 
+/// Go's `rate.Limit` as a decimal number of events a second (`r=10`, `r=0.5`, up to six
+/// decimals), kept exactly as `count` per a power of ten seconds, so that the model's
+/// `float64` is the one Go parses from the same literal.
+fn parse_go_rate(what: &str, text: &str) -> Result<Rate, Error> {
+    let accepted =
+        "events a second above 0 and at most 1000000, up to six decimals, like 10 or 0.5";
+    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    let ok = !whole.is_empty()
+        && whole.bytes().all(|b| b.is_ascii_digit())
+        && frac.len() <= 6
+        && frac.bytes().all(|b| b.is_ascii_digit());
+    let rate = ok
+        .then(|| {
+            let frac = frac.trim_end_matches('0');
+            let count: u64 = format!("{whole}{frac}").parse().ok()?;
+            let per = 10u64.pow(frac.len() as u32).checked_mul(SECOND)?;
+            Some(Rate { count, per })
+        })
+        .flatten()
+        .filter(|r| r.count > 0 && r.count as f64 / (r.per as f64 / 1e6) <= 1e6)
+        .ok_or_else(|| Error::invalid(what, text, accepted))?;
+    Ok(rate)
+}
+
 /// rate-limiter-flexible's `duration`: seconds, to the millisecond (the library multiplies
 /// by 1,000), from 1 ms to 24 days (above about 24.8 days Node shortens its timers to 1 ms
 /// and the limit stops working).
@@ -371,6 +416,7 @@ fn limiter_keys(kind: LimiterKind) -> String {
     match kind {
         LimiterKind::ExpressRateLimit => return "limit=N (or max=N), window-ms=MS".into(),
         LimiterKind::RateLimiterFlexible => return "points=N, duration=SECONDS".into(),
+        LimiterKind::GoRate => return "r=EVENTS_PER_SECOND or every=DUR, b=BURST".into(),
         LimiterKind::Nginx => return "rate=Nr/s|Nr/m, burst=B, delay=D, nodelay".into(),
         LimiterKind::Haproxy => {
             return "period=DUR, limit=N, record-rejects=true|false".into();
