@@ -114,6 +114,18 @@ fn limiter_text(spec: &LimiterSpec) -> String {
             }
             return spec_text(spec.kind.name(), &keys);
         }
+        LimiterKind::RedisCell => {
+            if let Some(b) = spec.burst {
+                keys.push(format!("max-burst={b}"));
+            }
+            if let Some(n) = spec.limit {
+                keys.push(format!("count={n}"));
+            }
+            if let Some(p) = spec.period {
+                keys.push(format!("period={}", p / 1_000_000));
+            }
+            return spec_text(spec.kind.name(), &keys);
+        }
         LimiterKind::GoRate => {
             if let Some(r) = spec.rate {
                 keys.push(if r.count == 1 {

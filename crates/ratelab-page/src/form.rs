@@ -337,6 +337,7 @@ pub fn display_name(kind: LimiterKind) -> &'static str {
         LimiterKind::ExpressRateLimit => "express-rate-limit (memory store)",
         LimiterKind::RateLimiterFlexible => "rate-limiter-flexible (RateLimiterMemory)",
         LimiterKind::GoRate => "Go x/time/rate (rate.NewLimiter)",
+        LimiterKind::RedisCell => "redis-cell (CL.THROTTLE)",
     }
 }
 

@@ -16,7 +16,7 @@ use crate::limiter::{LeakyMode, Rate};
 #[cfg(feature = "fleet")]
 use crate::spec::FleetSpec;
 use crate::spec::{LimiterKind, LimiterSpec};
-use crate::time::{Micros, MS};
+use crate::time::{Micros, MS, SECOND};
 
 /// Erlang's B formula: the blocking probability of `servers` slots offered `erlangs` of load.
 ///
@@ -130,6 +130,10 @@ pub fn worst_in(spec: &LimiterSpec, limit: u64, window: Micros, span: Micros) ->
             let delay = (spec.mode == LeakyMode::Queue).then_some(spec.delay);
             Some(nginx_worst(rate, spec.burst.unwrap_or(0), delay, span))
         }
+        LimiterKind::RedisCell => {
+            let (burst, count, period) = redis_cell_keys(spec, limit, window);
+            Some(redis_cell_worst(burst, count, period, span))
+        }
         LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible => {
             // Split across K gateways, each keeps its own windows: its part of `L`, or the
             // whole of its own `limit=`.
@@ -177,6 +181,7 @@ pub fn first_instant(spec: &LimiterSpec, limit: u64) -> Option<u64> {
         LimiterKind::TokenBucket | LimiterKind::Gcra | LimiterKind::GoRate => {
             Some(spec.burst.unwrap_or(limit))
         }
+        LimiterKind::RedisCell => Some(redis_cell_keys(spec, limit, SECOND).0.saturating_add(1)),
         LimiterKind::LeakyBucket | LimiterKind::Nginx => {
             Some(spec.burst.unwrap_or(0).saturating_add(1))
         }
@@ -306,6 +311,31 @@ pub fn nginx_worst(rate: Rate, burst: u64, delay: Option<u64>, window: Micros) -
         }
         _ => burst + 1 + (per_second * span / 1_000_000).min(u128::from(u64::MAX / 2)) as u64,
     }
+}
+
+/// redis-cell's `max_burst`, `count` and `period` (s) of `spec`: as given, else a burst of
+/// `L − 1` (so that a full bucket passes `L` at once) and `L` per `W` rounded up to whole
+/// seconds.
+pub fn redis_cell_keys(spec: &LimiterSpec, limit: u64, window: Micros) -> (u64, u64, u64) {
+    let count = spec.limit.unwrap_or(limit);
+    let period = spec.period.unwrap_or(window).div_ceil(SECOND).max(1);
+    (spec.burst.unwrap_or(count.saturating_sub(1)), count, period)
+}
+
+/// The most redis-cell (`CL.THROTTLE key max_burst count period`) admits in any span of
+/// `span` µs: a full bucket's `max_burst + 1`, and one each emission interval `T` after it,
+/// `⌊(span − 1 ns)/T⌋`. Redis can let the key go up to a millisecond before its theoretical
+/// arrival time (its expiry is truncated to whole milliseconds on its millisecond clock), but
+/// only once the key has been left alone for most of `DVT`, and then the bucket is full (no
+/// fuller): with `T` at least a millisecond, which the scenario requires, that moves nothing a
+/// draining bucket admits. (Property-tested against random and bursty traffic.)
+pub fn redis_cell_worst(max_burst: u64, count: u64, period_s: u64, span: Micros) -> u64 {
+    let interval = ((period_s as f64 * 1e9) / count.max(1) as f64) as u128;
+    let span_ns = u128::from(span).saturating_mul(1000);
+    let more = span_ns.saturating_sub(1) / interval.max(1);
+    max_burst
+        .saturating_add(1)
+        .saturating_add(u64::try_from(more).unwrap_or(u64::MAX))
 }
 
 /// The most a window a key's first request opens (express-rate-limit, rate-limiter-flexible:

@@ -133,6 +133,7 @@ fn limiters() -> Vec<LimiterSpec> {
         "rate-limiter-flexible:points=2,duration=0.001",
         "go-rate:r=1000000,b=3",
         "go-rate:every=24h,b=1",
+        "redis-cell:max-burst=2,count=1000,period=1",
     ]
     .iter()
     .map(|s| LimiterSpec::parse(s).expect("spec"))

@@ -12,7 +12,7 @@ use ratelab::time::{MINUTE, MS};
 use ratelab::traffic::FloodStart;
 use ratelab::{Decide, Micros};
 
-const KINDS: [&str; 11] = [
+const KINDS: [&str; 12] = [
     "fixed-window",
     "sliding-log",
     "sliding-window-counter",
@@ -24,6 +24,7 @@ const KINDS: [&str; 11] = [
     "express-rate-limit",
     "rate-limiter-flexible:points=7,duration=0.25",
     "go-rate:r=0.5,b=6",
+    "redis-cell:max-burst=5,count=7,period=3",
 ];
 
 fn spec(kind: &str, fleet: Option<(&str, Option<&str>, Option<&str>)>) -> LimiterSpec {

@@ -21,7 +21,7 @@ use ratelab::theory;
 use ratelab::time::MINUTE;
 
 /// Every limiter a fleet takes (a queue is refused: a gateway answers at once).
-const KINDS: [&str; 11] = [
+const KINDS: [&str; 12] = [
     "fixed-window",
     "sliding-log",
     "sliding-window-counter",
@@ -33,6 +33,7 @@ const KINDS: [&str; 11] = [
     "express-rate-limit",
     "rate-limiter-flexible:points=5,duration=20",
     "go-rate:b=4",
+    "redis-cell:max-burst=3,count=30,period=60",
 ];
 
 /// Limiters that only compare instants (no calendar window, no millisecond clock): a round

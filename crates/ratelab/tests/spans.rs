@@ -35,6 +35,9 @@ const KINDS: &[&str] = &[
     "go-rate:r=7,b=3",
     "go-rate:every=150ms,b=2",
     "go-rate:r=0.3,b=5",
+    "redis-cell:max-burst=3,count=30,period=60",
+    "redis-cell:max-burst=0,count=3,period=1",
+    "redis-cell",
 ];
 
 /// The most of `times` (sorted) in any `(t − span, t]`.

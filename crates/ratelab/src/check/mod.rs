@@ -10,12 +10,13 @@
 mod config;
 mod go;
 mod js;
+mod redis;
 
 pub use config::{Config, ACCEPTED};
 
 /// Reads a limiter's configuration from `text`, as users paste it: every limiter it
 /// configures, in order. A server's (nginx, HAProxy) or a library's (express-rate-limit,
-/// rate-limiter-flexible, Go's `x/time/rate`) options, recognised by their names.
+/// rate-limiter-flexible, Go's `x/time/rate`, redis-cell) options, recognised by their names.
 pub fn read_config(text: &str) -> Result<Vec<Config>, Error> {
     if text.contains("RateLimiterMemory") || text.contains("rate-limiter-flexible") {
         return js::read_flexible(text);
@@ -25,6 +26,9 @@ pub fn read_config(text: &str) -> Result<Vec<Config>, Error> {
     }
     if text.contains("NewLimiter(") {
         return go::read_go(text);
+    }
+    if text.to_ascii_uppercase().contains("CL.THROTTLE") {
+        return redis::read_throttle(text);
     }
     config::read_server(text)
 }
@@ -280,6 +284,7 @@ fn retry_after_trust(config: &Config) -> Result<String, Error> {
     }
     let sent = match config.source {
         "go-rate" => "sent by the middleware in front of it (echo's: the wait rounded up to whole seconds; the library itself sends none)",
+        "redis-cell" => "sent as CL.THROTTLE's retry_after, the wait truncated to whole seconds",
         _ => "sent, in whole seconds rounded up",
     };
     Ok(if refused == 0 {

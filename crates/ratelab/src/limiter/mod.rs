@@ -14,6 +14,7 @@ mod fleet;
 mod go_rate;
 mod haproxy;
 mod nginx;
+mod redis_cell;
 mod retry_after;
 #[cfg(feature = "fleet")]
 mod router;
@@ -29,6 +30,7 @@ pub use fleet::Fleet;
 pub use go_rate::GoRate;
 pub use haproxy::Haproxy;
 pub use nginx::{thousandths_per_second, Nginx};
+pub use redis_cell::RedisCell;
 #[cfg(feature = "fleet")]
 pub use router::{Coord, FleetStats, GatewayStats, Outage, Route, Router};
 #[cfg(feature = "fleet")]
@@ -61,6 +63,8 @@ pub enum Limiter {
     Anchored(AnchoredWindow),
     /// See [`GoRate`]: Go's `x/time/rate` Limiter.
     GoRate(GoRate),
+    /// See [`RedisCell`]: redis-cell's `CL.THROTTLE`.
+    RedisCell(RedisCell),
     /// See [`Split`].
     Split(Split),
     /// See [`Fleet`].
@@ -101,6 +105,7 @@ impl Decide for Limiter {
             Limiter::Haproxy(l) => l.decide(t),
             Limiter::Anchored(l) => l.decide(t),
             Limiter::GoRate(l) => l.decide(t),
+            Limiter::RedisCell(l) => l.decide(t),
             Limiter::Split(l) => l.decide(t),
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.decide(t),
@@ -120,6 +125,7 @@ impl Decide for Limiter {
             Limiter::Haproxy(l) => l.admit(t),
             Limiter::Anchored(l) => l.admit(t),
             Limiter::GoRate(l) => l.admit(t),
+            Limiter::RedisCell(l) => l.admit(t),
             Limiter::Split(l) => l.admit(t),
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.admit(t),
@@ -163,6 +169,7 @@ impl Limiter {
             Limiter::Haproxy(l) => l.state(now),
             Limiter::Anchored(l) => l.state(now),
             Limiter::GoRate(l) => l.state(now),
+            Limiter::RedisCell(l) => l.state(now),
             Limiter::Split(l) => l.state(now),
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.state(now),

@@ -31,6 +31,7 @@ impl Limiter {
         match self {
             Limiter::Anchored(l) => Some(l.header(t)),
             Limiter::GoRate(l) => Some(l.header(t)),
+            Limiter::RedisCell(l) => Some(l.header(t)),
             _ => None,
         }
     }
@@ -52,6 +53,7 @@ impl Limiter {
             Limiter::Haproxy(l) => search(l, t),
             Limiter::Anchored(l) => l.retry_after(t),
             Limiter::GoRate(l) => l.retry_after(t),
+            Limiter::RedisCell(l) => l.retry_after(t),
             Limiter::Split(_) => return None,
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.retry_after(t)?,

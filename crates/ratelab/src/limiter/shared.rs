@@ -10,7 +10,7 @@
 
 use super::{
     AnchoredWindow, Decide, FixedWindow, Gcra, GoRate, Haproxy, LeakyBucket, Limiter, Nginx,
-    SlidingLog, SlidingWindowCounter, TokenBucket,
+    RedisCell, SlidingLog, SlidingWindowCounter, TokenBucket,
 };
 use crate::time::Micros;
 
@@ -151,6 +151,15 @@ impl Shared for GoRate {
     }
 }
 
+impl Shared for RedisCell {
+    fn peek(&self, t: Micros) -> bool {
+        RedisCell::peek(self, t)
+    }
+    fn force(&mut self, t: Micros) {
+        RedisCell::force(self, t);
+    }
+}
+
 impl Shared for Limiter {
     fn peek(&self, t: Micros) -> bool {
         match self {
@@ -164,6 +173,7 @@ impl Shared for Limiter {
             Limiter::Haproxy(l) => l.peek(t),
             Limiter::Anchored(l) => Shared::peek(l, t),
             Limiter::GoRate(l) => Shared::peek(l, t),
+            Limiter::RedisCell(l) => Shared::peek(l, t),
             // A fleet or a split is never itself shared: the scenario refuses it.
             Limiter::Split(_) | Limiter::Fleet(_) => false,
         }
@@ -180,6 +190,7 @@ impl Shared for Limiter {
             Limiter::Haproxy(l) => l.force(t),
             Limiter::Anchored(l) => Shared::force(l, t),
             Limiter::GoRate(l) => Shared::force(l, t),
+            Limiter::RedisCell(l) => Shared::force(l, t),
             Limiter::Split(_) | Limiter::Fleet(_) => {}
         }
     }
@@ -215,6 +226,7 @@ mod tests {
             Limiter::Haproxy(Haproxy::new(limit, SECOND, false)),
             Limiter::Anchored(AnchoredWindow::new(limit, SECOND)),
             Limiter::GoRate(GoRate::new(limit as f64, limit)),
+            Limiter::RedisCell(RedisCell::new(limit - 1, limit, 1)),
         ]
     }
 

@@ -174,6 +174,7 @@ fn decide_and_audit_each(
         Limiter::Haproxy(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
         Limiter::Anchored(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
         Limiter::GoRate(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
+        Limiter::RedisCell(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
         Limiter::Split(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
         #[cfg(feature = "fleet")]
         Limiter::Fleet(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
@@ -235,6 +236,7 @@ fn drive_lanes(source: &mut RetryClient, lanes: &mut [Classic<'_>]) {
                 Limiter::Haproxy(l) => drive(client, fresh, until, l, audit, &mut each),
                 Limiter::Anchored(l) => drive(client, fresh, until, l, audit, &mut each),
                 Limiter::GoRate(l) => drive(client, fresh, until, l, audit, &mut each),
+                Limiter::RedisCell(l) => drive(client, fresh, until, l, audit, &mut each),
                 Limiter::Split(l) => drive(client, fresh, until, l, audit, &mut each),
                 #[cfg(feature = "fleet")]
                 Limiter::Fleet(l) => drive(client, fresh, until, &mut **l, audit, &mut each),

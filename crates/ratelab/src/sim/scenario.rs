@@ -5,7 +5,7 @@ use crate::error::Error;
 use crate::import::MAX_REPLAY;
 use crate::limiter::{
     AnchoredWindow, FixedWindow, Gcra, GoRate, Haproxy, LeakyBucket, LeakyMode, Limiter, Nginx,
-    Rate, SlidingLog, SlidingWindowCounter, Split, TokenBucket,
+    Rate, RedisCell, SlidingLog, SlidingWindowCounter, Split, TokenBucket,
 };
 #[cfg(feature = "fleet")]
 use crate::limiter::{Coord, Fleet};
@@ -707,6 +707,16 @@ impl Scenario {
             }
             _ => self.window,
         };
+        if spec.kind == LimiterKind::RedisCell {
+            let (_, count, period) = crate::theory::redis_cell_keys(spec, self.limit, self.window);
+            if u128::from(period) * 1000 < u128::from(count) {
+                return Err(Error::invalid(
+                    &format!("{name}: count"),
+                    &count.to_string(),
+                    &format!("at most {} for a period of {period} s: an emission interval under a millisecond lets Redis's key expiry, in whole milliseconds, undo the limit", period * 1000),
+                ));
+            }
+        }
         if burst % k != 0 {
             return Err(Error::invalid(
                 &format!("{name}: burst"),
@@ -772,6 +782,10 @@ impl Scenario {
                     Limiter::Anchored(AnchoredWindow::new(spec.limit.unwrap_or(limit), period))
                 }
                 LimiterKind::GoRate => Limiter::GoRate(GoRate::from_rate(rate, burst)),
+                LimiterKind::RedisCell => {
+                    let (b, n, p) = crate::theory::redis_cell_keys(spec, limit, self.window);
+                    Limiter::RedisCell(RedisCell::new(b, n, p))
+                }
             }
         };
         if k == 1 {

@@ -55,6 +55,8 @@ pub enum LimiterKind {
     RateLimiterFlexible,
     /// `go-rate`: Go's `golang.org/x/time/rate` Limiter, `rate.NewLimiter(r, b)`.
     GoRate,
+    /// `redis-cell`: redis-cell's `CL.THROTTLE key max_burst count period`.
+    RedisCell,
 }
 
 impl LimiterKind {
@@ -74,10 +76,11 @@ impl LimiterKind {
 
     /// Libraries' limiters, each in its library's own units and arithmetic, named as their
     /// users configure them.
-    pub const LIBRARIES: [LimiterKind; 3] = [
+    pub const LIBRARIES: [LimiterKind; 4] = [
         LimiterKind::ExpressRateLimit,
         LimiterKind::RateLimiterFlexible,
         LimiterKind::GoRate,
+        LimiterKind::RedisCell,
     ];
 
     /// The spec name.
@@ -94,6 +97,7 @@ impl LimiterKind {
             LimiterKind::ExpressRateLimit => "express-rate-limit",
             LimiterKind::RateLimiterFlexible => "rate-limiter-flexible",
             LimiterKind::GoRate => "go-rate",
+            LimiterKind::RedisCell => "redis-cell",
         }
     }
 
@@ -258,6 +262,15 @@ impl LimiterSpec {
                 "b" if kind == LimiterKind::GoRate => {
                     spec.burst = Some(parse_count(&what, value, 0, MAX_BURST)?)
                 }
+                "max-burst" if kind == LimiterKind::RedisCell => {
+                    spec.burst = Some(parse_count(&what, value, 0, MAX_BURST)?)
+                }
+                "count" if kind == LimiterKind::RedisCell => {
+                    spec.limit = Some(parse_count(&what, value, 1, MAX_BURST)?)
+                }
+                "period" if kind == LimiterKind::RedisCell => {
+                    spec.period = Some(parse_count(&what, value, 1, 86_400 * 366)? * SECOND)
+                }
                 "burst" if kind.has_bucket() => {
                     let min = if kind == LimiterKind::LeakyBucket {
                         0
@@ -417,6 +430,7 @@ fn limiter_keys(kind: LimiterKind) -> String {
         LimiterKind::ExpressRateLimit => return "limit=N (or max=N), window-ms=MS".into(),
         LimiterKind::RateLimiterFlexible => return "points=N, duration=SECONDS".into(),
         LimiterKind::GoRate => return "r=EVENTS_PER_SECOND or every=DUR, b=BURST".into(),
+        LimiterKind::RedisCell => return "max-burst=B, count=N, period=SECONDS".into(),
         LimiterKind::Nginx => return "rate=Nr/s|Nr/m, burst=B, delay=D, nodelay".into(),
         LimiterKind::Haproxy => {
             return "period=DUR, limit=N, record-rejects=true|false".into();
