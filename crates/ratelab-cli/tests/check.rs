@@ -222,7 +222,10 @@ fn a_go_limiter_as_go_code_writes_it() {
 
 #[test]
 fn redis_cells_throttle_and_its_retry_after_that_comes_too_early() {
-    let (code, out, err) = ratelab(&["check", "-", "--format", "json"], "127.0.0.1:6379> CL.THROTTLE user123 3 30 60\n");
+    let (code, out, err) = ratelab(
+        &["check", "-", "--format", "json"],
+        "127.0.0.1:6379> CL.THROTTLE user123 3 30 60\n",
+    );
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(v["limiter"], "redis-cell:max-burst=3,count=30,period=60");

@@ -6,6 +6,7 @@
 //! limiter gets its own client, built from the same seed, and sees the same first tries.
 
 mod bounds;
+mod build;
 #[cfg(feature = "fleet")]
 mod gateways;
 mod mechanism;
