@@ -236,3 +236,22 @@ fn redis_cells_throttle_and_its_retry_after_that_comes_too_early() {
     let ra = v["retry_after"].as_str().expect("text");
     assert!(ra.contains("too early") && ra.contains("truncated"), "{ra}");
 }
+
+#[test]
+fn a_vcl_with_vsthrottle_promises_nearly_twice_its_limit() {
+    let vcl = "vcl 4.1;\nimport vsthrottle;\n\nsub vcl_recv {\n    # 15 requests per 10 seconds per client\n    if (vsthrottle.is_denied(client.identity, 15, 10s)) {\n        return (synth(429, \"Too Many Requests\"));\n    }\n}\n";
+    let (code, out, err) = ratelab(&["check", "-", "--format", "json"], vcl);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["limiter"], "vsthrottle:limit=15,period=10s");
+    // A full bucket of 15, then one a token's time apart: 2L - 1 in ten seconds.
+    assert_eq!(v["worst_window"], 29);
+    assert_eq!(v["worst_found"], 29);
+    assert!(
+        v["retry_after"]
+            .as_str()
+            .expect("text")
+            .contains("no Retry-After"),
+        "{v}"
+    );
+}

@@ -114,6 +114,15 @@ fn limiter_text(spec: &LimiterSpec) -> String {
             }
             return spec_text(spec.kind.name(), &keys);
         }
+        LimiterKind::Vsthrottle => {
+            if let Some(n) = spec.limit {
+                keys.push(format!("limit={n}"));
+            }
+            if let Some(p) = spec.period {
+                keys.push(format!("period={}", us(p)));
+            }
+            return spec_text(spec.kind.name(), &keys);
+        }
         LimiterKind::RedisCell => {
             if let Some(b) = spec.burst {
                 keys.push(format!("max-burst={b}"));

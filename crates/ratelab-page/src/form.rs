@@ -338,6 +338,7 @@ pub fn display_name(kind: LimiterKind) -> &'static str {
         LimiterKind::RateLimiterFlexible => "rate-limiter-flexible (RateLimiterMemory)",
         LimiterKind::GoRate => "Go x/time/rate (rate.NewLimiter)",
         LimiterKind::RedisCell => "redis-cell (CL.THROTTLE)",
+        LimiterKind::Vsthrottle => "Varnish vsthrottle",
     }
 }
 

@@ -16,7 +16,9 @@ use crate::limiter::{LeakyMode, Rate};
 #[cfg(feature = "fleet")]
 use crate::spec::FleetSpec;
 use crate::spec::{LimiterKind, LimiterSpec};
-use crate::time::{Micros, MS, SECOND};
+use crate::time::Micros;
+#[cfg(feature = "libraries")]
+use crate::time::{MS, SECOND};
 
 /// Erlang's B formula: the blocking probability of `servers` slots offered `erlangs` of load.
 ///
@@ -130,10 +132,21 @@ pub fn worst_in(spec: &LimiterSpec, limit: u64, window: Micros, span: Micros) ->
             let delay = (spec.mode == LeakyMode::Queue).then_some(spec.delay);
             Some(nginx_worst(rate, spec.burst.unwrap_or(0), delay, span))
         }
+        #[cfg(feature = "libraries")]
+        LimiterKind::Vsthrottle => {
+            // A bucket of `limit` refilled `limit` per period in whole tokens only: at most
+            // the token bucket's, the fractions it throws away only ever lose.
+            let l = spec.limit.unwrap_or(limit);
+            let period = spec.period.unwrap_or(window);
+            let refill = u128::from(l) * u128::from(span - 1) / u128::from(period.max(1));
+            Some(l.saturating_add(refill.min(u128::from(u64::MAX)) as u64))
+        }
+        #[cfg(feature = "libraries")]
         LimiterKind::RedisCell => {
             let (burst, count, period) = redis_cell_keys(spec, limit, window);
             Some(redis_cell_worst(burst, count, period, span))
         }
+        #[cfg(feature = "libraries")]
         LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible => {
             // Split across K gateways, each keeps its own windows: its part of `L`, or the
             // whole of its own `limit=`.
@@ -141,6 +154,11 @@ pub fn worst_in(spec: &LimiterSpec, limit: u64, window: Micros, span: Micros) ->
             let part = spec.limit.unwrap_or(limit / k.max(1));
             Some(k.saturating_mul(anchored_worst(part, period, span)))
         }
+        #[cfg(not(feature = "libraries"))]
+        LimiterKind::Vsthrottle
+        | LimiterKind::RedisCell
+        | LimiterKind::ExpressRateLimit
+        | LimiterKind::RateLimiterFlexible => None,
         LimiterKind::Haproxy => {
             let period = spec.haproxy_period(window).ok()?;
             let limit = spec.limit.unwrap_or(limit);
@@ -181,7 +199,11 @@ pub fn first_instant(spec: &LimiterSpec, limit: u64) -> Option<u64> {
         LimiterKind::TokenBucket | LimiterKind::Gcra | LimiterKind::GoRate => {
             Some(spec.burst.unwrap_or(limit))
         }
+        #[cfg(feature = "libraries")]
         LimiterKind::RedisCell => Some(redis_cell_keys(spec, limit, SECOND).0.saturating_add(1)),
+        #[cfg(not(feature = "libraries"))]
+        LimiterKind::RedisCell => None,
+        LimiterKind::Vsthrottle => Some(spec.limit.unwrap_or(limit)),
         LimiterKind::LeakyBucket | LimiterKind::Nginx => {
             Some(spec.burst.unwrap_or(0).saturating_add(1))
         }
@@ -313,6 +335,7 @@ pub fn nginx_worst(rate: Rate, burst: u64, delay: Option<u64>, window: Micros) -
     }
 }
 
+#[cfg(feature = "libraries")]
 /// redis-cell's `max_burst`, `count` and `period` (s) of `spec`: as given, else a burst of
 /// `L − 1` (so that a full bucket passes `L` at once) and `L` per `W` rounded up to whole
 /// seconds.
@@ -322,6 +345,7 @@ pub fn redis_cell_keys(spec: &LimiterSpec, limit: u64, window: Micros) -> (u64, 
     (spec.burst.unwrap_or(count.saturating_sub(1)), count, period)
 }
 
+#[cfg(feature = "libraries")]
 /// The most redis-cell (`CL.THROTTLE key max_burst count period`) admits in any span of
 /// `span` µs: a full bucket's `max_burst + 1`, and one each emission interval `T` after it,
 /// `⌊(span − 1 ns)/T⌋`. Redis can let the key go up to a millisecond before its theoretical
@@ -338,6 +362,7 @@ pub fn redis_cell_worst(max_burst: u64, count: u64, period_s: u64, span: Micros)
         .saturating_add(u64::try_from(more).unwrap_or(u64::MAX))
 }
 
+#[cfg(feature = "libraries")]
 /// The most a window a key's first request opens (express-rate-limit, rate-limiter-flexible:
 /// `limit` per `period`, on a millisecond clock) admits in any span of `span` µs. Each window
 /// admits at most `limit`, and a span can reach into `k = ⌊(span − 1)/period⌋ + 2` of them

@@ -134,6 +134,7 @@ fn limiters() -> Vec<LimiterSpec> {
         "go-rate:r=1000000,b=3",
         "go-rate:every=24h,b=1",
         "redis-cell:max-burst=2,count=1000,period=1",
+        "vsthrottle:limit=2,period=1ms",
     ]
     .iter()
     .map(|s| LimiterSpec::parse(s).expect("spec"))

@@ -12,7 +12,7 @@ use ratelab::time::{MINUTE, MS};
 use ratelab::traffic::FloodStart;
 use ratelab::{Decide, Micros};
 
-const KINDS: [&str; 12] = [
+const KINDS: [&str; 13] = [
     "fixed-window",
     "sliding-log",
     "sliding-window-counter",
@@ -25,6 +25,7 @@ const KINDS: [&str; 12] = [
     "rate-limiter-flexible:points=7,duration=0.25",
     "go-rate:r=0.5,b=6",
     "redis-cell:max-burst=5,count=7,period=3",
+    "vsthrottle",
 ];
 
 fn spec(kind: &str, fleet: Option<(&str, Option<&str>, Option<&str>)>) -> LimiterSpec {

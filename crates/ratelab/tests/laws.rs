@@ -21,7 +21,7 @@ use ratelab::theory;
 use ratelab::time::MINUTE;
 
 /// Every limiter a fleet takes (a queue is refused: a gateway answers at once).
-const KINDS: [&str; 12] = [
+const KINDS: [&str; 13] = [
     "fixed-window",
     "sliding-log",
     "sliding-window-counter",
@@ -34,6 +34,7 @@ const KINDS: [&str; 12] = [
     "rate-limiter-flexible:points=5,duration=20",
     "go-rate:b=4",
     "redis-cell:max-burst=3,count=30,period=60",
+    "vsthrottle:limit=15,period=10s",
 ];
 
 /// Limiters that only compare instants (no calendar window, no millisecond clock): a round

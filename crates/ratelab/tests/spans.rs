@@ -38,6 +38,8 @@ const KINDS: &[&str] = &[
     "redis-cell:max-burst=3,count=30,period=60",
     "redis-cell:max-burst=0,count=3,period=1",
     "redis-cell",
+    "vsthrottle:limit=15,period=10s",
+    "vsthrottle:limit=3,period=700ms",
 ];
 
 /// The most of `times` (sorted) in any `(t − span, t]`.

@@ -11,12 +11,14 @@ mod config;
 mod go;
 mod js;
 mod redis;
+mod vcl;
 
 pub use config::{Config, ACCEPTED};
 
 /// Reads a limiter's configuration from `text`, as users paste it: every limiter it
 /// configures, in order. A server's (nginx, HAProxy) or a library's (express-rate-limit,
-/// rate-limiter-flexible, Go's `x/time/rate`, redis-cell) options, recognised by their names.
+/// rate-limiter-flexible, Go's `x/time/rate`, redis-cell, vsthrottle) options, recognised by
+/// their names.
 pub fn read_config(text: &str) -> Result<Vec<Config>, Error> {
     if text.contains("RateLimiterMemory") || text.contains("rate-limiter-flexible") {
         return js::read_flexible(text);
@@ -29,6 +31,9 @@ pub fn read_config(text: &str) -> Result<Vec<Config>, Error> {
     }
     if text.to_ascii_uppercase().contains("CL.THROTTLE") {
         return redis::read_throttle(text);
+    }
+    if text.contains("vsthrottle") {
+        return vcl::read_vsthrottle(text);
     }
     config::read_server(text)
 }

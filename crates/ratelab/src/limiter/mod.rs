@@ -6,35 +6,45 @@
 //! rate of `N` requests per `D` µs is kept as the fraction itself: one token is `D` units,
 //! and a microsecond refills `N` units.
 
+#[cfg(feature = "libraries")]
 mod anchored;
 mod buckets;
 mod decide;
 #[cfg(feature = "fleet")]
 mod fleet;
+#[cfg(feature = "libraries")]
 mod go_rate;
 mod haproxy;
 mod nginx;
+#[cfg(feature = "libraries")]
 mod redis_cell;
 mod retry_after;
 #[cfg(feature = "fleet")]
 mod router;
 #[cfg(feature = "fleet")]
 mod shared;
+#[cfg(feature = "libraries")]
+mod vsthrottle;
 mod windows;
 
+#[cfg(feature = "libraries")]
 pub use anchored::AnchoredWindow;
 pub use buckets::{Gcra, LeakyBucket, LeakyMode, TokenBucket};
 pub use decide::{Decide, Decision, Rate, State, StateKind};
 #[cfg(feature = "fleet")]
 pub use fleet::Fleet;
+#[cfg(feature = "libraries")]
 pub use go_rate::GoRate;
 pub use haproxy::Haproxy;
 pub use nginx::{thousandths_per_second, Nginx};
+#[cfg(feature = "libraries")]
 pub use redis_cell::RedisCell;
 #[cfg(feature = "fleet")]
 pub use router::{Coord, FleetStats, GatewayStats, Outage, Route, Router};
 #[cfg(feature = "fleet")]
 pub use shared::Shared;
+#[cfg(feature = "libraries")]
+pub use vsthrottle::Vsthrottle;
 pub use windows::{FixedWindow, SlidingLog, SlidingWindowCounter};
 
 use crate::rng::Rng;
@@ -60,11 +70,17 @@ pub enum Limiter {
     /// See [`Haproxy`].
     Haproxy(Haproxy),
     /// See [`AnchoredWindow`]: express-rate-limit's and rate-limiter-flexible's window.
+    #[cfg(feature = "libraries")]
     Anchored(AnchoredWindow),
     /// See [`GoRate`]: Go's `x/time/rate` Limiter.
+    #[cfg(feature = "libraries")]
     GoRate(GoRate),
     /// See [`RedisCell`]: redis-cell's `CL.THROTTLE`.
+    #[cfg(feature = "libraries")]
     RedisCell(RedisCell),
+    /// See [`Vsthrottle`]: Varnish's `vsthrottle.is_denied`.
+    #[cfg(feature = "libraries")]
+    Vsthrottle(Vsthrottle),
     /// See [`Split`].
     Split(Split),
     /// See [`Fleet`].
@@ -103,9 +119,14 @@ impl Decide for Limiter {
             Limiter::LeakyBucket(l) => l.decide(t),
             Limiter::Nginx(l) => l.decide(t),
             Limiter::Haproxy(l) => l.decide(t),
+            #[cfg(feature = "libraries")]
             Limiter::Anchored(l) => l.decide(t),
+            #[cfg(feature = "libraries")]
             Limiter::GoRate(l) => l.decide(t),
+            #[cfg(feature = "libraries")]
             Limiter::RedisCell(l) => l.decide(t),
+            #[cfg(feature = "libraries")]
+            Limiter::Vsthrottle(l) => l.decide(t),
             Limiter::Split(l) => l.decide(t),
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.decide(t),
@@ -123,9 +144,14 @@ impl Decide for Limiter {
             Limiter::LeakyBucket(l) => l.admit(t),
             Limiter::Nginx(l) => l.admit(t),
             Limiter::Haproxy(l) => l.admit(t),
+            #[cfg(feature = "libraries")]
             Limiter::Anchored(l) => l.admit(t),
+            #[cfg(feature = "libraries")]
             Limiter::GoRate(l) => l.admit(t),
+            #[cfg(feature = "libraries")]
             Limiter::RedisCell(l) => l.admit(t),
+            #[cfg(feature = "libraries")]
+            Limiter::Vsthrottle(l) => l.admit(t),
             Limiter::Split(l) => l.admit(t),
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.admit(t),
@@ -167,9 +193,14 @@ impl Limiter {
             Limiter::LeakyBucket(l) => l.state(now),
             Limiter::Nginx(l) => l.state(now),
             Limiter::Haproxy(l) => l.state(now),
+            #[cfg(feature = "libraries")]
             Limiter::Anchored(l) => l.state(now),
+            #[cfg(feature = "libraries")]
             Limiter::GoRate(l) => l.state(now),
+            #[cfg(feature = "libraries")]
             Limiter::RedisCell(l) => l.state(now),
+            #[cfg(feature = "libraries")]
+            Limiter::Vsthrottle(l) => l.state(now),
             Limiter::Split(l) => l.state(now),
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.state(now),

@@ -28,9 +28,14 @@ impl Limiter {
     /// `t` (the library's own rounding), or `None` where it sends none (nginx, HAProxy and
     /// the algorithms, unless configured to).
     pub fn header(&self, t: Micros) -> Option<Micros> {
+        #[cfg(not(feature = "libraries"))]
+        let _ = t;
         match self {
+            #[cfg(feature = "libraries")]
             Limiter::Anchored(l) => Some(l.header(t)),
+            #[cfg(feature = "libraries")]
             Limiter::GoRate(l) => Some(l.header(t)),
+            #[cfg(feature = "libraries")]
             Limiter::RedisCell(l) => Some(l.header(t)),
             _ => None,
         }
@@ -51,9 +56,14 @@ impl Limiter {
             Limiter::Nginx(l) => l.retry_after(t),
             Limiter::SlidingWindowCounter(l) => search(l, t),
             Limiter::Haproxy(l) => search(l, t),
+            #[cfg(feature = "libraries")]
             Limiter::Anchored(l) => l.retry_after(t),
+            #[cfg(feature = "libraries")]
             Limiter::GoRate(l) => l.retry_after(t),
+            #[cfg(feature = "libraries")]
             Limiter::RedisCell(l) => l.retry_after(t),
+            #[cfg(feature = "libraries")]
+            Limiter::Vsthrottle(l) => l.retry_after(t),
             Limiter::Split(_) => return None,
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.retry_after(t)?,

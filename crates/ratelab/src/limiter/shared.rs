@@ -8,9 +8,11 @@
 //! equals), an excess passes the burst. Rejections are never forced: in a limiter that does
 //! not record them they change nothing.
 
+#[cfg(feature = "libraries")]
+use super::{AnchoredWindow, GoRate, RedisCell, Vsthrottle};
 use super::{
-    AnchoredWindow, Decide, FixedWindow, Gcra, GoRate, Haproxy, LeakyBucket, Limiter, Nginx,
-    RedisCell, SlidingLog, SlidingWindowCounter, TokenBucket,
+    Decide, FixedWindow, Gcra, Haproxy, LeakyBucket, Limiter, Nginx, SlidingLog,
+    SlidingWindowCounter, TokenBucket,
 };
 use crate::time::Micros;
 
@@ -133,6 +135,7 @@ impl Shared for Haproxy {
     }
 }
 
+#[cfg(feature = "libraries")]
 impl Shared for AnchoredWindow {
     fn peek(&self, t: Micros) -> bool {
         AnchoredWindow::peek(self, t)
@@ -142,6 +145,7 @@ impl Shared for AnchoredWindow {
     }
 }
 
+#[cfg(feature = "libraries")]
 impl Shared for GoRate {
     fn peek(&self, t: Micros) -> bool {
         GoRate::peek(self, t)
@@ -151,12 +155,23 @@ impl Shared for GoRate {
     }
 }
 
+#[cfg(feature = "libraries")]
 impl Shared for RedisCell {
     fn peek(&self, t: Micros) -> bool {
         RedisCell::peek(self, t)
     }
     fn force(&mut self, t: Micros) {
         RedisCell::force(self, t);
+    }
+}
+
+#[cfg(feature = "libraries")]
+impl Shared for Vsthrottle {
+    fn peek(&self, t: Micros) -> bool {
+        Vsthrottle::peek(self, t)
+    }
+    fn force(&mut self, t: Micros) {
+        Vsthrottle::force(self, t);
     }
 }
 
@@ -171,9 +186,14 @@ impl Shared for Limiter {
             Limiter::LeakyBucket(l) => l.peek(t),
             Limiter::Nginx(l) => l.peek(t),
             Limiter::Haproxy(l) => l.peek(t),
+            #[cfg(feature = "libraries")]
             Limiter::Anchored(l) => Shared::peek(l, t),
+            #[cfg(feature = "libraries")]
             Limiter::GoRate(l) => Shared::peek(l, t),
+            #[cfg(feature = "libraries")]
             Limiter::RedisCell(l) => Shared::peek(l, t),
+            #[cfg(feature = "libraries")]
+            Limiter::Vsthrottle(l) => Shared::peek(l, t),
             // A fleet or a split is never itself shared: the scenario refuses it.
             Limiter::Split(_) | Limiter::Fleet(_) => false,
         }
@@ -188,9 +208,14 @@ impl Shared for Limiter {
             Limiter::LeakyBucket(l) => l.force(t),
             Limiter::Nginx(l) => l.force(t),
             Limiter::Haproxy(l) => l.force(t),
+            #[cfg(feature = "libraries")]
             Limiter::Anchored(l) => Shared::force(l, t),
+            #[cfg(feature = "libraries")]
             Limiter::GoRate(l) => Shared::force(l, t),
+            #[cfg(feature = "libraries")]
             Limiter::RedisCell(l) => Shared::force(l, t),
+            #[cfg(feature = "libraries")]
+            Limiter::Vsthrottle(l) => Shared::force(l, t),
             Limiter::Split(_) | Limiter::Fleet(_) => {}
         }
     }
@@ -224,9 +249,14 @@ mod tests {
                 Some(1),
             )),
             Limiter::Haproxy(Haproxy::new(limit, SECOND, false)),
+            #[cfg(feature = "libraries")]
             Limiter::Anchored(AnchoredWindow::new(limit, SECOND)),
+            #[cfg(feature = "libraries")]
             Limiter::GoRate(GoRate::new(limit as f64, limit)),
+            #[cfg(feature = "libraries")]
             Limiter::RedisCell(RedisCell::new(limit - 1, limit, 1)),
+            #[cfg(feature = "libraries")]
+            Limiter::Vsthrottle(Vsthrottle::new(limit, SECOND)),
         ]
     }
 

@@ -4,12 +4,14 @@
 
 use super::Scenario;
 use crate::error::Error;
-use crate::limiter::{
-    AnchoredWindow, FixedWindow, Gcra, GoRate, Haproxy, LeakyBucket, LeakyMode, Limiter, Nginx,
-    Rate, RedisCell, SlidingLog, SlidingWindowCounter, Split, TokenBucket,
-};
+#[cfg(feature = "libraries")]
+use crate::limiter::{AnchoredWindow, GoRate, RedisCell, Vsthrottle};
 #[cfg(feature = "fleet")]
 use crate::limiter::{Coord, Fleet};
+use crate::limiter::{
+    FixedWindow, Gcra, Haproxy, LeakyBucket, LeakyMode, Limiter, Nginx, Rate, SlidingLog,
+    SlidingWindowCounter, Split, TokenBucket,
+};
 use crate::rng::{Rng, Stream};
 #[cfg(feature = "fleet")]
 use crate::spec::FleetSpec;
@@ -19,6 +21,14 @@ use crate::time::{format_duration, MS};
 impl Scenario {
     /// Builds the limiter `spec` describes, for run `run`, checking it against the scenario.
     pub fn build_limiter(&self, spec: &LimiterSpec, run: u32) -> Result<Limiter, Error> {
+        #[cfg(not(feature = "libraries"))]
+        if LimiterKind::LIBRARIES.contains(&spec.kind) {
+            return Err(Error::invalid(
+                "limiter",
+                &spec.text,
+                "a limiter this build has (the libraries' limiters are the core's libraries feature, which the CLI has)",
+            ));
+        }
         #[cfg(feature = "fleet")]
         if let Some(fleet) = &spec.fleet {
             return self.build_fleet(spec, fleet, run);
@@ -152,6 +162,7 @@ impl Scenario {
             }
             _ => self.window,
         };
+        #[cfg(feature = "libraries")]
         if spec.kind == LimiterKind::RedisCell {
             let (_, count, period) = crate::theory::redis_cell_keys(spec, self.limit, self.window);
             if u128::from(period) * 1000 < u128::from(count) {
@@ -223,14 +234,28 @@ impl Scenario {
                     period,
                     spec.record_rejects,
                 )),
+                #[cfg(feature = "libraries")]
                 LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible => {
                     Limiter::Anchored(AnchoredWindow::new(spec.limit.unwrap_or(limit), period))
                 }
+                #[cfg(feature = "libraries")]
                 LimiterKind::GoRate => Limiter::GoRate(GoRate::from_rate(rate, burst)),
+                #[cfg(feature = "libraries")]
+                LimiterKind::Vsthrottle => Limiter::Vsthrottle(Vsthrottle::new(
+                    spec.limit.unwrap_or(limit),
+                    spec.period.unwrap_or(self.window),
+                )),
+                #[cfg(feature = "libraries")]
                 LimiterKind::RedisCell => {
                     let (b, n, p) = crate::theory::redis_cell_keys(spec, limit, self.window);
                     Limiter::RedisCell(RedisCell::new(b, n, p))
                 }
+                #[cfg(not(feature = "libraries"))]
+                LimiterKind::ExpressRateLimit
+                | LimiterKind::RateLimiterFlexible
+                | LimiterKind::GoRate
+                | LimiterKind::RedisCell
+                | LimiterKind::Vsthrottle => unreachable!("refused before the limiters are built"),
             }
         };
         if k == 1 {

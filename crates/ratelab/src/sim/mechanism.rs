@@ -216,8 +216,13 @@ impl Mechanism {
             _ => {}
         }
         // Calendar windows; HAProxy's periods and a library's window start at a request.
+        #[cfg(feature = "libraries")]
+        let anchored = matches!(limiter, Limiter::Anchored(_));
+        #[cfg(not(feature = "libraries"))]
+        let anchored = false;
         if matches!(self.kind, StateKind::Count | StateKind::Estimate)
-            && !matches!(limiter, Limiter::Haproxy(_) | Limiter::Anchored(_))
+            && !matches!(limiter, Limiter::Haproxy(_))
+            && !anchored
         {
             self.boundaries = Some(Boundaries::within(scenario.window, scenario.horizon()));
         }

@@ -24,7 +24,9 @@ pub use traffic::{Replay, TrafficSpec, ON_ACTIVE, ON_BUSY};
 
 use crate::error::Error;
 use crate::limiter::{LeakyMode, Rate};
-use crate::time::{format_duration, Micros, MS, SECOND};
+#[cfg(feature = "libraries")]
+use crate::time::MS;
+use crate::time::{format_duration, Micros, SECOND};
 use parse::{names, parse_bool, parse_haproxy_period, split_spec};
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +59,8 @@ pub enum LimiterKind {
     GoRate,
     /// `redis-cell`: redis-cell's `CL.THROTTLE key max_burst count period`.
     RedisCell,
+    /// `vsthrottle`: Varnish's `vsthrottle.is_denied(key, limit, period)`.
+    Vsthrottle,
 }
 
 impl LimiterKind {
@@ -76,11 +80,12 @@ impl LimiterKind {
 
     /// Libraries' limiters, each in its library's own units and arithmetic, named as their
     /// users configure them.
-    pub const LIBRARIES: [LimiterKind; 4] = [
+    pub const LIBRARIES: [LimiterKind; 5] = [
         LimiterKind::ExpressRateLimit,
         LimiterKind::RateLimiterFlexible,
         LimiterKind::GoRate,
         LimiterKind::RedisCell,
+        LimiterKind::Vsthrottle,
     ];
 
     /// The spec name.
@@ -98,16 +103,18 @@ impl LimiterKind {
             LimiterKind::RateLimiterFlexible => "rate-limiter-flexible",
             LimiterKind::GoRate => "go-rate",
             LimiterKind::RedisCell => "redis-cell",
+            LimiterKind::Vsthrottle => "vsthrottle",
         }
     }
 
     /// The kind with this spec name.
     pub fn from_name(name: &str) -> Result<Self, Error> {
         let every = || {
-            Self::ALL
-                .into_iter()
-                .chain(Self::REAL)
-                .chain(Self::LIBRARIES)
+            Self::ALL.into_iter().chain(Self::REAL).chain(
+                Self::LIBRARIES
+                    .into_iter()
+                    .filter(|_| cfg!(feature = "libraries")),
+            )
         };
         every()
             .find(|k| k.name() == name)
@@ -230,24 +237,30 @@ impl LimiterSpec {
                 "limit" if kind == LimiterKind::Haproxy => {
                     spec.limit = Some(parse_count(&what, value, 1, MAX_BURST)?)
                 }
+                #[cfg(feature = "libraries")]
                 "limit" | "max" if kind == LimiterKind::ExpressRateLimit => {
                     spec.limit = Some(parse_count(&what, value, 1, MAX_BURST)?)
                 }
+                #[cfg(feature = "libraries")]
                 "window-ms" if kind == LimiterKind::ExpressRateLimit => {
                     // Above 2^31 − 1 ms Node shortens the store's timer to 1 ms and the limit
                     // stops working (the library only logs it).
                     let ms = parse_count(&what, value, 1, i32::MAX as u64)?;
                     spec.period = Some(ms * MS);
                 }
+                #[cfg(feature = "libraries")]
                 "points" if kind == LimiterKind::RateLimiterFlexible => {
                     spec.limit = Some(parse_count(&what, value, 1, MAX_BURST)?)
                 }
+                #[cfg(feature = "libraries")]
                 "duration" if kind == LimiterKind::RateLimiterFlexible => {
                     spec.period = Some(parse_flexible_seconds(&what, value)?)
                 }
+                #[cfg(feature = "libraries")]
                 "r" if kind == LimiterKind::GoRate => {
                     spec.rate = Some(parse_go_rate(&what, value)?)
                 }
+                #[cfg(feature = "libraries")]
                 "every" if kind == LimiterKind::GoRate => {
                     let per = crate::time::parse_duration(&what, value)?;
                     if per == 0 {
@@ -259,15 +272,31 @@ impl LimiterSpec {
                     }
                     spec.rate = Some(Rate { count: 1, per });
                 }
+                #[cfg(feature = "libraries")]
                 "b" if kind == LimiterKind::GoRate => {
                     spec.burst = Some(parse_count(&what, value, 0, MAX_BURST)?)
                 }
+                #[cfg(feature = "libraries")]
                 "max-burst" if kind == LimiterKind::RedisCell => {
                     spec.burst = Some(parse_count(&what, value, 0, MAX_BURST)?)
                 }
+                #[cfg(feature = "libraries")]
                 "count" if kind == LimiterKind::RedisCell => {
                     spec.limit = Some(parse_count(&what, value, 1, MAX_BURST)?)
                 }
+                #[cfg(feature = "libraries")]
+                "limit" if kind == LimiterKind::Vsthrottle => {
+                    spec.limit = Some(parse_count(&what, value, 1, MAX_BURST)?)
+                }
+                #[cfg(feature = "libraries")]
+                "period" if kind == LimiterKind::Vsthrottle => {
+                    let p = crate::time::parse_duration(&what, value)?;
+                    if p < MS {
+                        return Err(Error::invalid(&what, value, "a duration of at least 1ms (a period of 0 makes vsthrottle's arithmetic wrap)"));
+                    }
+                    spec.period = Some(p);
+                }
+                #[cfg(feature = "libraries")]
                 "period" if kind == LimiterKind::RedisCell => {
                     spec.period = Some(parse_count(&what, value, 1, 86_400 * 366)? * SECOND)
                 }
@@ -379,6 +408,7 @@ impl LimiterSpec {
     }
 }
 
+#[cfg(feature = "libraries")]
 /// Go's `rate.Limit` as a decimal number of events a second (`r=10`, `r=0.5`, up to six
 /// decimals), kept exactly as `count` per a power of ten seconds, so that the model's
 /// `float64` is the one Go parses from the same literal.
@@ -403,6 +433,7 @@ fn parse_go_rate(what: &str, text: &str) -> Result<Rate, Error> {
     Ok(rate)
 }
 
+#[cfg(feature = "libraries")]
 /// rate-limiter-flexible's `duration`: seconds, to the millisecond (the library multiplies
 /// by 1,000), from 1 ms to 24 days (above about 24.8 days Node shortens its timers to 1 ms
 /// and the limit stops working).
@@ -427,10 +458,16 @@ fn parse_flexible_seconds(what: &str, text: &str) -> Result<Micros, Error> {
 
 fn limiter_keys(kind: LimiterKind) -> String {
     match kind {
+        #[cfg(feature = "libraries")]
         LimiterKind::ExpressRateLimit => return "limit=N (or max=N), window-ms=MS".into(),
+        #[cfg(feature = "libraries")]
         LimiterKind::RateLimiterFlexible => return "points=N, duration=SECONDS".into(),
+        #[cfg(feature = "libraries")]
         LimiterKind::GoRate => return "r=EVENTS_PER_SECOND or every=DUR, b=BURST".into(),
+        #[cfg(feature = "libraries")]
         LimiterKind::RedisCell => return "max-burst=B, count=N, period=SECONDS".into(),
+        #[cfg(feature = "libraries")]
+        LimiterKind::Vsthrottle => return "limit=N, period=DUR".into(),
         LimiterKind::Nginx => return "rate=Nr/s|Nr/m, burst=B, delay=D, nodelay".into(),
         LimiterKind::Haproxy => {
             return "period=DUR, limit=N, record-rejects=true|false".into();

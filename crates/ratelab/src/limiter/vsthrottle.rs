@@ -1,0 +1,135 @@
+//! Varnish's vsthrottle, `vsthrottle.is_denied(key, limit, period)`, as Debian's
+//! varnish-modules 0.20.0 builds it (`docs/research/varnish/FINDINGS.md`, the source read at
+//! the commit the binary was built from): a bucket per key made full (`limit` tokens) at its
+//! first request, refilled at each call by `(long)((now − last_used) / period · limit)` whole
+//! tokens (the fraction thrown away), capped at `limit`; a request is admitted when a token is
+//! left, and only an admission moves `last_used` on. The clock is `VTIM_mono`, seconds as a
+//! double. So a client that sends faster than a token a gap loses the fraction each time:
+//! at 2 a second against 15 per 10 s it gets exactly one a second, not 1.5.
+
+use super::decide::{admitted_at, Decide, Decision, State};
+use crate::time::{Micros, SECOND};
+
+/// See the module's documentation.
+#[derive(Debug, Clone)]
+pub struct Vsthrottle {
+    pub(super) limit: i64,
+    /// The period, s.
+    pub(super) period: f64,
+    /// Whole tokens, after the last call that stored them.
+    pub(super) tokens: i64,
+    /// The last admission's time, s; `None` before the key's first request.
+    pub(super) last_used: Option<f64>,
+}
+
+impl Vsthrottle {
+    /// `is_denied(key, limit, period)`, `period` in µs.
+    pub fn new(limit: u64, period: Micros) -> Self {
+        Vsthrottle {
+            limit: i64::try_from(limit).unwrap_or(i64::MAX),
+            period: period as f64 / 1e6,
+            tokens: 0,
+            last_used: None,
+        }
+    }
+
+    /// `t` µs as the clock's seconds.
+    #[inline]
+    fn seconds(t: Micros) -> f64 {
+        t as f64 / 1e6
+    }
+
+    /// The bucket's tokens at `now` s (`calc_tokens`), and its `last_used`.
+    #[inline]
+    fn refilled(&self, now: f64) -> (i64, f64) {
+        match self.last_used {
+            None => (self.limit, now),
+            Some(last) => {
+                let delta = now - last;
+                // C's conversion truncates toward zero (the delta is never negative here).
+                let add = ((delta / self.period) * self.limit as f64) as i64;
+                (self.tokens.saturating_add(add).min(self.limit), last)
+            }
+        }
+    }
+
+    /// What the limiter holds at `now`.
+    pub fn state(&self, now: Micros) -> State {
+        State::Tokens {
+            tokens: self.refilled(Self::seconds(now)).0.max(0) as f64,
+            capacity: u64::try_from(self.limit).unwrap_or(0),
+        }
+    }
+
+    /// The earliest time from `t` at which a request would be admitted if nothing else
+    /// arrived: when a whole token has come since the last admission.
+    pub fn retry_after(&self, t: Micros) -> Micros {
+        if self.peek(t) {
+            return t;
+        }
+        let Some(last) = self.last_used else { return t };
+        // A token takes `period / limit`; search the µs around it (the double arithmetic).
+        let guess = ((last + self.period / self.limit.max(1) as f64) * 1e6) as Micros;
+        let mut at = guess.saturating_sub(2).max(t);
+        while !self.peek(at) && at < guess.saturating_add(SECOND) {
+            at += 1;
+        }
+        at
+    }
+
+    /// Whether a request at `t` would be admitted; changes nothing.
+    pub(super) fn peek(&self, t: Micros) -> bool {
+        self.refilled(Self::seconds(t)).0 > 0
+    }
+
+    /// Records an admission made elsewhere: its token taken, into debt if need be.
+    #[cfg_attr(not(feature = "fleet"), allow(dead_code))]
+    pub(super) fn force(&mut self, t: Micros) {
+        let now = Self::seconds(t);
+        let (tokens, _) = self.refilled(now);
+        self.tokens = tokens - 1;
+        self.last_used = Some(now);
+    }
+}
+
+impl Decide for Vsthrottle {
+    #[inline]
+    fn decide(&mut self, t: Micros) -> Decision {
+        admitted_at(self.admit(t), t)
+    }
+
+    #[inline]
+    fn admit(&mut self, t: Micros) -> bool {
+        let now = Self::seconds(t);
+        let (tokens, last) = self.refilled(now);
+        // `calc_tokens` stores what it refilled; `last_used` moves only with a token taken.
+        self.tokens = tokens;
+        self.last_used = Some(last);
+        if tokens > 0 {
+            self.tokens -= 1;
+            self.last_used = Some(now);
+            true
+        } else {
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_a_second_against_fifteen_per_ten_seconds_gets_one_a_second() {
+        // Measured on Debian's varnishd and in the C arithmetic: the first 15 (0 to 7 s)
+        // admitted, then every other request, 67 in the first minute.
+        let mut l = Vsthrottle::new(15, 10 * SECOND);
+        let admitted: Vec<bool> = (0..120).map(|i| l.admit(i * SECOND / 2)).collect();
+        assert!(admitted[..15].iter().all(|&ok| ok));
+        assert_eq!(admitted.iter().filter(|&&ok| ok).count(), 67);
+        assert!(
+            admitted[15..].chunks_exact(2).all(|c| c == [false, true]),
+            "{admitted:?}"
+        );
+    }
+}
