@@ -136,15 +136,20 @@ pub fn worst_in(spec: &LimiterSpec, limit: u64, window: Micros, span: Micros) ->
         LimiterKind::Vsthrottle => {
             // A bucket of `limit` refilled `limit` per period in whole tokens only: at most
             // the token bucket's, the fractions it throws away only ever lose.
-            let l = spec.limit.unwrap_or(limit);
+            // Split across K gateways, each keeps its own bucket: its part of `L`, or the
+            // whole of its own `limit=`.
+            let l = spec.limit.unwrap_or(limit / k.max(1));
             let period = spec.period.unwrap_or(window);
             let refill = u128::from(l) * u128::from(span - 1) / u128::from(period.max(1));
-            Some(l.saturating_add(refill.min(u128::from(u64::MAX)) as u64))
+            let one = l.saturating_add(refill.min(u128::from(u64::MAX)) as u64);
+            Some(k.saturating_mul(one))
         }
         #[cfg(feature = "libraries")]
         LimiterKind::RedisCell => {
-            let (burst, count, period) = redis_cell_keys(spec, limit, window);
-            Some(redis_cell_worst(burst, count, period, span))
+            // Split across K gateways, each keeps its own key: built from its part of `L`,
+            // or from its own `count=` whole.
+            let (burst, count, period) = redis_cell_keys(spec, limit / k.max(1), window);
+            Some(k.saturating_mul(redis_cell_worst(burst, count, period, span)))
         }
         #[cfg(feature = "libraries")]
         LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible => {

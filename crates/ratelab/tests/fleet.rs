@@ -841,3 +841,29 @@ fn a_skewed_sync_fleets_stamps_count_in_its_memory() {
         bytes(&plain)
     );
 }
+
+/// A library's limiter split across gateways with its own parameters given keeps them whole
+/// on each gateway (`count=`, `limit=`, `points=`), so the split fleet's bound is each
+/// gateway's: found by the laws test as a 3-way split of `CL.THROTTLE k 3 30 60` admitting 38
+/// in a minute against a bound of 33.
+#[test]
+fn a_librarys_own_limit_is_each_split_gateways_whole() {
+    let sc = Scenario {
+        limiters: vec![],
+        window: MINUTE,
+        limit: 100,
+        ..Scenario::default()
+    };
+    for (kind, one) in [
+        ("redis-cell:max-burst=3,count=30,period=60", 33),
+        ("vsthrottle:limit=15,period=1min", 29),
+        ("rate-limiter-flexible:points=5,duration=60", 10),
+    ] {
+        let s = spec(kind, Some(("3", Some("round-robin"), Some("split"))));
+        assert_eq!(
+            theory::worst_case(&s, sc.limit, sc.window),
+            Some(3 * one),
+            "{kind}"
+        );
+    }
+}

@@ -101,12 +101,13 @@ impl Decide for Vsthrottle {
     #[inline]
     fn admit(&mut self, t: Micros) -> bool {
         let now = Self::seconds(t);
-        let (tokens, last) = self.refilled(now);
-        // `calc_tokens` stores what it refilled; `last_used` moves only with a token taken.
-        self.tokens = tokens;
-        self.last_used = Some(last);
+        let (tokens, _) = self.refilled(now);
+        // `calc_tokens` stores what it refilled, and `last_used` moves only with a token
+        // taken; a refusal had nothing to refill (a whole token would have been taken), so
+        // storing it changes nothing and is left out: a refusal changes nothing, and an
+        // admission is `peek` then `force` (which a fleet's debt relies on).
         if tokens > 0 {
-            self.tokens -= 1;
+            self.tokens = tokens - 1;
             self.last_used = Some(now);
             true
         } else {
