@@ -4,6 +4,7 @@
 //! included.
 
 use super::config::{first_line, Config};
+use super::js::without_comments;
 use crate::error::Error;
 use crate::spec::LimiterSpec;
 use crate::time::{format_duration, Micros};
@@ -17,21 +18,6 @@ const UNITS: [(&str, f64); 6] = [
     ("time.Minute", 6e10),
     ("time.Hour", 3.6e12),
 ];
-
-/// `text` without `//` and `/* */` comments.
-fn without_comments(text: &str) -> String {
-    let mut out = String::new();
-    for line in text.lines() {
-        out.push_str(line.split("//").next().unwrap_or(""));
-        out.push('\n');
-    }
-    while let Some(a) = out.find("/*") {
-        let b = out[a..].find("*/").map_or(out.len(), |b| a + b + 2);
-        let lines = out[a..b].matches('\n').count();
-        out.replace_range(a..b, &"\n".repeat(lines));
-    }
-    out
-}
 
 /// The arguments of the call starting at `open` (just after its `(`), split at top-level
 /// commas, and where the call ends.

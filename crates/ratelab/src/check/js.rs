@@ -11,9 +11,9 @@ use crate::time::MS;
 #[cfg(test)]
 use crate::time::{Micros, SECOND};
 
-/// `text` without `//` and `/* */` comments (strings are left as they are: an option's value
-/// is a number here), with each character's line kept.
-fn without_comments(text: &str) -> String {
+/// `text` without `//` and `/* */` comments (JavaScript's and Go's alike; strings are left as
+/// they are: the values read here are numbers), with each character's line kept.
+pub(super) fn without_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {

@@ -204,6 +204,17 @@ pub fn check(config: &Config, window: Option<Micros>, instances: u32) -> Result<
     })
 }
 
+/// The limiter `config` configures, fresh, at its own rule (its limit per its period).
+fn model(config: &Config) -> Result<crate::limiter::Limiter, Error> {
+    let scenario = Scenario {
+        limiters: vec![config.spec.clone()],
+        limit: config.limit,
+        window: config.period,
+        ..Scenario::default()
+    };
+    scenario.build_limiter(&config.spec, 0)
+}
+
 /// The most arrivals a greedy sender gets through before `end`, from `start` (after one
 /// request at `anchor`, if given): each request at the earliest instant the model admits it.
 /// At most [`MOST_ARRIVALS`].
@@ -213,13 +224,7 @@ fn greedy(
     start: Micros,
     end: Micros,
 ) -> Result<Vec<Micros>, Error> {
-    let scenario = Scenario {
-        limiters: vec![config.spec.clone()],
-        limit: config.limit,
-        window: config.period,
-        ..Scenario::default()
-    };
-    let mut limiter = scenario.build_limiter(&config.spec, 0)?;
+    let mut limiter = model(config)?;
     let mut times = Vec::new();
     if let Some(at) = anchor.filter(|&at| at < start) {
         if limiter.decide(at).admitted() {
@@ -248,13 +253,7 @@ pub const MOST_ARRIVALS: usize = 2_000_000;
 /// flood of four times the limit for three periods, each rejection's header is followed on a
 /// copy of the limiter, as if nothing else arrived, and the refusals counted.
 fn retry_after_trust(config: &Config) -> Result<String, Error> {
-    let scenario = Scenario {
-        limiters: vec![config.spec.clone()],
-        limit: config.limit,
-        window: config.period,
-        ..Scenario::default()
-    };
-    let mut limiter = scenario.build_limiter(&config.spec, 0)?;
+    let mut limiter = model(config)?;
     if !config.headers {
         return Ok(format!(
             "none: the configuration turns off {}'s headers (legacyHeaders and standardHeaders false), so a rejected client is told nothing",
