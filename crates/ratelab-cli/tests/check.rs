@@ -255,3 +255,83 @@ fn a_vcl_with_vsthrottle_promises_nearly_twice_its_limit() {
         "{v}"
     );
 }
+
+#[test]
+fn python_limits_under_flask_limiter_each_rate_string_a_limiter_of_its_own() {
+    let app = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/examples/flask_app.py"
+    ))
+    .expect("the example");
+    let (code, out, err) = ratelab(&["check", "-", "--format", "json"], &app);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    let all = v.as_array().expect("one report per rate string");
+    let specs: Vec<&str> = all
+        .iter()
+        .map(|c| c["limiter"].as_str().expect("spec"))
+        .collect();
+    assert_eq!(
+        specs,
+        [
+            "limits:rate=200/day,strategy=moving-window",
+            "limits:rate=50/hour,strategy=moving-window",
+            "limits:rate=1/day,strategy=moving-window",
+            "limits:rate=5/minute,strategy=moving-window",
+        ]
+    );
+    for c in all {
+        // The moving window's log holds the literal rule: L, reached at one instant.
+        let limit = c["configured_in_window"].as_f64().expect("a number");
+        assert_eq!(c["worst_window"].as_f64(), Some(limit), "{c}");
+        assert_eq!(c["reached"], true, "{c}");
+        // Headers on: Flask-Limiter's truncated Retry-After sends some clients back early.
+        let ra = c["retry_after"].as_str().expect("text");
+        assert!(
+            ra.contains("Flask-Limiter") && ra.contains("too early"),
+            "{ra}"
+        );
+    }
+}
+
+#[test]
+fn python_limits_fixed_window_and_counter_pass_nearly_twice_their_limit() {
+    let fixed = "from limits import storage, strategies, parse\n\
+                 limiter = strategies.FixedWindowRateLimiter(storage.MemoryStorage())\n\
+                 ten = parse(\"10 per minute\")\n";
+    let (code, out, err) = ratelab(&["check", "-", "--format", "json"], fixed);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["limiter"], "limits:rate=10/minute,strategy=fixed-window");
+    assert_eq!(v["line"], 3);
+    // One hit opens the window, nine come just before its end, ten as the next opens.
+    assert_eq!(v["worst_window"], 19);
+    assert_eq!(v["worst_found"], 19);
+    let ra = v["retry_after"].as_str().expect("text");
+    assert!(
+        ra.starts_with("none") && ra.contains("RATELIMIT_HEADERS_ENABLED"),
+        "{ra}"
+    );
+    let counter = "app.config['RATELIMIT_STRATEGY'] = 'sliding-window-counter'\n\
+                   limiter = Limiter(get_remote_address, app=app, default_limits=['10/minute'])\n";
+    let (code, out, err) = ratelab(&["check", "-", "--format", "json"], counter);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(
+        v["limiter"],
+        "limits:rate=10/minute,strategy=sliding-window-counter"
+    );
+    assert_eq!(v["worst_window"], 20);
+    assert_eq!(v["worst_found"], 20);
+}
+
+#[test]
+fn a_rate_string_limits_would_refuse_exits_2_naming_its_line() {
+    let (code, _, err) = ratelab(
+        &["check", "-"],
+        "from slowapi import Limiter\n\n@limiter.limit(\"5/min\")\nasync def home(request): ...\n",
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("line 3") && err.contains("5/min"), "{err}");
+    assert!(err.contains("second, minute, hour"), "{err}");
+}

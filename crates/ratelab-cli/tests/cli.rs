@@ -1387,7 +1387,7 @@ fn did_you_mean_for_commands_flags_limiters_and_values() {
         ),
         (
             &["simulate", "--limiter", "token-buket", "--traffic", "steady"],
-            "unknown limiter 'token-buket': accepted are fixed-window, sliding-log, sliding-window-counter, token-bucket, gcra, leaky-bucket, nginx, haproxy, express-rate-limit, rate-limiter-flexible, go-rate, redis-cell, vsthrottle; did you mean 'token-bucket'?",
+            "unknown limiter 'token-buket': accepted are fixed-window, sliding-log, sliding-window-counter, token-bucket, gcra, leaky-bucket, nginx, haproxy, express-rate-limit, rate-limiter-flexible, go-rate, redis-cell, vsthrottle, limits; did you mean 'token-bucket'?",
         ),
         (
             &["simulate", "--limiter", "gcra:brust=5", "--traffic", "steady"],

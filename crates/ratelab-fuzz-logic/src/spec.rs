@@ -114,6 +114,15 @@ fn limiter_text(spec: &LimiterSpec) -> String {
             }
             return spec_text(spec.kind.name(), &keys);
         }
+        LimiterKind::Limits => {
+            if let (Some(n), Some(p)) = (spec.limit, spec.period) {
+                keys.push(format!("rate={}", ratelab::spec::limits_rate_text(n, p)));
+            }
+            if let Some(s) = spec.strategy {
+                keys.push(format!("strategy={}", s.name()));
+            }
+            return spec_text(spec.kind.name(), &keys);
+        }
         LimiterKind::Vsthrottle => {
             if let Some(n) = spec.limit {
                 keys.push(format!("limit={n}"));

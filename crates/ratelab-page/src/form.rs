@@ -339,6 +339,7 @@ pub fn display_name(kind: LimiterKind) -> &'static str {
         LimiterKind::GoRate => "Go x/time/rate (rate.NewLimiter)",
         LimiterKind::RedisCell => "redis-cell (CL.THROTTLE)",
         LimiterKind::Vsthrottle => "Varnish vsthrottle",
+        LimiterKind::Limits => "Python limits (Flask-Limiter, SlowAPI)",
     }
 }
 

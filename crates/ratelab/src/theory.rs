@@ -159,11 +159,23 @@ pub fn worst_in(spec: &LimiterSpec, limit: u64, window: Micros, span: Micros) ->
             let part = spec.limit.unwrap_or(limit / k.max(1));
             Some(k.saturating_mul(anchored_worst(part, period, span)))
         }
+        #[cfg(feature = "libraries")]
+        LimiterKind::Limits => {
+            // Split across K gateways, each keeps its own: its part of `L`, or the whole of
+            // its own rate string.
+            let period = spec.period.unwrap_or(window);
+            let part = spec.limit.unwrap_or(limit / k.max(1));
+            let strategy = spec
+                .strategy
+                .unwrap_or(crate::spec::LimitsStrategy::FixedWindow);
+            Some(k.saturating_mul(limits_worst(strategy, part, period, span)))
+        }
         #[cfg(not(feature = "libraries"))]
         LimiterKind::Vsthrottle
         | LimiterKind::RedisCell
         | LimiterKind::ExpressRateLimit
-        | LimiterKind::RateLimiterFlexible => None,
+        | LimiterKind::RateLimiterFlexible
+        | LimiterKind::Limits => None,
         LimiterKind::Haproxy => {
             let period = spec.haproxy_period(window).ok()?;
             let limit = spec.limit.unwrap_or(limit);
@@ -208,7 +220,7 @@ pub fn first_instant(spec: &LimiterSpec, limit: u64) -> Option<u64> {
         LimiterKind::RedisCell => Some(redis_cell_keys(spec, limit, SECOND).0.saturating_add(1)),
         #[cfg(not(feature = "libraries"))]
         LimiterKind::RedisCell => None,
-        LimiterKind::Vsthrottle => Some(spec.limit.unwrap_or(limit)),
+        LimiterKind::Vsthrottle | LimiterKind::Limits => Some(spec.limit.unwrap_or(limit)),
         LimiterKind::LeakyBucket | LimiterKind::Nginx => {
             Some(spec.burst.unwrap_or(0).saturating_add(1))
         }
@@ -278,14 +290,7 @@ pub fn fleet_worst_in(
         // holds, so others' admissions can open a view's window sooner and give room where
         // the gateway alone had none; but each view's windows still open a window apart and
         // hold at most `L` each, so each gateway stays within its limiter's worst window.
-        Coord::Sync { .. }
-            if matches!(
-                spec.kind,
-                LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible
-            ) =>
-        {
-            Some(local)
-        }
+        Coord::Sync { .. } if spec.opens_at_a_request() => Some(local),
         Coord::Sync { every, delay } => {
             let own = sync_unseen(&one, limit, window, every, delay)?;
             Some(local.min(single.saturating_add((n - 1).saturating_mul(own))))
@@ -378,14 +383,54 @@ pub fn redis_cell_worst(max_burst: u64, count: u64, period_s: u64, span: Micros)
 /// than the period by a millisecond, `2L` for one period (the opener late in its millisecond,
 /// `L − 1` just before the window ends and `L` as the next opens).
 pub fn anchored_worst(limit: u64, period: Micros, span: Micros) -> u64 {
+    anchored_worst_on(limit, period, span, MS)
+}
+
+#[cfg(feature = "libraries")]
+/// [`anchored_worst`] on a clock that reads whole `tick`s of µs: the opener of the first
+/// window reached is inside the span when it can sit up to `tick − 1` µs before its tick.
+pub fn anchored_worst_on(limit: u64, period: Micros, span: Micros, tick: Micros) -> u64 {
     if span <= 1 {
         return limit;
     }
     let k = (span - 1) / period.max(1) + 2;
-    let opener_in = span > (k - 1).saturating_mul(period).saturating_sub(MS - 1);
+    let opener_in = span
+        > (k - 1)
+            .saturating_mul(period)
+            .saturating_sub(tick.max(1) - 1);
     limit
         .saturating_mul(k)
         .saturating_sub(u64::from(!opener_in))
+}
+
+#[cfg(feature = "libraries")]
+/// The most Python's `limits` (`limit` per `period` with `strategy`) admits in any span of
+/// `span` µs. The fixed window is express-rate-limit's on a µs clock: `2L − 1` in its period.
+/// The moving window holds at most `L` in any `[t − W, t]`, so a span holds `L` for each
+/// `W + 1 µs` it reaches into. The counter holds at most `L` in each aligned window, and
+/// within one period at most what the weighted estimate leaves, as ratelab's counter.
+pub fn limits_worst(
+    strategy: crate::spec::LimitsStrategy,
+    limit: u64,
+    period: Micros,
+    span: Micros,
+) -> u64 {
+    use crate::spec::LimitsStrategy;
+    let span = span.max(1);
+    let period = period.max(1);
+    match strategy {
+        LimitsStrategy::FixedWindow => anchored_worst_on(limit, period, span, 1),
+        LimitsStrategy::MovingWindow => limit.saturating_mul(span.div_ceil(period + 1)),
+        LimitsStrategy::SlidingWindowCounter => {
+            let aligned = limit.saturating_mul((span - 1) / period + 2);
+            if span <= period {
+                let weighted = u128::from(limit) * u128::from(span - 1) / u128::from(period);
+                aligned.min((2 * limit).min(limit + weighted as u64 + 2))
+            } else {
+                aligned
+            }
+        }
+    }
 }
 
 /// The most HAProxy's counter (`limit` per `period`) admits in any window of `window` µs:

@@ -135,6 +135,9 @@ fn limiters() -> Vec<LimiterSpec> {
         "go-rate:every=24h,b=1",
         "redis-cell:max-burst=2,count=1000,period=1",
         "vsthrottle:limit=2,period=1ms",
+        "limits:rate=1/second,strategy=moving-window",
+        "limits:rate=1000000/second,strategy=sliding-window-counter",
+        "limits:rate=3/360days",
     ]
     .iter()
     .map(|s| LimiterSpec::parse(s).expect("spec"))

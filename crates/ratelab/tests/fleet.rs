@@ -12,7 +12,7 @@ use ratelab::time::{MINUTE, MS};
 use ratelab::traffic::FloodStart;
 use ratelab::{Decide, Micros};
 
-const KINDS: [&str; 13] = [
+const KINDS: [&str; 16] = [
     "fixed-window",
     "sliding-log",
     "sliding-window-counter",
@@ -26,6 +26,9 @@ const KINDS: [&str; 13] = [
     "go-rate:r=0.5,b=6",
     "redis-cell:max-burst=5,count=7,period=3",
     "vsthrottle",
+    "limits:rate=7/3seconds",
+    "limits:strategy=moving-window",
+    "limits:rate=5/2seconds,strategy=sliding-window-counter",
 ];
 
 fn spec(kind: &str, fleet: Option<(&str, Option<&str>, Option<&str>)>) -> LimiterSpec {
@@ -565,7 +568,7 @@ proptest! {
                 prop_assert_eq!(ok, alone[gw].admit(t + offsets[gw]), "request {} at {} on gateway {}", i, t, gw);
             }
         }
-        let moves = ["fixed-window", "sliding-window-counter", "nginx:burst=5,nodelay", "haproxy:record-rejects=false"];
+        let moves = ["fixed-window", "sliding-window-counter", "nginx:burst=5,nodelay", "haproxy:record-rejects=false", "limits:rate=5/2seconds,strategy=sliding-window-counter"];
         if !moves.contains(&KINDS[kind]) {
             prop_assert!(!differ, "{} --coord {base}:skew={skew_ms}ms decided otherwise", KINDS[kind]);
         }

@@ -21,7 +21,7 @@ use ratelab::theory;
 use ratelab::time::MINUTE;
 
 /// Every limiter a fleet takes (a queue is refused: a gateway answers at once).
-const KINDS: [&str; 13] = [
+const KINDS: [&str; 16] = [
     "fixed-window",
     "sliding-log",
     "sliding-window-counter",
@@ -35,6 +35,9 @@ const KINDS: [&str; 13] = [
     "go-rate:b=4",
     "redis-cell:max-burst=3,count=30,period=60",
     "vsthrottle:limit=15,period=10s",
+    "limits:rate=5/20seconds",
+    "limits:rate=20/minute,strategy=moving-window",
+    "limits:strategy=sliding-window-counter",
 ];
 
 /// Limiters that only compare instants (no calendar window, no millisecond clock): a round

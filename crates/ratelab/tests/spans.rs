@@ -40,6 +40,12 @@ const KINDS: &[&str] = &[
     "redis-cell",
     "vsthrottle:limit=15,period=10s",
     "vsthrottle:limit=3,period=700ms",
+    "limits:rate=5/20seconds",
+    "limits:rate=3/second",
+    "limits:rate=20/minute,strategy=moving-window",
+    "limits:rate=2/second,strategy=moving-window",
+    "limits:strategy=sliding-window-counter",
+    "limits:rate=4/second,strategy=sliding-window-counter",
 ];
 
 /// The most of `times` (sorted) in any `(t − span, t]`.

@@ -28,7 +28,7 @@ pub struct Config {
 }
 
 /// What `ratelab check` accepts, for messages.
-pub const ACCEPTED: &str = "an nginx limit_req_zone (rate=Nr/s or Nr/m) with the limit_req that uses it (burst=N, nodelay or delay=N), an HAProxy stick-table storing http_req_rate(PERIOD) with an http-request deny rule on sc_http_req_rate(0) gt N (or sc0_http_req_rate), an express-rate-limit rateLimit({ windowMs, limit }) call, a rate-limiter-flexible new RateLimiterMemory({ points, duration }), a Go rate.NewLimiter(r, b), a redis-cell CL.THROTTLE key max_burst count period, or a VCL's vsthrottle.is_denied(key, limit, period)";
+pub const ACCEPTED: &str = "an nginx limit_req_zone (rate=Nr/s or Nr/m) with the limit_req that uses it (burst=N, nodelay or delay=N), an HAProxy stick-table storing http_req_rate(PERIOD) with an http-request deny rule on sc_http_req_rate(0) gt N (or sc0_http_req_rate), an express-rate-limit rateLimit({ windowMs, limit }) call, a rate-limiter-flexible new RateLimiterMemory({ points, duration }), a Go rate.NewLimiter(r, b), a redis-cell CL.THROTTLE key max_burst count period, a VCL's vsthrottle.is_denied(key, limit, period), or Python limits rate strings (\"100/minute\", \"200 per day\") with their strategy, alone or under Flask-Limiter or SlowAPI";
 
 /// One statement of a configuration, its words and the line it starts on.
 struct Statement {

@@ -10,6 +10,7 @@
 mod config;
 mod go;
 mod js;
+mod python;
 mod redis;
 mod vcl;
 
@@ -17,7 +18,7 @@ pub use config::{Config, ACCEPTED};
 
 /// Reads a limiter's configuration from `text`, as users paste it: every limiter it
 /// configures, in order. A server's (nginx, HAProxy) or a library's (express-rate-limit,
-/// rate-limiter-flexible, Go's `x/time/rate`, redis-cell, vsthrottle) options, recognised by
+/// rate-limiter-flexible, Go's `x/time/rate`, redis-cell, vsthrottle, Python's `limits`) options, recognised by
 /// their names.
 pub fn read_config(text: &str) -> Result<Vec<Config>, Error> {
     if text.contains("RateLimiterMemory") || text.contains("rate-limiter-flexible") {
@@ -34,6 +35,9 @@ pub fn read_config(text: &str) -> Result<Vec<Config>, Error> {
     }
     if text.contains("vsthrottle") {
         return vcl::read_vsthrottle(text);
+    }
+    if python::is_python_limits(text) {
+        return python::read_limits(text);
     }
     config::read_server(text)
 }
@@ -255,10 +259,14 @@ pub const MOST_ARRIVALS: usize = 2_000_000;
 fn retry_after_trust(config: &Config) -> Result<String, Error> {
     let mut limiter = model(config)?;
     if !config.headers {
-        return Ok(format!(
-            "none: the configuration turns off {}'s headers (legacyHeaders and standardHeaders false), so a rejected client is told nothing",
-            config.source
-        ));
+        return Ok(if config.source == "limits" {
+            "none: Flask-Limiter and SlowAPI send Retry-After only when their headers are turned on (RATELIMIT_HEADERS_ENABLED = True, headers_enabled=True), which this configuration does not do, and limits alone sends none: a rejected client is told nothing".into()
+        } else {
+            format!(
+                "none: the configuration turns off {}'s headers (legacyHeaders and standardHeaders false), so a rejected client is told nothing",
+                config.source
+            )
+        });
     }
     if limiter.header(0).is_none() {
         return Ok(match config.source {
@@ -268,9 +276,18 @@ fn retry_after_trust(config: &Config) -> Result<String, Error> {
         });
     }
     let every = (config.period / (4 * config.limit).max(1)).max(1);
+    // Each request is moved on by a share of a second (or of `every`, if shorter) that the
+    // golden ratio spreads evenly, so that the flood meets a header at every phase of the
+    // clock's second, as clients do, not only at whole seconds.
+    let spread = every.min(SECOND);
     let (mut rejected, mut refused, mut longest_early) = (0u64, 0u64, 0);
-    let mut t = 0;
-    while t < 3 * config.period && rejected < 100_000 {
+    let mut k: u64 = 0;
+    loop {
+        let t = k * every + (k.wrapping_mul(618_034) % spread);
+        k += 1;
+        if t >= 3 * config.period || rejected >= 100_000 {
+            break;
+        }
         let wait = limiter.header(t);
         if !limiter.decide(t).admitted() {
             rejected += 1;
@@ -284,11 +301,11 @@ fn retry_after_trust(config: &Config) -> Result<String, Error> {
                 }
             }
         }
-        t += every;
     }
     let sent = match config.source {
         "go-rate" => "sent by the middleware in front of it (echo's: the wait rounded up to whole seconds; the library itself sends none)",
         "redis-cell" => "sent as CL.THROTTLE's retry_after, the wait truncated to whole seconds",
+        "limits" => "sent by Flask-Limiter as int(int(reset + 1) − now): whole seconds to the second after the reset, truncated",
         _ => "sent, in whole seconds rounded up",
     };
     Ok(if refused == 0 {

@@ -18,30 +18,44 @@ pub struct AnchoredWindow {
     pub(super) end: Micros,
     /// Requests counted in the open window, rejected ones included.
     pub(super) count: u64,
+    /// The library's clock resolution, µs: a millisecond for `Date.now()`, 1 for Python's
+    /// `time.time()` (a float, finer than the simulator's microsecond).
+    pub(super) tick: Micros,
 }
 
 impl AnchoredWindow {
     /// At most `limit` per window of `window` µs (a whole number of milliseconds), each
     /// window opened by a key's first request after the last one ended.
     pub fn new(limit: u64, window: Micros) -> Self {
+        Self::with_tick(limit, window, MS)
+    }
+
+    /// The same on a clock that reads whole `tick`s of µs (at least 1).
+    pub fn with_tick(limit: u64, window: Micros, tick: Micros) -> Self {
         AnchoredWindow {
             limit,
             window,
             end: 0,
             count: 0,
+            tick: tick.max(1),
         }
     }
 
-    /// `t` on the library's clock: whole milliseconds.
+    /// `t` on the library's clock: whole ticks.
     #[inline]
-    fn now(t: Micros) -> Micros {
-        t - t % MS
+    fn now(&self, t: Micros) -> Micros {
+        t - t % self.tick
+    }
+
+    /// The end of the window in force at `t` (`t`'s tick plus the window when none is open).
+    pub fn end_at(&self, t: Micros) -> Micros {
+        self.at(t).0
     }
 
     /// The window in force at `t`: its end and count (a closed window counts nothing).
     #[inline]
     fn at(&self, t: Micros) -> (Micros, u64) {
-        let now = Self::now(t);
+        let now = self.now(t);
         if self.end <= now {
             (now + self.window, 0)
         } else {
@@ -74,7 +88,7 @@ impl AnchoredWindow {
     /// `Math.ceil(msBeforeNext / 1000)`, its `msBeforeNext` the same time).
     pub fn header(&self, t: Micros) -> Micros {
         let (end, _) = self.at(t);
-        (end - Self::now(t)).div_ceil(SECOND) * SECOND
+        (end - self.now(t)).div_ceil(SECOND) * SECOND
     }
 
     /// Records a request at `t` as the store does, whether admitted or not; returns whether it

@@ -1,6 +1,7 @@
 //! What every limiter is: a [`Decide`] that answers each request with a [`Decision`], a
 //! [`Rate`] kept as an exact fraction, and the [`State`] the explainer draws.
 
+use crate::error::Error;
 use crate::time::Micros;
 use serde::{Deserialize, Serialize};
 
@@ -278,5 +279,62 @@ pub(super) fn admitted_at(ok: bool, t: Micros) -> Decision {
         Decision::Admit { at: t }
     } else {
         Decision::Reject
+    }
+}
+/// A `limits` strategy, named as Flask-Limiter's `RATELIMIT_STRATEGY` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LimitsStrategy {
+    /// `fixed-window` (the default): a window per key opened by its first hit.
+    FixedWindow,
+    /// `moving-window`: a log of admissions over `[now − W, now]`.
+    MovingWindow,
+    /// `sliding-window-counter`: the last aligned window's count, weighted, plus this one's.
+    SlidingWindowCounter,
+}
+
+impl LimitsStrategy {
+    /// Every strategy, the default first.
+    pub const ALL: [LimitsStrategy; 3] = [
+        LimitsStrategy::FixedWindow,
+        LimitsStrategy::MovingWindow,
+        LimitsStrategy::SlidingWindowCounter,
+    ];
+
+    /// Its name in a spec and in Flask-Limiter's configuration.
+    pub fn name(self) -> &'static str {
+        match self {
+            LimitsStrategy::FixedWindow => "fixed-window",
+            LimitsStrategy::MovingWindow => "moving-window",
+            LimitsStrategy::SlidingWindowCounter => "sliding-window-counter",
+        }
+    }
+
+    /// The strategy named `text` (limits' class names and underscores taken too).
+    pub fn parse(what: &str, text: &str) -> Result<Self, Error> {
+        let t = text.trim().to_ascii_lowercase().replace('_', "-");
+        let found = match t.as_str() {
+            "fixed-window" | "fixedwindowratelimiter" | "fixed-window-elastic-expiry" => {
+                Some(LimitsStrategy::FixedWindow)
+            }
+            "moving-window" | "movingwindowratelimiter" => Some(LimitsStrategy::MovingWindow),
+            "sliding-window-counter" | "slidingwindowcounterratelimiter" => {
+                Some(LimitsStrategy::SlidingWindowCounter)
+            }
+            _ => None,
+        };
+        if t == "fixed-window-elastic-expiry" {
+            return Err(Error::invalid(
+                what,
+                text,
+                "fixed-window, moving-window or sliding-window-counter (fixed-window-elastic-expiry, removed from limits 4, is not modelled)",
+            ));
+        }
+        found.ok_or_else(|| {
+            Error::invalid(
+                what,
+                text,
+                "fixed-window, moving-window or sliding-window-counter",
+            )
+        })
     }
 }

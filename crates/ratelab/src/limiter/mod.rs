@@ -15,6 +15,8 @@ mod fleet;
 #[cfg(feature = "libraries")]
 mod go_rate;
 mod haproxy;
+#[cfg(feature = "libraries")]
+mod limits;
 mod nginx;
 #[cfg(feature = "libraries")]
 mod redis_cell;
@@ -30,12 +32,14 @@ mod windows;
 #[cfg(feature = "libraries")]
 pub use anchored::AnchoredWindow;
 pub use buckets::{Gcra, LeakyBucket, LeakyMode, TokenBucket};
-pub use decide::{Decide, Decision, Rate, State, StateKind};
+pub use decide::{Decide, Decision, LimitsStrategy, Rate, State, StateKind};
 #[cfg(feature = "fleet")]
 pub use fleet::Fleet;
 #[cfg(feature = "libraries")]
 pub use go_rate::GoRate;
 pub use haproxy::Haproxy;
+#[cfg(feature = "libraries")]
+pub use limits::Limits;
 pub use nginx::{thousandths_per_second, Nginx};
 #[cfg(feature = "libraries")]
 pub use redis_cell::RedisCell;
@@ -81,6 +85,9 @@ pub enum Limiter {
     /// See [`Vsthrottle`]: Varnish's `vsthrottle.is_denied`.
     #[cfg(feature = "libraries")]
     Vsthrottle(Vsthrottle),
+    /// See [`Limits`]: Python's `limits`.
+    #[cfg(feature = "libraries")]
+    Limits(Limits),
     /// See [`Split`].
     Split(Split),
     /// See [`Fleet`].
@@ -127,6 +134,8 @@ impl Decide for Limiter {
             Limiter::RedisCell(l) => l.decide(t),
             #[cfg(feature = "libraries")]
             Limiter::Vsthrottle(l) => l.decide(t),
+            #[cfg(feature = "libraries")]
+            Limiter::Limits(l) => l.decide(t),
             Limiter::Split(l) => l.decide(t),
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.decide(t),
@@ -152,6 +161,8 @@ impl Decide for Limiter {
             Limiter::RedisCell(l) => l.admit(t),
             #[cfg(feature = "libraries")]
             Limiter::Vsthrottle(l) => l.admit(t),
+            #[cfg(feature = "libraries")]
+            Limiter::Limits(l) => l.admit(t),
             Limiter::Split(l) => l.admit(t),
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.admit(t),
@@ -201,6 +212,8 @@ impl Limiter {
             Limiter::RedisCell(l) => l.state(now),
             #[cfg(feature = "libraries")]
             Limiter::Vsthrottle(l) => l.state(now),
+            #[cfg(feature = "libraries")]
+            Limiter::Limits(l) => l.state(now),
             Limiter::Split(l) => l.state(now),
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.state(now),

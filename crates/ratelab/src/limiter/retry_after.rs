@@ -37,6 +37,8 @@ impl Limiter {
             Limiter::GoRate(l) => Some(l.header(t)),
             #[cfg(feature = "libraries")]
             Limiter::RedisCell(l) => Some(l.header(t)),
+            #[cfg(feature = "libraries")]
+            Limiter::Limits(l) => Some(l.header(t)),
             _ => None,
         }
     }
@@ -64,6 +66,8 @@ impl Limiter {
             Limiter::RedisCell(l) => l.retry_after(t),
             #[cfg(feature = "libraries")]
             Limiter::Vsthrottle(l) => l.retry_after(t),
+            #[cfg(feature = "libraries")]
+            Limiter::Limits(l) => l.retry_after(t),
             Limiter::Split(_) => return None,
             #[cfg(feature = "fleet")]
             Limiter::Fleet(l) => l.retry_after(t)?,
@@ -73,7 +77,7 @@ impl Limiter {
 }
 
 /// The first time from `t` a copy of `l` admits: doubling steps, then halving.
-fn search<L: Decide + Clone>(l: &L, t: Micros) -> Micros {
+pub(super) fn search<L: Decide + Clone>(l: &L, t: Micros) -> Micros {
     first(t, |at| l.clone().admit(at))
 }
 
@@ -121,7 +125,7 @@ impl FixedWindow {
 }
 
 impl SlidingLog {
-    fn retry_after(&self, t: Micros) -> Micros {
+    pub(super) fn retry_after(&self, t: Micros) -> Micros {
         t.max(self.oldest())
     }
 }

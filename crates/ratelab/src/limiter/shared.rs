@@ -9,7 +9,7 @@
 //! not record them they change nothing.
 
 #[cfg(feature = "libraries")]
-use super::{AnchoredWindow, GoRate, RedisCell, Vsthrottle};
+use super::{AnchoredWindow, GoRate, Limits, RedisCell, Vsthrottle};
 use super::{
     Decide, FixedWindow, Gcra, Haproxy, LeakyBucket, Limiter, Nginx, SlidingLog,
     SlidingWindowCounter, TokenBucket,
@@ -175,6 +175,16 @@ impl Shared for Vsthrottle {
     }
 }
 
+#[cfg(feature = "libraries")]
+impl Shared for Limits {
+    fn peek(&self, t: Micros) -> bool {
+        Limits::peek(self, t)
+    }
+    fn force(&mut self, t: Micros) {
+        Limits::force(self, t);
+    }
+}
+
 impl Shared for Limiter {
     fn peek(&self, t: Micros) -> bool {
         match self {
@@ -194,6 +204,8 @@ impl Shared for Limiter {
             Limiter::RedisCell(l) => Shared::peek(l, t),
             #[cfg(feature = "libraries")]
             Limiter::Vsthrottle(l) => Shared::peek(l, t),
+            #[cfg(feature = "libraries")]
+            Limiter::Limits(l) => Shared::peek(l, t),
             // A fleet or a split is never itself shared: the scenario refuses it.
             Limiter::Split(_) | Limiter::Fleet(_) => false,
         }
@@ -216,6 +228,8 @@ impl Shared for Limiter {
             Limiter::RedisCell(l) => Shared::force(l, t),
             #[cfg(feature = "libraries")]
             Limiter::Vsthrottle(l) => Shared::force(l, t),
+            #[cfg(feature = "libraries")]
+            Limiter::Limits(l) => Shared::force(l, t),
             Limiter::Split(_) | Limiter::Fleet(_) => {}
         }
     }
@@ -257,6 +271,24 @@ mod tests {
             Limiter::RedisCell(RedisCell::new(limit - 1, limit, 1)),
             #[cfg(feature = "libraries")]
             Limiter::Vsthrottle(Vsthrottle::new(limit, SECOND)),
+            #[cfg(feature = "libraries")]
+            Limiter::Limits(Limits::new(
+                limit,
+                SECOND,
+                crate::limiter::LimitsStrategy::FixedWindow,
+            )),
+            #[cfg(feature = "libraries")]
+            Limiter::Limits(Limits::new(
+                limit,
+                SECOND,
+                crate::limiter::LimitsStrategy::MovingWindow,
+            )),
+            #[cfg(feature = "libraries")]
+            Limiter::Limits(Limits::new(
+                limit,
+                SECOND,
+                crate::limiter::LimitsStrategy::SlidingWindowCounter,
+            )),
         ]
     }
 
@@ -299,7 +331,10 @@ mod tests {
             let kinds = |l, w| {
                 kinds(l, w)
                     .into_iter()
-                    .filter(|k| !matches!(k, Limiter::Haproxy(_) | Limiter::Anchored(_)))
+                    .filter(|k| {
+                        !matches!(k, Limiter::Haproxy(_) | Limiter::Anchored(_))
+                            && !matches!(k, Limiter::Limits(l) if l.opens_at_a_hit())
+                    })
             };
             for (mut shared, mut own) in kinds(limit, SECOND).zip(kinds(limit, SECOND)) {
                 let mut t = 0;

@@ -208,9 +208,9 @@ impl SlidingWindowCounter {
         }
     }
 
-    /// Both windows' counts at `now` and the weighted estimate it would compare against `L`
-    /// (the counts moved on if `now` is in a later window).
-    pub fn state(&self, now: Micros) -> State {
+    /// The last window's count, this one's and how far into this one `now` is (the counts
+    /// moved on if `now` is in a later window).
+    pub fn counts_at(&self, now: Micros) -> (u64, u64, Micros) {
         let (previous, current, start) = if now >= self.window_end {
             let index = now / self.window;
             let previous = if index == self.index + 1 { self.cur } else { 0 };
@@ -218,7 +218,14 @@ impl SlidingWindowCounter {
         } else {
             (self.prev, self.cur, self.window_start)
         };
-        let left = self.window - (now - start);
+        (previous, current, now - start)
+    }
+
+    /// Both windows' counts at `now` and the weighted estimate it would compare against `L`
+    /// (the counts moved on if `now` is in a later window).
+    pub fn state(&self, now: Micros) -> State {
+        let (previous, current, elapsed) = self.counts_at(now);
+        let left = self.window - elapsed;
         State::Estimate {
             current,
             previous,

@@ -564,7 +564,12 @@ impl Scenario {
             let Coord::Sync { every, delay } = fleet.coord else {
                 return None;
             };
-            if fleet.skew > 0 || spec.queues() || opens_at_a_request(spec) {
+            // A window a request opens: every view at the second tick holds the window the
+            // first tick's admissions opened, when the ticks fall in one.
+            if fleet.skew > 0
+                || spec.queues()
+                || (opens_at_a_request(spec) && !self.ticks_in_one_anchored_window(spec))
+            {
                 return None;
             }
             let first = self.window.checked_sub(before)?;
@@ -591,6 +596,24 @@ impl Scenario {
         }
     }
 
+    /// Whether a boundary burst's two ticks fall in the one window its first tick opens, for
+    /// a limiter whose windows open at a request ([`LimiterSpec::opens_at_a_request`]): the
+    /// window of the limiter's own period opens at the first tick's clock tick (a
+    /// millisecond, or a µs for limits' float clock), so the ticks must be closer than the
+    /// period less a tick.
+    fn ticks_in_one_anchored_window(&self, spec: &LimiterSpec) -> bool {
+        let TrafficSpec::BoundaryBurst { before, after, .. } = self.traffic else {
+            return false;
+        };
+        let tick = if spec.kind == LimiterKind::Limits {
+            1
+        } else {
+            MS
+        };
+        let period = spec.period.unwrap_or(self.window);
+        opens_at_a_request(spec) && before.saturating_add(after).saturating_add(tick) <= period
+    }
+
     /// Whether a boundary burst's two ticks reach a fixed window or a sliding-window counter
     /// in one calendar window `[kW, (k + 1)W)` of the clock it decides by: the backend's,
     /// or under `central` the store's, half a round trip later. (A skewed fleet's gateways
@@ -599,12 +622,28 @@ impl Scenario {
         let TrafficSpec::BoundaryBurst { before, after, .. } = self.traffic else {
             return false;
         };
-        if !matches!(
-            spec.kind,
-            LimiterKind::FixedWindow | LimiterKind::SlidingWindowCounter
-        ) || spec.queues()
+        let anchored = opens_at_a_request(spec);
+        if !(anchored
+            || matches!(
+                spec.kind,
+                LimiterKind::FixedWindow | LimiterKind::SlidingWindowCounter
+            ))
+            || spec.queues()
         {
             return false;
+        }
+        if anchored {
+            // The run's first arrival, the first tick's, opens a window of the limiter's own
+            // period at its clock's tick (a millisecond, or a µs for limits' float clock):
+            // the second tick falls inside it when the two are closer than the period less
+            // a tick. Behind a fleet, so with a gateway's own limiter or a store's, but not
+            // a `sync` or `lease` view, which others' admissions can open at another time.
+            #[cfg(feature = "fleet")]
+            if matches!(spec.fleet, Some(f) if f.skew > 0 || matches!(f.coord, Coord::Sync { .. } | Coord::Lease { .. }))
+            {
+                return false;
+            }
+            return self.ticks_in_one_anchored_window(spec);
         }
         #[cfg(feature = "fleet")]
         let shift = match spec.fleet {
@@ -691,8 +730,5 @@ pub(super) fn in_fleet(spec: &LimiterSpec) -> bool {
 /// limiter's worst window).
 #[cfg_attr(not(feature = "fleet"), allow(dead_code))]
 fn opens_at_a_request(spec: &LimiterSpec) -> bool {
-    matches!(
-        spec.kind,
-        LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible
-    )
+    spec.opens_at_a_request()
 }

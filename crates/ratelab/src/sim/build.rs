@@ -5,7 +5,7 @@
 use super::Scenario;
 use crate::error::Error;
 #[cfg(feature = "libraries")]
-use crate::limiter::{AnchoredWindow, GoRate, RedisCell, Vsthrottle};
+use crate::limiter::{AnchoredWindow, GoRate, Limits, RedisCell, Vsthrottle};
 #[cfg(feature = "fleet")]
 use crate::limiter::{Coord, Fleet};
 use crate::limiter::{
@@ -250,12 +250,20 @@ impl Scenario {
                     let (b, n, p) = crate::theory::redis_cell_keys(spec, limit, self.window);
                     Limiter::RedisCell(RedisCell::new(b, n, p))
                 }
+                #[cfg(feature = "libraries")]
+                LimiterKind::Limits => Limiter::Limits(Limits::new(
+                    spec.limit.unwrap_or(limit),
+                    spec.period.unwrap_or(self.window),
+                    spec.strategy
+                        .unwrap_or(crate::spec::LimitsStrategy::FixedWindow),
+                )),
                 #[cfg(not(feature = "libraries"))]
                 LimiterKind::ExpressRateLimit
                 | LimiterKind::RateLimiterFlexible
                 | LimiterKind::GoRate
                 | LimiterKind::RedisCell
-                | LimiterKind::Vsthrottle => unreachable!("refused before the limiters are built"),
+                | LimiterKind::Vsthrottle
+                | LimiterKind::Limits => unreachable!("refused before the limiters are built"),
             }
         };
         if k == 1 {

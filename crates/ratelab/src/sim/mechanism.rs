@@ -217,7 +217,7 @@ impl Mechanism {
         }
         // Calendar windows; HAProxy's periods and a library's window start at a request.
         #[cfg(feature = "libraries")]
-        let anchored = matches!(limiter, Limiter::Anchored(_));
+        let anchored = matches!(limiter, Limiter::Anchored(_) | Limiter::Limits(_));
         #[cfg(not(feature = "libraries"))]
         let anchored = false;
         if matches!(self.kind, StateKind::Count | StateKind::Estimate)

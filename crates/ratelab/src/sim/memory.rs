@@ -114,6 +114,20 @@ impl Scenario {
         }
     }
 
+    /// The most a sliding log of a limiter like `spec` holds, if it keeps one: the
+    /// scenario's limit for `sliding-log`, limits' own for its moving window.
+    fn log_limit(&self, spec: &LimiterSpec) -> Option<u64> {
+        match spec.kind {
+            LimiterKind::SlidingLog => Some(self.limit),
+            LimiterKind::Limits
+                if spec.strategy == Some(crate::limiter::LimitsStrategy::MovingWindow) =>
+            {
+                Some(spec.limit.unwrap_or(self.limit))
+            }
+            _ => None,
+        }
+    }
+
     /// What one limiter of a run keeps: its auditor's buffer (two slots per admission it
     /// keeps, plus a chunk), its own state, and a queue's departures and delay histogram.
     /// Whatever is kept per admission is bounded twice, by what a window can hold and by the
@@ -158,17 +172,9 @@ impl Scenario {
             admissions
         };
         // (A fleet's limiters are its own part, below.)
-        let log = spec.kind == LimiterKind::SlidingLog && !in_fleet(spec);
-        let own = if log {
-            ring_bytes(self.limit, logged)
-        } else {
-            0
-        } + 64 * k;
-        let own_moving = if log {
-            ring_moving(self.limit, logged)
-        } else {
-            0
-        };
+        let log = self.log_limit(spec).filter(|_| !in_fleet(spec));
+        let own = log.map_or(0, |l| ring_bytes(l.saturating_mul(k), logged)) + 64 * k;
+        let own_moving = log.map_or(0, |l| ring_moving(l.saturating_mul(k), logged));
         // Departures still to come: at most the burst and one, 16 bytes each in a ring that
         // doubles (and the half it grew from while it moves).
         let waiting = burst.saturating_add(2).min(admissions.saturating_add(2));
@@ -228,11 +234,14 @@ impl Scenario {
         one.fleet = None;
         let n = u64::from(fleet.gateways);
         let a = self.most_admitted(spec);
-        let log = spec.kind == LimiterKind::SlidingLog;
-        // Each gateway's limit: a split's is its share.
+        let log_limit = self.log_limit(spec);
+        let log = log_limit.is_some();
+        // The log's limit: the scenario's, or a library's own (limits' moving window).
+        let whole = log_limit.unwrap_or(self.limit);
+        // Each gateway's limit: a split's is its share (a library's own limit stays whole).
         let limit = match fleet.coord {
-            Coord::Split => self.limit.div_ceil(n),
-            _ => self.limit,
+            Coord::Split if spec.limit.is_none() => whole.div_ceil(n),
+            _ => whole,
         };
         // A sliding log's ring: 12 bytes a slot it fills (see `lane_memory`), the gateways'
         // together filled by at most every admission; the shared limiter and the store's
@@ -281,16 +290,16 @@ impl Scenario {
         let each = self.routed_worst(spec).unwrap_or(u64::MAX);
         let busiest_all = n.saturating_mul(single).min(routed).min(each).min(a);
         let busiest = 16 * busiest_all + n * (16 * 8 + 64);
-        let mut moving = (8 * single.min(busiest_all)).max(log_moving(self.limit));
+        let mut moving = (8 * single.min(busiest_all)).max(log_moving(whole));
         // The shared limiter, and the store's under `central` and `lease`: a lease takes up
         // to its size of permits a request, each one the store's admission, so the store's
         // log fills with the limit however few requests come.
         let store = match fleet.coord {
-            Coord::Central { .. } => rings(1, self.limit),
+            Coord::Central { .. } => rings(1, whole),
             Coord::Lease { size, .. } if log => {
-                let permits = self.limit.min(self.most_decisions().saturating_mul(size));
-                moving = moving.max(ring_moving(self.limit, permits));
-                ring_bytes(self.limit, permits)
+                let permits = whole.min(self.most_decisions().saturating_mul(size));
+                moving = moving.max(ring_moving(whole, permits));
+                ring_bytes(whole, permits)
             }
             _ => 0,
         };
@@ -300,7 +309,7 @@ impl Scenario {
             Coord::Local | Coord::Split => rings(n, limit),
             _ => 0,
         };
-        let state = gateways + rings(1, self.limit) + store + n * 256 + 512;
+        let state = gateways + rings(1, whole) + store + n * 256 + 512;
         let mut sync = 0;
         if let Coord::Sync { every, delay } = fleet.coord {
             // Snapshots on their way: one per sync instant within a delay, and at most one
@@ -359,6 +368,17 @@ impl Scenario {
             };
             moving = moving.max(8 * own.max(largest));
             sync = snapshots.saturating_mul(3 * 64 + 160) + 16 * (own + recent) + n * 64;
+            // limits' moving window is a log no view counts: each snapshot on its way and the
+            // spare one are copies of the shared limiter, its ring with it (8 bytes an entry,
+            // every admission up to its limit), and each gateway's view is copied over from
+            // one, then grows by its own admissions (a ring that doubles, up to its limit).
+            if log && spec.kind == LimiterKind::Limits {
+                let entries = whole.min(a).max(8);
+                let view = whole.max(8).min(entries.saturating_mul(2));
+                sync = sync
+                    .saturating_add(8 * entries.saturating_mul(snapshots.saturating_add(1)))
+                    .saturating_add(8 * view.saturating_mul(n));
+            }
         }
         FleetMemory {
             gateways: n,

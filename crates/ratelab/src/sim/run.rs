@@ -180,6 +180,8 @@ fn decide_and_audit_each(
         Limiter::RedisCell(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
         #[cfg(feature = "libraries")]
         Limiter::Vsthrottle(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
+        #[cfg(feature = "libraries")]
+        Limiter::Limits(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
         Limiter::Split(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
         #[cfg(feature = "fleet")]
         Limiter::Fleet(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
@@ -247,6 +249,8 @@ fn drive_lanes(source: &mut RetryClient, lanes: &mut [Classic<'_>]) {
                 Limiter::RedisCell(l) => drive(client, fresh, until, l, audit, &mut each),
                 #[cfg(feature = "libraries")]
                 Limiter::Vsthrottle(l) => drive(client, fresh, until, l, audit, &mut each),
+                #[cfg(feature = "libraries")]
+                Limiter::Limits(l) => drive(client, fresh, until, l, audit, &mut each),
                 Limiter::Split(l) => drive(client, fresh, until, l, audit, &mut each),
                 #[cfg(feature = "fleet")]
                 Limiter::Fleet(l) => drive(client, fresh, until, &mut **l, audit, &mut each),

@@ -11,10 +11,13 @@ mod fleet;
 #[cfg(feature = "fleet")]
 pub use fleet::{FleetSpec, MAX_GATEWAYS};
 
+mod limits;
 mod parse;
 mod retry;
 mod traffic;
 
+pub use crate::limiter::LimitsStrategy;
+pub use limits::{limits_rate_text, parse_limits_rate};
 pub use parse::{
     parse_count, parse_load, parse_nginx_rate, parse_rate, parse_share, MAX_BURST,
     MAX_HAPROXY_PERIOD, MAX_LOAD, MAX_RATE_COUNT, MAX_SERVERS, MAX_TICK, MAX_TRIES,
@@ -61,6 +64,8 @@ pub enum LimiterKind {
     RedisCell,
     /// `vsthrottle`: Varnish's `vsthrottle.is_denied(key, limit, period)`.
     Vsthrottle,
+    /// `limits`: Python's `limits` (Flask-Limiter, SlowAPI), a rate string and a strategy.
+    Limits,
 }
 
 impl LimiterKind {
@@ -80,12 +85,13 @@ impl LimiterKind {
 
     /// Libraries' limiters, each in its library's own units and arithmetic, named as their
     /// users configure them.
-    pub const LIBRARIES: [LimiterKind; 5] = [
+    pub const LIBRARIES: [LimiterKind; 6] = [
         LimiterKind::ExpressRateLimit,
         LimiterKind::RateLimiterFlexible,
         LimiterKind::GoRate,
         LimiterKind::RedisCell,
         LimiterKind::Vsthrottle,
+        LimiterKind::Limits,
     ];
 
     /// The spec name.
@@ -104,6 +110,7 @@ impl LimiterKind {
             LimiterKind::GoRate => "go-rate",
             LimiterKind::RedisCell => "redis-cell",
             LimiterKind::Vsthrottle => "vsthrottle",
+            LimiterKind::Limits => "limits",
         }
     }
 
@@ -175,6 +182,9 @@ pub struct LimiterSpec {
     /// HAProxy's limit `N`. `None`: `L`.
     #[serde(default)]
     pub limit: Option<u64>,
+    /// `limits`' strategy (`None` for every other kind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<LimitsStrategy>,
     /// Gateways enforcing it together (`--gateways`), if more than the one limiter.
     #[cfg(feature = "fleet")]
     #[serde(default)]
@@ -212,6 +222,7 @@ impl LimiterSpec {
             delay: 0,
             period: None,
             limit: None,
+            strategy: (kind == LimiterKind::Limits).then_some(LimitsStrategy::FixedWindow),
             #[cfg(feature = "fleet")]
             fleet: None,
         };
@@ -295,6 +306,16 @@ impl LimiterSpec {
                         return Err(Error::invalid(&what, value, "a duration of at least 1ms (a period of 0 makes vsthrottle's arithmetic wrap)"));
                     }
                     spec.period = Some(p);
+                }
+                #[cfg(feature = "libraries")]
+                "rate" if kind == LimiterKind::Limits => {
+                    let (amount, window) = parse_limits_rate(&what, value)?;
+                    spec.limit = Some(amount);
+                    spec.period = Some(window);
+                }
+                #[cfg(feature = "libraries")]
+                "strategy" if kind == LimiterKind::Limits => {
+                    spec.strategy = Some(LimitsStrategy::parse(&what, value)?)
                 }
                 #[cfg(feature = "libraries")]
                 "period" if kind == LimiterKind::RedisCell => {
@@ -391,6 +412,18 @@ impl LimiterSpec {
         }
     }
 
+    /// Whether its windows open at a key's request (express-rate-limit's,
+    /// rate-limiter-flexible's, `limits`' fixed window) rather than on a calendar.
+    pub fn opens_at_a_request(&self) -> bool {
+        match self.kind {
+            LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible => true,
+            LimiterKind::Limits => {
+                self.strategy.unwrap_or(LimitsStrategy::FixedWindow) == LimitsStrategy::FixedWindow
+            }
+            _ => false,
+        }
+    }
+
     /// Whether admitted requests can leave later than they arrive: the leaky bucket as a
     /// queue, and nginx without `nodelay` with a `delay` below its `burst`.
     pub fn queues(&self) -> bool {
@@ -468,6 +501,10 @@ fn limiter_keys(kind: LimiterKind) -> String {
         LimiterKind::RedisCell => return "max-burst=B, count=N, period=SECONDS".into(),
         #[cfg(feature = "libraries")]
         LimiterKind::Vsthrottle => return "limit=N, period=DUR".into(),
+        #[cfg(feature = "libraries")]
+        LimiterKind::Limits => {
+            return "rate=AMOUNT/UNIT (limits' rate string, e.g. 10/minute), strategy=fixed-window|moving-window|sliding-window-counter".into()
+        }
         LimiterKind::Nginx => return "rate=Nr/s|Nr/m, burst=B, delay=D, nodelay".into(),
         LimiterKind::Haproxy => {
             return "period=DUR, limit=N, record-rejects=true|false".into();
