@@ -110,6 +110,17 @@ Examples:
   ratelab check haproxy.cfg --window 1min --instances 4
   printf 'limit_req_zone $binary_remote_addr zone=one:10m rate=10r/s;\\nlimit_req zone=one burst=5 nodelay;\\n' | ratelab check -")]
     Check(CheckArgs),
+    /// Reads an access log with the statuses the server sent (nginx or Apache common or
+    /// combined, with nginx's $msec appended for milliseconds; JSON lines with a time and a
+    /// status; CSV time,status[,key]) and finds which limiter, with which settings, decides
+    /// its requests as the server did: every limiter ratelab models, ranked by the share of
+    /// requests each decides as the log says.
+    #[command(after_help = "\
+Examples:
+  ratelab fit access.log
+  ratelab fit access.log --status 429,503 --key all
+  ratelab fit requests.csv --format json")]
+    Fit(FitArgs),
     /// Prints a completion script for a shell.
     #[command(after_help = "\
 Examples:
@@ -411,6 +422,38 @@ pub(crate) struct CheckArgs {
     /// Output: text, or JSON. E.g. --format json
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Table)]
     pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct FitArgs {
+    /// The log, or - for standard input.
+    #[arg(value_name = "LOG|-")]
+    pub log: String,
+    /// The statuses that mean the limiter rejected a request: 100 to 599, comma-separated.
+    /// E.g. --status 429,503
+    #[arg(
+        long,
+        value_name = "CODES",
+        default_value = "429",
+        allow_hyphen_values = true
+    )]
+    pub status: String,
+    /// One limiter per client (the log's host, a JSON line's client or ip, a CSV's third
+    /// column), or one for every request. E.g. --key all
+    #[arg(long, value_enum, value_name = "KEY", default_value_t = FitKey::Client)]
+    pub key: FitKey,
+    /// Output: text, or JSON. E.g. --format json
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+/// What `fit` keeps one limiter for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FitKey {
+    /// One limiter per client.
+    Client,
+    /// One limiter for every request.
+    All,
 }
 
 #[derive(Debug, Args)]

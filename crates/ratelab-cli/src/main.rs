@@ -7,6 +7,7 @@
 
 mod args;
 mod check;
+mod fit;
 mod input;
 mod pool;
 mod probe;
@@ -115,6 +116,7 @@ fn run(cli: Cli, args: &[OsString]) -> Result<Done, String> {
         }
         Cmd::Demo(a) => demo(&a).map(Done::ok),
         Cmd::Check(a) => check::main(&a).map(Done::ok),
+        Cmd::Fit(a) => fit::main(&a).map(Done::ok),
         Cmd::Completions(a) => {
             let mut script = Vec::new();
             clap_complete::generate(a.shell, &mut Cli::command(), "ratelab", &mut script);

@@ -37,6 +37,8 @@ pub mod audit;
 pub mod check;
 pub mod decimal;
 pub mod error;
+#[cfg(feature = "fit")]
+pub mod fit;
 pub mod histogram;
 pub mod import;
 pub mod limiter;

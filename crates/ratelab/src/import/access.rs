@@ -20,7 +20,19 @@ pub(super) struct Fields<'a> {
     user_agent: Option<&'a [u8]>,
 }
 
-impl Fields<'_> {
+impl<'a> Fields<'a> {
+    /// The client, as written.
+    #[cfg_attr(not(feature = "fit"), allow(dead_code))]
+    pub(super) fn host(&self) -> &'a [u8] {
+        self.host
+    }
+
+    /// The status, three digits.
+    #[cfg_attr(not(feature = "fit"), allow(dead_code))]
+    pub(super) fn status(&self) -> &'a [u8] {
+        self.status
+    }
+
     pub(super) fn matches(&self, filter: &Filter) -> bool {
         let want = filter.value.as_bytes();
         let mut words = self.request.split(|&b| b == b' ').filter(|w| !w.is_empty());

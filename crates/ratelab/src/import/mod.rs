@@ -51,6 +51,27 @@ mod stream;
 mod tests;
 
 pub use iso::civil_from_days;
+
+/// An access-log line's time (µs since the epoch, to the second), client and status, for
+/// `fit`.
+#[cfg(feature = "fit")]
+pub(crate) fn access_line(line: &[u8]) -> Option<(Micros, &[u8], u16)> {
+    let (t, fields) = access::parse_access(line).ok()?;
+    let status = std::str::from_utf8(fields.status()).ok()?.parse().ok()?;
+    Some((t, fields.host(), status))
+}
+
+/// A time as logs write one, in µs since the epoch: ISO 8601, or epoch seconds (with a
+/// fraction) or milliseconds (12 digits and more), for `fit`.
+#[cfg(feature = "fit")]
+pub(crate) fn log_time(text: &[u8]) -> Option<Micros> {
+    match detect::detect(text)? {
+        Format::Iso8601 => iso::parse_iso(text).ok(),
+        Format::Millis => epoch::parse_epoch(text, true).ok(),
+        Format::Seconds => epoch::parse_epoch(text, false).ok(),
+        _ => None,
+    }
+}
 pub use stream::{parse, Importer};
 
 /// The most replayed timestamps: 8 bytes each while simulated, 16 while a file is read into

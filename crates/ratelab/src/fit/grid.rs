@@ -1,0 +1,213 @@
+//! The grid `fit` searches: every limiter ratelab models, each with everything but its
+//! limit or burst, over windows and rates people configure.
+
+use crate::time::{format_duration, Micros, MINUTE, MS, SECOND};
+
+/// The windows and periods tried.
+const WINDOWS: [Micros; 19] = [
+    100 * MS,
+    250 * MS,
+    500 * MS,
+    SECOND,
+    2 * SECOND,
+    5 * SECOND,
+    10 * SECOND,
+    15 * SECOND,
+    30 * SECOND,
+    MINUTE,
+    2 * MINUTE,
+    5 * MINUTE,
+    10 * MINUTE,
+    15 * MINUTE,
+    30 * MINUTE,
+    60 * MINUTE,
+    360 * MINUTE,
+    720 * MINUTE,
+    1440 * MINUTE,
+];
+
+/// The counts tried for a bucket's rate, per second, minute and hour.
+const COUNTS: [u64; 30] = [
+    1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 75, 80, 100, 120, 150, 200, 250, 300,
+    500, 600, 1000, 1200, 2000, 5000,
+];
+
+/// A point of the grid: a limiter with everything but its searched setting.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Point {
+    /// `kind` with `L` searched over a window (limits: a strategy too).
+    Window(Family, Micros),
+    /// `kind` with a burst searched at a rate of `count` per `per`.
+    Rate(Family, u64, Micros),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Family {
+    FixedWindow,
+    SlidingLog,
+    SlidingLogRejects,
+    Counter,
+    Haproxy,
+    Express,
+    Vsthrottle,
+    LimitsFixed,
+    LimitsMoving,
+    TokenBucket,
+    Gcra,
+    LeakyMeter,
+    Nginx,
+    GoRate,
+    RedisCell,
+}
+
+impl Point {
+    /// The spec, `L` and `W` at `scale` of the searched setting, if valid.
+    pub(super) fn spec(self, scale: u64) -> Option<(String, u64, Micros)> {
+        let d = format_duration;
+        Some(match self {
+            Point::Window(f, w) => {
+                let l = scale.max(1);
+                let text = match f {
+                    Family::FixedWindow => "fixed-window".to_owned(),
+                    Family::SlidingLog => "sliding-log".to_owned(),
+                    Family::SlidingLogRejects => "sliding-log:record-rejects=true".to_owned(),
+                    Family::Counter => "sliding-window-counter".to_owned(),
+                    Family::Haproxy => format!("haproxy:period={},limit={l}", d(w)),
+                    Family::Express => {
+                        format!("express-rate-limit:limit={l},window-ms={}", w / MS)
+                    }
+                    Family::Vsthrottle => format!("vsthrottle:limit={l},period={}", d(w)),
+                    Family::LimitsFixed | Family::LimitsMoving => {
+                        if w % SECOND != 0 {
+                            return None;
+                        }
+                        format!(
+                            "limits:rate={},strategy={}",
+                            crate::spec::limits_rate_text(l, w),
+                            if f == Family::LimitsFixed {
+                                "fixed-window"
+                            } else {
+                                "moving-window"
+                            }
+                        )
+                    }
+                    _ => return None,
+                };
+                (text, l, w)
+            }
+            Point::Rate(f, count, per) => {
+                let b = scale;
+                let text = match f {
+                    Family::TokenBucket => {
+                        format!("token-bucket:burst={},rate={count}/{}", b.max(1), d(per))
+                    }
+                    Family::Gcra => format!("gcra:burst={},rate={count}/{}", b.max(1), d(per)),
+                    Family::LeakyMeter => format!("leaky-bucket:burst={b},rate={count}/{}", d(per)),
+                    Family::Nginx => {
+                        let unit = match per {
+                            SECOND => "s",
+                            MINUTE => "m",
+                            _ => return None,
+                        };
+                        format!("nginx:rate={count}r/{unit},burst={b},nodelay")
+                    }
+                    Family::GoRate => {
+                        if per % count != 0 {
+                            return None;
+                        }
+                        format!("go-rate:every={},b={b}", d(per / count))
+                    }
+                    Family::RedisCell => {
+                        if per % SECOND != 0 || per / SECOND * 1000 < count {
+                            return None;
+                        }
+                        format!(
+                            "redis-cell:max-burst={b},count={count},period={}",
+                            per / SECOND
+                        )
+                    }
+                    _ => return None,
+                };
+                (text, count, per)
+            }
+        })
+    }
+
+    /// The least value of the searched setting.
+    pub(super) fn least(self) -> u64 {
+        match self {
+            Point::Rate(
+                Family::LeakyMeter | Family::Nginx | Family::GoRate | Family::RedisCell,
+                ..,
+            ) => 0,
+            _ => 1,
+        }
+    }
+
+    /// What is searched.
+    pub(super) fn searched(self) -> &'static str {
+        match self {
+            Point::Window(..) => "limit",
+            Point::Rate(..) => "burst",
+        }
+    }
+
+    /// Whether a rejection changes the limiter's state (it counts every request).
+    pub(super) fn counts_rejects(self) -> bool {
+        matches!(
+            self,
+            Point::Window(
+                Family::SlidingLogRejects | Family::Haproxy | Family::Express | Family::LimitsFixed,
+                _
+            )
+        )
+    }
+}
+
+/// Every point of the grid, for a log whose times step by `resolution`.
+pub(super) fn grid(resolution: Micros) -> Vec<Point> {
+    let mut points = Vec::new();
+    for &w in &WINDOWS {
+        if w < 10 * resolution {
+            continue;
+        }
+        for f in [
+            Family::FixedWindow,
+            Family::SlidingLog,
+            Family::SlidingLogRejects,
+            Family::Counter,
+            Family::Haproxy,
+            Family::Express,
+            Family::Vsthrottle,
+            Family::LimitsFixed,
+            Family::LimitsMoving,
+        ] {
+            points.push(Point::Window(f, w));
+        }
+    }
+    let mut rates: Vec<(u64, Micros)> = Vec::new();
+    for per in [SECOND, MINUTE, 60 * MINUTE] {
+        for &c in &COUNTS {
+            // The same rate once (60 a minute is 1 a second), in its smallest unit.
+            if !rates
+                .iter()
+                .any(|&(c2, p2)| u128::from(c2) * u128::from(per) == u128::from(c) * u128::from(p2))
+            {
+                rates.push((c, per));
+            }
+        }
+    }
+    for f in [
+        Family::TokenBucket,
+        Family::Gcra,
+        Family::LeakyMeter,
+        Family::Nginx,
+        Family::GoRate,
+        Family::RedisCell,
+    ] {
+        for &(c, per) in &rates {
+            points.push(Point::Rate(f, c, per));
+        }
+    }
+    points
+}

@@ -1,0 +1,615 @@
+//! `ratelab fit`: which limiter, with which settings, decides an access log's requests as the
+//! server did.
+//!
+//! Every limiter ratelab models is tried on a grid of windows, periods and rates, its limit or
+//! burst searched. The search uses what the log says: replayed with the log's own decisions
+//! forced in (an admission recorded, a rejection left as the limiter leaves it), a limiter
+//! decides each request from the same history whatever its limit, and a larger limit or burst
+//! only ever admits more. So an admission the model refuses rules out that limit and every
+//! smaller one, a rejection it admits that limit and every larger one: two binary searches
+//! give the limits that decide every request as the log does. Those found on the first
+//! requests are checked on the whole log; the fits are then run on their own, as a server
+//! would, and ranked by the share of requests they decide as the log says.
+
+mod grid;
+mod log;
+
+use grid::{grid, Point};
+pub use log::{read_log, KeyBy, Log, LogOptions, Request, MOST_LINES};
+
+use crate::limiter::{Decide, Limiter, Shared};
+use crate::sim::Scenario;
+use crate::spec::LimiterSpec;
+use crate::theory;
+use crate::time::{format_duration, Micros, MINUTE, SECOND};
+use serde::Serialize;
+
+/// A request the fit decides otherwise than the log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Wrong {
+    /// Its line in the log.
+    pub line: u32,
+    /// When, µs since the epoch (as placed within its second, for a log to the second).
+    pub at_us: Micros,
+    /// Whether the log says it was admitted.
+    pub log_admitted: bool,
+}
+
+/// One limiter and its settings, and how well it explains the log.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fit {
+    /// The limiter, as `ratelab simulate --limiter` takes it (with `--limit` and `--window`).
+    pub limiter: String,
+    /// The limit `L` to simulate it with.
+    pub limit: u64,
+    /// The window `W` to simulate it with, µs.
+    pub window_us: Micros,
+    /// The share of requests it decides as the log says, 0 to 1.
+    pub agreement: f64,
+    /// Requests it decides otherwise.
+    pub wrong_count: u64,
+    /// The first few of them.
+    pub wrong: Vec<Wrong>,
+    /// Which setting was searched (`limit`, `burst`) and the range of it that fits as well.
+    pub searched: &'static str,
+    /// The lowest and highest value of it that decide the log as this fit does (equal when
+    /// only one does; the highest is `None` when any larger value does too).
+    pub range: (u64, Option<u64>),
+    /// What it promises: the most it admits in any window of `W`, over any arrivals.
+    pub promise: String,
+    /// Other limiters that decide every request of the log the same way as this one.
+    pub same_as: Vec<String>,
+    /// Replayed with the log's own decisions, the requests it decides otherwise at their
+    /// logged time, and of them those it decides as the log says a time step of the log
+    /// earlier or later: disagreements the log's clock can make (a server's decision and its
+    /// log line read clocks that can differ by that step).
+    pub replayed_otherwise: u64,
+    /// See [`Fit::replayed_otherwise`].
+    pub within_a_step: u64,
+}
+
+/// What [`fit`] finds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FitReport {
+    /// Requests read.
+    pub requests: u64,
+    /// Of them rejected.
+    pub rejected: u64,
+    /// Clients (one limiter each), or 1 with `--key all`.
+    pub keys: u64,
+    /// The log's time step, µs.
+    pub resolution_us: Micros,
+    /// The format read.
+    pub format: &'static str,
+    /// The best fits, best first.
+    pub fits: Vec<Fit>,
+    /// Whether the log tells the fits apart, in words.
+    pub verdict: String,
+    /// For a log to the second: whether the best fits stay fits however each second's
+    /// requests are placed within it.
+    pub order: Option<String>,
+}
+
+/// The requests grouped by key, each group in time order, times from a base that keeps
+/// calendar windows where the epoch has them (a whole day before the first request).
+struct Prepared {
+    /// (time from base, admitted, index in the log) by key, then time.
+    order: Vec<(Micros, bool, u32)>,
+    /// Where each key's run of `order` ends.
+    ends: Vec<usize>,
+    base: Micros,
+    horizon: Micros,
+    most_in_a_key: u64,
+}
+
+impl Prepared {
+    fn new(log: &Log, requests: &[Request]) -> Prepared {
+        let first = requests.iter().map(|r| r.at).min().unwrap_or(0);
+        let base = first - first % (1440 * MINUTE);
+        // A log to the second: each second's requests spread evenly over it, in log order.
+        let times = place(requests, log.resolution, Placement::Spread);
+        let mut order: Vec<(u32, Micros, bool, u32)> = requests
+            .iter()
+            .zip(&times)
+            .enumerate()
+            .map(|(i, (r, &t))| (r.key, t - base, r.admitted, i as u32))
+            .collect();
+        order.sort_by_key(|&(k, t, _, i)| (k, t, i));
+        let mut ends = Vec::new();
+        for i in 1..=order.len() {
+            if i == order.len() || order[i].0 != order[i - 1].0 {
+                ends.push(i);
+            }
+        }
+        let mut most = 0;
+        let mut start = 0;
+        for &e in &ends {
+            most = most.max((e - start) as u64);
+            start = e;
+        }
+        let horizon = order.iter().map(|o| o.1).max().unwrap_or(0) + 1;
+        Prepared {
+            order: order.into_iter().map(|(_, t, a, i)| (t, a, i)).collect(),
+            ends,
+            base,
+            horizon,
+            most_in_a_key: most,
+        }
+    }
+
+    /// The limiter `point` is at `scale`, if it builds.
+    fn build(&self, point: Point, scale: u64) -> Option<(Limiter, String, u64, Micros)> {
+        let (text, limit, window) = point.spec(scale)?;
+        let spec = LimiterSpec::parse(&text).ok()?;
+        let sc = Scenario {
+            limiters: vec![spec.clone()],
+            limit: limit.clamp(1, crate::sim::LIMIT_RANGE.1),
+            window,
+            duration: self.horizon.max(window) + 1,
+            ..Scenario::default()
+        };
+        let l = sc.build_limiter(&spec, 0).ok()?;
+        Some((l, text, sc.limit, window))
+    }
+
+    /// Replays the log's own decisions through `l`: the admissions it would refuse and the
+    /// rejections it would admit.
+    fn violations(&self, l: &Limiter, counts_rejects: bool) -> (u64, u64) {
+        let (mut refused, mut admitted) = (0, 0);
+        let mut start = 0;
+        for &end in &self.ends {
+            let mut lim = l.clone();
+            for &(t, ok, _) in &self.order[start..end] {
+                let would = lim.peek(t);
+                if ok {
+                    refused += u64::from(!would);
+                    lim.force(t);
+                } else if would {
+                    admitted += 1;
+                    if counts_rejects {
+                        lim.force(t);
+                    }
+                } else {
+                    lim.admit(t);
+                }
+            }
+            start = end;
+        }
+        (refused, admitted)
+    }
+
+    /// Replays the log's decisions through `l` (as [`Prepared::violations`]): the requests
+    /// it decides otherwise at their time, and of them those it decides as the log says
+    /// `step` earlier or later.
+    fn near_misses(&self, l: &Limiter, counts_rejects: bool, step: Micros) -> (u64, u64) {
+        let (mut otherwise, mut near) = (0, 0);
+        let mut start = 0;
+        for &end in &self.ends {
+            let mut lim = l.clone();
+            for &(t, ok, _) in &self.order[start..end] {
+                let would = lim.peek(t);
+                if would != ok {
+                    otherwise += 1;
+                    let earlier = t.checked_sub(step).map(|e| lim.peek(e));
+                    near += u64::from(earlier == Some(ok) || lim.peek(t + step) == ok);
+                }
+                if ok || (would && counts_rejects) {
+                    lim.force(t);
+                } else if !would {
+                    lim.admit(t);
+                }
+            }
+            start = end;
+        }
+        (otherwise, near)
+    }
+
+    /// Runs `l` on its own over every key's requests: the requests it decides otherwise.
+    fn disagreements(&self, l: &Limiter) -> Vec<u32> {
+        let mut wrong = Vec::new();
+        let mut start = 0;
+        for &end in &self.ends {
+            let mut lim = l.clone();
+            for &(t, ok, i) in &self.order[start..end] {
+                if lim.admit(t) != ok {
+                    wrong.push(i);
+                }
+            }
+            start = end;
+        }
+        wrong.sort_unstable();
+        wrong
+    }
+}
+
+/// Where a log to the second's requests are placed within their second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    /// Evenly over it, in log order.
+    Spread,
+    /// All at its start.
+    Start,
+    /// All at its last microsecond.
+    End,
+}
+
+/// The requests' times: as written, or, for a log to the second, placed within it.
+fn place(requests: &[Request], resolution: Micros, how: Placement) -> Vec<Micros> {
+    if resolution < SECOND {
+        return requests.iter().map(|r| r.at).collect();
+    }
+    let mut out = vec![0; requests.len()];
+    let mut i = 0;
+    while i < requests.len() {
+        let mut j = i;
+        while j < requests.len() && requests[j].at == requests[i].at {
+            j += 1;
+        }
+        let n = (j - i) as u64;
+        for (k, o) in out[i..j].iter_mut().enumerate() {
+            let k = k as u64;
+            *o = requests[i].at
+                + match how {
+                    Placement::Spread => (2 * k + 1) * SECOND / (2 * n),
+                    Placement::Start => 0,
+                    Placement::End => SECOND - 1,
+                };
+        }
+        i = j;
+    }
+    out
+}
+
+/// How many points of the grid the first requests leave to check on the whole log, at most.
+const KEPT: usize = 96;
+
+/// `f` of each of `items`, on the machine's cores, in order.
+fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8)
+        .min(items.len().max(1));
+    if threads == 1 {
+        return items.iter().map(&f).collect();
+    }
+    // Interleaved, so that each thread gets its share of every kind of point.
+    let mut out: Vec<(usize, R)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|k| {
+                let f = &f;
+                s.spawn(move || {
+                    (k..items.len())
+                        .step_by(threads)
+                        .map(|i| (i, f(&items[i])))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, r)| r).collect()
+}
+
+/// What the search found at one point: the range of its setting with the fewest violations.
+#[derive(Debug, Clone, Copy)]
+struct Found {
+    point: Point,
+    lo: u64,
+    hi: Option<u64>,
+    violations: u64,
+}
+
+/// The least value at or above `from` for which `ok` holds, `ok` false then true; `None` if
+/// not by `to`.
+fn least_where(from: u64, to: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
+    if from > to || !ok(to) {
+        return None;
+    }
+    let (mut a, mut b) = (from, to);
+    while a < b {
+        let m = a + (b - a) / 2;
+        if ok(m) {
+            b = m;
+        } else {
+            a = m + 1;
+        }
+    }
+    Some(a)
+}
+
+/// Searches `point` on `p` within `[from, to]`.
+fn search(p: &Prepared, point: Point, from: u64, to: u64) -> Option<Found> {
+    let v = |s: u64| {
+        p.build(point, s)
+            .map(|(l, ..)| p.violations(&l, point.counts_rejects()))
+    };
+    let from = from.max(point.least());
+    v(from)?;
+    // The least setting that refuses no admission, and the most that admits no rejection.
+    let lo = least_where(from, to, |s| v(s).is_some_and(|x| x.0 == 0)).unwrap_or(to);
+    let hi = if v(to).is_some_and(|x| x.1 == 0) {
+        None
+    } else {
+        least_where(from, to, |s| v(s).is_none_or(|x| x.1 > 0)).map(|s| s.saturating_sub(1))
+    };
+    if hi.is_none_or(|h| h >= lo) {
+        return Some(Found {
+            point,
+            lo,
+            hi,
+            violations: 0,
+        });
+    }
+    // None decides every request as the log does: the better of the two edges and between.
+    let h = hi.unwrap_or(to).max(from);
+    let candidates = [lo, h, lo.midpoint(h)];
+    let (violations, best) = candidates
+        .iter()
+        .filter_map(|&s| v(s).map(|(a, b)| (a + b, s)))
+        .min()?;
+    Some(Found {
+        point,
+        lo: best,
+        hi: Some(best),
+        violations,
+    })
+}
+
+/// Fits every limiter ratelab models to `log`; `progress(done, total)` is called as the grid
+/// is searched.
+pub fn fit(log: &Log, progress: &(dyn Fn(usize, usize) + Sync)) -> FitReport {
+    let requests = &log.requests;
+    let rejected = requests.iter().filter(|r| !r.admitted).count() as u64;
+    let all = Prepared::new(log, requests);
+    // The first requests (by time) narrow the search; the whole log checks what they leave.
+    const FIRST: usize = 4_000;
+    let mut by_time: Vec<usize> = (0..requests.len()).collect();
+    by_time.sort_by_key(|&i| (requests[i].at, i));
+    let first: Vec<Request> = by_time.iter().take(FIRST).map(|&i| requests[i]).collect();
+    let short = Prepared::new(log, &first);
+    let points = grid(log.resolution);
+    let longer = requests.len() > FIRST;
+    let top = all.most_in_a_key + 1;
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let stage1 = in_parallel(&points, |&point| {
+        let f = search(&short, point, 1, short.most_in_a_key + 1);
+        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        progress(n, points.len() + usize::from(longer) * KEPT);
+        f
+    });
+    let mut found: Vec<Found> = stage1.into_iter().flatten().collect();
+    found.sort_by_key(|f| f.violations);
+    if longer {
+        // What the first requests leave: the points with the fewest violations there.
+        let fewest = found.first().map_or(0, |f| f.violations);
+        found.retain(|f| f.violations <= fewest.saturating_mul(2));
+        found.truncate(KEPT);
+        let kept = found.len();
+        found = in_parallel(&found, |f| {
+            let g = if f.violations == 0 {
+                search(&all, f.point, f.lo, f.hi.unwrap_or(top).min(top))
+            } else {
+                search(&all, f.point, 1, top)
+            };
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress(
+                (n + KEPT - kept).min(points.len() + KEPT),
+                points.len() + KEPT,
+            );
+            g
+        })
+        .into_iter()
+        .flatten()
+        .collect();
+        progress(points.len() + KEPT, points.len() + KEPT);
+    }
+    found.sort_by_key(|f| f.violations);
+    let fewest = found.first().map_or(0, |f| f.violations);
+    // The fits with the fewest violations, run on their own (and a few more).
+    let mut fits: Vec<Fit> = found
+        .iter()
+        .filter(|f| f.violations <= fewest.saturating_mul(2).max(fewest + 8))
+        .take(48)
+        .filter_map(|f| make_fit(&all, log, f))
+        .collect();
+    // Among fits that decide alike, the server whose log format this is comes first (an
+    // nginx-style access log: nginx; HAProxy's: haproxy).
+    let hint = match log.format {
+        "access-log" | "access-log+msec" => "nginx",
+        "haproxy" => "haproxy",
+        _ => "",
+    };
+    fits.sort_by(|a, b| {
+        b.agreement
+            .total_cmp(&a.agreement)
+            .then(a.wrong_count.cmp(&b.wrong_count))
+            .then((kind_of(&a.limiter) != hint).cmp(&(kind_of(&b.limiter) != hint)))
+    });
+    // Fits that decide every request alike are named together.
+    let mut out: Vec<Fit> = Vec::new();
+    for f in fits {
+        if let Some(same) = out.iter_mut().find(|o| {
+            o.wrong == f.wrong
+                && o.wrong_count == f.wrong_count
+                && kind_of(&o.limiter) != kind_of(&f.limiter)
+        }) {
+            if !same
+                .same_as
+                .iter()
+                .any(|s| kind_of(s) == kind_of(&f.limiter))
+            {
+                // The algorithms' specs take `L` and `W` from `--limit` and `--window`.
+                let whole = if f.limiter.contains(':') && !f.limiter.starts_with("sliding-log") {
+                    f.limiter
+                } else {
+                    format!(
+                        "{} --limit {} --window {}",
+                        f.limiter,
+                        f.limit,
+                        format_duration(f.window_us)
+                    )
+                };
+                same.same_as.push(whole);
+            }
+            continue;
+        }
+        if out
+            .iter()
+            .any(|o| kind_of(&o.limiter) == kind_of(&f.limiter))
+        {
+            continue;
+        }
+        out.push(f);
+    }
+    out.truncate(10);
+    let verdict = verdict(&out, requests.len() as u64, rejected);
+    let order = (log.resolution >= SECOND && !out.is_empty()).then(|| order_check(log, &out));
+    FitReport {
+        requests: requests.len() as u64,
+        rejected,
+        keys: log.keys as u64,
+        resolution_us: log.resolution,
+        format: log.format,
+        fits: out,
+        verdict,
+        order,
+    }
+}
+
+/// The limiter's kind, from its spec.
+fn kind_of(spec: &str) -> &str {
+    spec.split([':', ' ']).next().unwrap_or(spec)
+}
+
+fn make_fit(p: &Prepared, log: &Log, f: &Found) -> Option<Fit> {
+    let (l, text, limit, window) = p.build(f.point, f.lo)?;
+    let wrong = p.disagreements(&l);
+    let (replayed_otherwise, within_a_step) =
+        p.near_misses(&l, f.point.counts_rejects(), log.resolution.min(SECOND));
+    let n = log.requests.len().max(1) as u64;
+    let spec = LimiterSpec::parse(&text).ok()?;
+    let promise = match theory::worst_case(&spec, limit, window) {
+        Some(w) => format!("at most {w} in any {}", format_duration(window)),
+        None => "no bound known".into(),
+    };
+    Some(Fit {
+        limiter: text,
+        limit,
+        window_us: window,
+        agreement: (n - wrong.len() as u64) as f64 / n as f64,
+        wrong_count: wrong.len() as u64,
+        wrong: wrong
+            .iter()
+            .take(5)
+            .map(|&i| {
+                let r = log.requests[i as usize];
+                Wrong {
+                    line: r.line,
+                    at_us: p
+                        .order
+                        .iter()
+                        .find(|o| o.2 == i)
+                        .map_or(r.at, |o| o.0 + p.base),
+                    log_admitted: r.admitted,
+                }
+            })
+            .collect(),
+        searched: f.point.searched(),
+        range: (f.lo, f.hi),
+        promise,
+        same_as: Vec::new(),
+        replayed_otherwise,
+        within_a_step,
+    })
+}
+
+/// Whether the log tells its best fits apart.
+fn verdict(fits: &[Fit], requests: u64, rejected: u64) -> String {
+    let Some(best) = fits.first() else {
+        return "no limiter ratelab models fits this log".into();
+    };
+    if rejected == 0 {
+        return format!(
+            "no request of the {requests} was rejected: any limiter that admits the busiest stretch fits, so the log cannot tell them apart (the fits shown are the tightest)"
+        );
+    }
+    let tied: Vec<&str> = fits
+        .iter()
+        .filter(|f| f.agreement == best.agreement)
+        .map(|f| f.limiter.as_str())
+        .collect();
+    let exact = if best.agreement == 1.0 {
+        "decides every request as the log says"
+    } else {
+        "decides the most requests as the log says"
+    };
+    if tied.len() + best.same_as.len() > 1 {
+        let mut names: Vec<&str> = tied;
+        names.extend(best.same_as.iter().map(String::as_str));
+        format!(
+            "{} limiters tie ({}): each {exact}, so this log ({requests} requests, {rejected} rejected) cannot tell them apart; a longer log, or one with finer times, may",
+            names.len(),
+            names.join(", ")
+        )
+    } else {
+        format!(
+            "{} alone {exact} ({requests} requests, {rejected} rejected)",
+            best.limiter
+        )
+    }
+}
+
+/// For a log to the second: whether each perfect fit stays one with each second's requests
+/// all at its start and all at its end, as well as spread over it.
+fn order_check(log: &Log, fits: &[Fit]) -> String {
+    let mut stays = Vec::new();
+    let mut not = Vec::new();
+    for f in fits.iter().filter(|f| f.agreement == 1.0) {
+        let ok = [Placement::Start, Placement::End].iter().all(|&how| {
+            let mut shifted = log.clone();
+            let times = place(&log.requests, log.resolution, how);
+            for (r, t) in shifted.requests.iter_mut().zip(times) {
+                r.at = t;
+            }
+            shifted.resolution = 1;
+            let p = Prepared::new(&shifted, &shifted.requests);
+            let Ok(spec) = LimiterSpec::parse(&f.limiter) else {
+                return false;
+            };
+            let sc = Scenario {
+                limiters: vec![spec.clone()],
+                limit: f.limit,
+                window: f.window_us,
+                duration: p.horizon.max(f.window_us) + 1,
+                ..Scenario::default()
+            };
+            sc.build_limiter(&spec, 0)
+                .is_ok_and(|l| p.disagreements(&l).is_empty())
+        });
+        if ok {
+            stays.push(f.limiter.as_str());
+        } else {
+            not.push(f.limiter.as_str());
+        }
+    }
+    if stays.is_empty() && not.is_empty() {
+        return "the log's times are whole seconds; no fit decides every request as it says".into();
+    }
+    format!(
+        "the log's times are whole seconds: each second's requests were tried spread over it, all at its start and all at its end; {}{}",
+        if stays.is_empty() {
+            "no fit stays exact for all three".to_owned()
+        } else {
+            format!("stays exact for all three: {}", stays.join(", "))
+        },
+        if not.is_empty() {
+            format!("; turns on where in the second they fell: {}", not.join(", "))
+        } else {
+            String::new()
+        }
+    )
+}
