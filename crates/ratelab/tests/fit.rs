@@ -84,7 +84,7 @@ fn fitted_back(log: &Log, kind: &str) -> Result<(), String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(10))]
+    #![proptest_config(ProptestConfig::with_cases(5))]
 
     #[test]
     fn a_simulated_log_is_fitted_back_to_its_limiter(

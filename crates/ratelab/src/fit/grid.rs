@@ -3,34 +3,26 @@
 
 use crate::time::{format_duration, Micros, MINUTE, MS, SECOND};
 
-/// The windows and periods tried.
-const WINDOWS: [Micros; 19] = [
-    100 * MS,
-    250 * MS,
-    500 * MS,
-    SECOND,
-    2 * SECOND,
-    5 * SECOND,
-    10 * SECOND,
-    15 * SECOND,
-    30 * SECOND,
-    MINUTE,
-    2 * MINUTE,
-    5 * MINUTE,
-    10 * MINUTE,
-    15 * MINUTE,
-    30 * MINUTE,
-    60 * MINUTE,
-    360 * MINUTE,
-    720 * MINUTE,
-    1440 * MINUTE,
-];
+/// The windows and periods tried: a tenth to half a second, every whole second to a minute,
+/// every whole minute to an hour, and hours that divide a day.
+fn windows() -> Vec<Micros> {
+    let mut w = vec![100 * MS, 200 * MS, 250 * MS, 500 * MS];
+    w.extend((1..=60).map(|s| s * SECOND));
+    w.extend((2..=60).map(|m| m * MINUTE));
+    w.extend([2, 3, 4, 6, 8, 12, 24].map(|h| h * 60 * MINUTE));
+    w
+}
 
-/// The counts tried for a bucket's rate, per second, minute and hour.
-const COUNTS: [u64; 30] = [
-    1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 75, 80, 100, 120, 150, 200, 250, 300,
-    500, 600, 1000, 1200, 2000, 5000,
-];
+/// The counts tried for a bucket's rate, per second, minute and hour: every whole number to
+/// 100, and round ones beyond.
+fn counts() -> Vec<u64> {
+    let mut c: Vec<u64> = (1..=100).collect();
+    c.extend([
+        120, 150, 200, 250, 300, 400, 500, 600, 750, 1000, 1200, 1500, 2000, 2500, 3000, 5000,
+        10_000,
+    ]);
+    c
+}
 
 /// A point of the grid: a limiter with everything but its searched setting.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -133,6 +125,39 @@ impl Point {
         })
     }
 
+    /// 0 for a round window or rate (one people configure: 1, 2, 5, 10, 15, 30 s or min, an
+    /// hour, 6, 12 or 24 h; 1 to 10, 12, 15, 20, 25, 30, 50, 60, 100 ... a unit), 1 otherwise.
+    pub(super) fn roundness(self) -> u8 {
+        const ROUND: [Micros; 16] = [
+            100 * MS,
+            250 * MS,
+            500 * MS,
+            SECOND,
+            2 * SECOND,
+            5 * SECOND,
+            10 * SECOND,
+            15 * SECOND,
+            30 * SECOND,
+            MINUTE,
+            2 * MINUTE,
+            5 * MINUTE,
+            10 * MINUTE,
+            15 * MINUTE,
+            30 * MINUTE,
+            60 * MINUTE,
+        ];
+        let round_count = |c: u64| {
+            c <= 10
+                || [12, 15, 20, 25, 30, 40, 50, 60, 75, 100].contains(&c)
+                || (c > 100 && c % 50 == 0)
+        };
+        let round = match self {
+            Point::Window(_, w) => ROUND.contains(&w) || w % (360 * MINUTE) == 0,
+            Point::Rate(_, c, _) => round_count(c),
+        };
+        u8::from(!round)
+    }
+
     /// The least value of the searched setting.
     pub(super) fn least(self) -> u64 {
         match self {
@@ -167,7 +192,7 @@ impl Point {
 /// Every point of the grid, for a log whose times step by `resolution`.
 pub(super) fn grid(resolution: Micros) -> Vec<Point> {
     let mut points = Vec::new();
-    for &w in &WINDOWS {
+    for w in windows() {
         if w < 10 * resolution {
             continue;
         }
@@ -187,7 +212,7 @@ pub(super) fn grid(resolution: Micros) -> Vec<Point> {
     }
     let mut rates: Vec<(u64, Micros)> = Vec::new();
     for per in [SECOND, MINUTE, 60 * MINUTE] {
-        for &c in &COUNTS {
+        for c in counts() {
             // The same rate once (60 a minute is 1 a second), in its smallest unit.
             if !rates
                 .iter()

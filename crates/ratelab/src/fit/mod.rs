@@ -153,8 +153,9 @@ impl Prepared {
     }
 
     /// Replays the log's own decisions through `l`: the admissions it would refuse and the
-    /// rejections it would admit.
-    fn violations(&self, l: &Limiter, counts_rejects: bool) -> (u64, u64) {
+    /// rejections it would admit; with `stop`, only until the first refused admission
+    /// (`Some(true)`) or admitted rejection (`Some(false)`), which is all a search asks.
+    fn violations(&self, l: &Limiter, counts_rejects: bool, stop: Option<bool>) -> (u64, u64) {
         let (mut refused, mut admitted) = (0, 0);
         let mut start = 0;
         for &end in &self.ends {
@@ -162,10 +163,18 @@ impl Prepared {
             for &(t, ok, _) in &self.order[start..end] {
                 let would = lim.peek(t);
                 if ok {
-                    refused += u64::from(!would);
+                    if !would {
+                        refused += 1;
+                        if stop == Some(true) {
+                            return (refused, admitted);
+                        }
+                    }
                     lim.force(t);
                 } else if would {
                     admitted += 1;
+                    if stop == Some(false) {
+                        return (refused, admitted);
+                    }
                     if counts_rejects {
                         lim.force(t);
                     }
@@ -261,7 +270,7 @@ fn place(requests: &[Request], resolution: Micros, how: Placement) -> Vec<Micros
 }
 
 /// How many points of the grid the first requests leave to check on the whole log, at most.
-const KEPT: usize = 96;
+const KEPT: usize = 48;
 
 /// `f` of each of `items`, on the machine's cores, in order.
 fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
@@ -323,18 +332,19 @@ fn least_where(from: u64, to: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
 
 /// Searches `point` on `p` within `[from, to]`.
 fn search(p: &Prepared, point: Point, from: u64, to: u64) -> Option<Found> {
-    let v = |s: u64| {
+    let v = |s: u64, stop: Option<bool>| {
         p.build(point, s)
-            .map(|(l, ..)| p.violations(&l, point.counts_rejects()))
+            .map(|(l, ..)| p.violations(&l, point.counts_rejects(), stop))
     };
     let from = from.max(point.least());
-    v(from)?;
+    p.build(point, from)?;
     // The least setting that refuses no admission, and the most that admits no rejection.
-    let lo = least_where(from, to, |s| v(s).is_some_and(|x| x.0 == 0)).unwrap_or(to);
-    let hi = if v(to).is_some_and(|x| x.1 == 0) {
+    let lo = least_where(from, to, |s| v(s, Some(true)).is_some_and(|x| x.0 == 0)).unwrap_or(to);
+    let hi = if v(to, Some(false)).is_some_and(|x| x.1 == 0) {
         None
     } else {
-        least_where(from, to, |s| v(s).is_none_or(|x| x.1 > 0)).map(|s| s.saturating_sub(1))
+        least_where(from, to, |s| v(s, Some(false)).is_none_or(|x| x.1 > 0))
+            .map(|s| s.saturating_sub(1))
     };
     if hi.is_none_or(|h| h >= lo) {
         return Some(Found {
@@ -349,7 +359,7 @@ fn search(p: &Prepared, point: Point, from: u64, to: u64) -> Option<Found> {
     let candidates = [lo, h, lo.midpoint(h)];
     let (violations, best) = candidates
         .iter()
-        .filter_map(|&s| v(s).map(|(a, b)| (a + b, s)))
+        .filter_map(|&s| v(s, None).map(|(a, b)| (a + b, s)))
         .min()?;
     Some(Found {
         point,
@@ -382,7 +392,9 @@ pub fn fit(log: &Log, progress: &(dyn Fn(usize, usize) + Sync)) -> FitReport {
         f
     });
     let mut found: Vec<Found> = stage1.into_iter().flatten().collect();
-    found.sort_by_key(|f| f.violations);
+    // Fewest violations first; among equals, the settings people configure (round windows and
+    // rates) first.
+    found.sort_by_key(|f| (f.violations, f.point.roundness()));
     if longer {
         // What the first requests leave: the points with the fewest violations there.
         let fewest = found.first().map_or(0, |f| f.violations);
@@ -413,7 +425,7 @@ pub fn fit(log: &Log, progress: &(dyn Fn(usize, usize) + Sync)) -> FitReport {
     let mut fits: Vec<Fit> = found
         .iter()
         .filter(|f| f.violations <= fewest.saturating_mul(2).max(fewest + 8))
-        .take(48)
+        .take(24)
         .filter_map(|f| make_fit(&all, log, f))
         .collect();
     // Among fits that decide alike, the server whose log format this is comes first (an
@@ -432,27 +444,22 @@ pub fn fit(log: &Log, progress: &(dyn Fn(usize, usize) + Sync)) -> FitReport {
     // Fits that decide every request alike are named together.
     let mut out: Vec<Fit> = Vec::new();
     for f in fits {
-        if let Some(same) = out.iter_mut().find(|o| {
-            o.wrong == f.wrong
-                && o.wrong_count == f.wrong_count
-                && kind_of(&o.limiter) != kind_of(&f.limiter)
-        }) {
-            if !same
-                .same_as
-                .iter()
-                .any(|s| kind_of(s) == kind_of(&f.limiter))
-            {
-                // The algorithms' specs take `L` and `W` from `--limit` and `--window`.
-                let whole = if f.limiter.contains(':') && !f.limiter.starts_with("sliding-log") {
-                    f.limiter
-                } else {
-                    format!(
-                        "{} --limit {} --window {}",
-                        f.limiter,
-                        f.limit,
-                        format_duration(f.window_us)
-                    )
-                };
+        if let Some(same) = out
+            .iter_mut()
+            .find(|o| o.wrong == f.wrong && o.wrong_count == f.wrong_count)
+        {
+            // The algorithms' specs take `L` and `W` from `--limit` and `--window`.
+            let whole = if f.limiter.contains(':') && !f.limiter.starts_with("sliding-log") {
+                f.limiter
+            } else {
+                format!(
+                    "{} --limit {} --window {}",
+                    f.limiter,
+                    f.limit,
+                    format_duration(f.window_us)
+                )
+            };
+            if same.same_as.len() < 12 && !same.same_as.contains(&whole) {
                 same.same_as.push(whole);
             }
             continue;
