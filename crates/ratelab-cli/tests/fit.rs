@@ -13,7 +13,12 @@ fn ratelab(args: &[&str], input: &str) -> (i32, String, String) {
         .spawn()
         .expect("ratelab runs");
     // A command refused before it reads its input closes the pipe: not an error here.
-    if let Err(e) = child.stdin.take().expect("stdin").write_all(input.as_bytes()) {
+    if let Err(e) = child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+    {
         assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
     }
     let out = child.wait_with_output().expect("ratelab ends");

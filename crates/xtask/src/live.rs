@@ -31,6 +31,8 @@ pub(crate) struct Servers {
     nginx_fleet: String,
     redis: String,
     haproxy: String,
+    /// express-rate-limit and rate-limiter-flexible in one Node server (`tests/probe/libraries.mjs`).
+    libraries: String,
     dir: PathBuf,
 }
 
@@ -43,6 +45,7 @@ impl Servers {
                 .map_err(|e| format!("no free loopback port: {e}"))
         };
         let (nginx_port, redis_port, haproxy_port) = (free_port()?, free_port()?, free_port()?);
+        let libraries_port = free_port()?;
         let mut fleet_ports = vec![nginx_port];
         for _ in 1..NGINX_GATEWAYS {
             fleet_ports.push(free_port()?);
@@ -89,6 +92,7 @@ impl Servers {
                 .join(","),
             redis: format!("redis://127.0.0.1:{redis_port}"),
             haproxy: format!("http://127.0.0.1:{haproxy_port}"),
+            libraries: format!("http://127.0.0.1:{libraries_port}"),
             dir: dir.clone(),
         };
         // Each server's output goes to NAME.out in the scratch directory, shown if it fails.
@@ -132,7 +136,23 @@ impl Servers {
         servers
             .children
             .push(spawn("haproxy", HAPROXY, &["-db", "-f", &haproxy_cfg])?);
-        let mut listening = vec![(nginx_port, 0), (redis_port, 1), (haproxy_port, 2)];
+        // express-rate-limit and rate-limiter-flexible, as npm installed them.
+        let script = root()
+            .join("tests/probe/libraries.mjs")
+            .display()
+            .to_string();
+        let libraries_port_s = libraries_port.to_string();
+        servers.children.push(spawn(
+            "node-libraries",
+            "node",
+            &[&script, &libraries_port_s],
+        )?);
+        let mut listening = vec![
+            (nginx_port, 0),
+            (redis_port, 1),
+            (haproxy_port, 2),
+            (libraries_port, 3),
+        ];
         let names = ["nginx-1", "nginx-2"];
         for (((prefix, conf), &port), name) in
             gateway_confs.iter().zip(&fleet_ports[1..]).zip(names)
@@ -163,8 +183,8 @@ impl Servers {
             }
         }
         eprintln!(
-            "nginx on {}, redis-server on {}, haproxy on {}; nginx gateways {}",
-            servers.nginx, servers.redis, servers.haproxy, servers.nginx_fleet
+            "nginx on {}, redis-server on {}, haproxy on {}, Node's libraries on {}; nginx gateways {}",
+            servers.nginx, servers.redis, servers.haproxy, servers.libraries, servers.nginx_fleet
         );
         Ok(servers)
     }
@@ -184,12 +204,13 @@ impl Servers {
             .join("")
     }
 
-    pub(crate) fn env(&self) -> [(&str, &str); 4] {
+    pub(crate) fn env(&self) -> [(&str, &str); 5] {
         [
             ("RATELAB_NGINX", self.nginx.as_str()),
             ("RATELAB_NGINX_FLEET", self.nginx_fleet.as_str()),
             ("RATELAB_REDIS", self.redis.as_str()),
             ("RATELAB_HAPROXY", self.haproxy.as_str()),
+            ("RATELAB_LIBRARIES", self.libraries.as_str()),
         ]
     }
 }
@@ -224,7 +245,7 @@ pub(crate) const PROBE_LIVE: [&str; 11] = [
 /// would), and reports how many rounds passed and the range of every margin the tests print
 /// (`margin LABEL WHAT VALUE` lines), so that each tolerance can be checked against what was
 /// measured.
-pub(crate) fn probe_soak(rounds: u32) -> Result {
+pub(crate) fn probe_soak(rounds: u32, only: Option<&str>) -> Result {
     use std::collections::BTreeMap;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
@@ -254,6 +275,7 @@ pub(crate) fn probe_soak(rounds: u32) -> Result {
         let out = Command::new("cargo")
             .arg("test")
             .args(PROBE_LIVE)
+            .args(only)
             .envs(servers.env())
             .current_dir(root())
             .output()

@@ -55,10 +55,11 @@ cargo xtask <command>
            start nginx, redis-server and HAProxy on loopback and record the page's Real
            limiters probe reports (those named, or all) into www/probes/, then write the
            view the page shows of each
-  probe-soak N
-           start nginx, redis-server and HAProxy on loopback and run the live probe tests N
+  probe-soak N [TEST]
+           start nginx, redis-server, HAProxy and Node's libraries on loopback and run the live probe tests N
            times in a row with one core kept busy by a spin loop; prints `N passed, M failed`
-           and the range of every timing margin the tests print
+           and the range of every timing margin the tests print; with TEST, only the live
+           tests whose names contain it
   mem-bench
            build the CLI in release and run `ratelab simulate` on the largest accepted
            scenario of each kind (a flood at a 24 h window, a limit of a million with many
@@ -92,7 +93,7 @@ fn main() -> ExitCode {
         Some("mem-bench") => mem_bench(),
         Some("probe-record") => setup().and_then(|()| probe_record(&args[1..])),
         Some("probe-soak") => match args.get(1).and_then(|n| n.parse::<u32>().ok()) {
-            Some(n) if n > 0 => setup().and_then(|()| probe_soak(n)),
+            Some(n) if n > 0 => setup().and_then(|()| probe_soak(n, args.get(2).map(String::as_str))),
             _ => Err(format!(
                 "probe-soak needs a number of rounds from 1 up, like `cargo xtask probe-soak 30` (got {:?})",
                 args.get(1).map_or("nothing", String::as_str)
@@ -162,9 +163,19 @@ fn setup() -> Result {
         apt_install(&["nginx", "redis-server", "haproxy"])?;
     }
     let node_modules = root().join("node_modules");
-    let installed = ["playwright-core", "binaryen", "axe-core", "terser"]
-        .iter()
-        .all(|p| node_modules.join(p).join("package.json").exists());
+    // (express, express-rate-limit and rate-limiter-flexible: the Node libraries the probe
+    // tests run on loopback.)
+    let installed = [
+        "playwright-core",
+        "binaryen",
+        "axe-core",
+        "terser",
+        "express",
+        "express-rate-limit",
+        "rate-limiter-flexible",
+    ]
+    .iter()
+    .all(|p| node_modules.join(p).join("package.json").exists());
     if !installed {
         // The versions are pinned in package-lock.json; browsers are never downloaded.
         run(
@@ -256,7 +267,9 @@ fn test() -> Result {
     step("native tests (optimised: the statistical tests simulate millions of decisions)");
     let native = run_capturing("cargo", &["test", "--workspace", "--profile", "ci"], &[])?;
     no_ignored_tests_but_probe_live(&native)?;
-    step("ratelab probe against real nginx, redis-server and HAProxy on loopback");
+    step(
+        "ratelab probe against real nginx, redis-server, HAProxy and Node's libraries on loopback",
+    );
     {
         let servers = Servers::start()?;
         run(
