@@ -1527,3 +1527,116 @@ fn warm(url: &str) {
         assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     }
 }
+
+/// Runs `ratelab fit FILE --key all --format json` on the lines of `log` that hold `key`.
+fn fit_lines(log: &str, key: &str) -> Value {
+    let text = std::fs::read_to_string(log).unwrap_or_else(|e| panic!("cannot read {log}: {e}"));
+    let lines: String = text
+        .lines()
+        .filter(|l| l.contains(key))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let file = std::env::temp_dir().join(format!("ratelab-fit-{key}.log"));
+    std::fs::write(&file, lines).expect("written");
+    let out = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+        .args([
+            "fit",
+            file.to_str().expect("a path"),
+            "--key",
+            "all",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("ratelab runs");
+    let _ = std::fs::remove_file(&file);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+/// The fit named `spec` (as a fit or as deciding alike with one), and its fit.
+fn fit_named<'a>(v: &'a Value, spec: &str) -> Option<&'a Value> {
+    v["fits"].as_array()?.iter().find(|f| {
+        f["limiter"] == spec
+            || f["same_as"]
+                .as_array()
+                .is_some_and(|s| s.iter().any(|x| x == spec))
+    })
+}
+
+#[test]
+#[ignore = "needs nginx and HAProxy on loopback: cargo xtask test starts them"]
+fn a_live_servers_log_is_fitted_back_to_its_configuration() {
+    // nginx's /fit: rate=10r/s, burst=5 nodelay, logged with $msec. nginx decides on its
+    // monotonic millisecond clock and logs $msec from the wall clock's, so a decision a
+    // millisecond from its edge can disagree with its logged time: every request the fit's
+    // replay decides otherwise must be one it decides as nginx did a millisecond off.
+    let key = format!("fit-{}", std::process::id());
+    let r = nginx(
+        "/fit",
+        &key,
+        &[
+            "--traffic",
+            "steady:load=2",
+            "--limit",
+            "10",
+            "--window",
+            "1s",
+            "--duration",
+            "20s",
+            "--seed",
+            "5",
+        ],
+    );
+    all_answered(&r);
+    let v = fit_lines(&server("RATELAB_NGINX_FIT_LOG"), &key);
+    let spec = "nginx:rate=10r/s,burst=5,nodelay";
+    let best = v["fits"][0]["agreement"].as_f64().expect("a best fit");
+    let f = fit_named(&v, spec).unwrap_or_else(|| panic!("{spec} not among the fits: {v}"));
+    margin(
+        "fit-nginx",
+        "agreement",
+        f["agreement"].as_f64().unwrap_or(0.0),
+    );
+    assert_eq!(f["replayed_otherwise"], f["within_a_step"], "{v}");
+    assert!(f["agreement"].as_f64().unwrap_or(0.0) + 0.02 >= best, "{v}");
+    assert_eq!(
+        v["fits"][0]["limiter"], spec,
+        "nginx's log names nginx first: {v}"
+    );
+    // HAProxy's /rate: http_req_rate(1s), deny over 20, the denied counted too; its httplog
+    // line has the accept date to the millisecond and the captured key.
+    let key = format!("fit-h-{}", std::process::id());
+    let r = haproxy(
+        "/rate",
+        &key,
+        &[
+            "--traffic",
+            "steady:load=2",
+            "--limit",
+            "20",
+            "--window",
+            "1s",
+            "--duration",
+            "20s",
+            "--seed",
+            "5",
+        ],
+    );
+    all_answered(&r);
+    let v = fit_lines(&server("RATELAB_HAPROXY_LOG"), &key);
+    let spec = "haproxy:period=1s,limit=20";
+    let best = v["fits"][0]["agreement"].as_f64().expect("a best fit");
+    let f = fit_named(&v, spec).unwrap_or_else(|| panic!("{spec} not among the fits: {v}"));
+    margin(
+        "fit-haproxy",
+        "agreement",
+        f["agreement"].as_f64().unwrap_or(0.0),
+    );
+    assert_eq!(f["replayed_otherwise"], f["within_a_step"], "{v}");
+    assert!(f["agreement"].as_f64().unwrap_or(0.0) + 0.02 >= best, "{v}");
+}

@@ -204,13 +204,17 @@ impl Servers {
             .join("")
     }
 
-    pub(crate) fn env(&self) -> [(&str, &str); 5] {
+    pub(crate) fn env(&self) -> [(&str, String); 7] {
+        let file = |name: &str| self.dir.join(name).display().to_string();
         [
-            ("RATELAB_NGINX", self.nginx.as_str()),
-            ("RATELAB_NGINX_FLEET", self.nginx_fleet.as_str()),
-            ("RATELAB_REDIS", self.redis.as_str()),
-            ("RATELAB_HAPROXY", self.haproxy.as_str()),
-            ("RATELAB_LIBRARIES", self.libraries.as_str()),
+            ("RATELAB_NGINX", self.nginx.clone()),
+            ("RATELAB_NGINX_FLEET", self.nginx_fleet.clone()),
+            ("RATELAB_REDIS", self.redis.clone()),
+            ("RATELAB_HAPROXY", self.haproxy.clone()),
+            ("RATELAB_LIBRARIES", self.libraries.clone()),
+            // The first nginx's log of /fit and HAProxy's log lines, for the fit tests.
+            ("RATELAB_NGINX_FIT_LOG", file("fit.log")),
+            ("RATELAB_HAPROXY_LOG", file("haproxy.out")),
         ]
     }
 }

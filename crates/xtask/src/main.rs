@@ -272,11 +272,9 @@ fn test() -> Result {
     );
     {
         let servers = Servers::start()?;
-        run(
-            "cargo",
-            &[&["test"][..], &PROBE_LIVE].concat(),
-            &servers.env(),
-        )?;
+        let env = servers.env();
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        run("cargo", &[&["test"][..], &PROBE_LIVE].concat(), &env)?;
     }
     step("wasm tests in headless Chromium");
     let chromedriver = [("CHROMEDRIVER", "/usr/bin/chromedriver")];
