@@ -235,6 +235,18 @@ fn redis_cells_throttle_and_its_retry_after_that_comes_too_early() {
     // Its retry_after is truncated to whole seconds: waiting that long is often refused.
     let ra = v["retry_after"].as_str().expect("text");
     assert!(ra.contains("too early") && ra.contains("truncated"), "{ra}");
+    // The counts behind the sentence: over a flood meeting every phase of a second, a wait
+    // truncated to whole seconds is short every time.
+    let counts = &v["retry_after_counts"];
+    assert!(
+        counts["rejections"].as_u64().expect("a count") > 100,
+        "{counts}"
+    );
+    assert_eq!(counts["early"], counts["rejections"], "{counts}");
+    assert!(
+        counts["longest_early_us"].as_u64().expect("µs") < 1_000_000,
+        "{counts}"
+    );
 }
 
 #[test]
@@ -254,6 +266,7 @@ fn a_vcl_with_vsthrottle_promises_nearly_twice_its_limit() {
             .contains("no Retry-After"),
         "{v}"
     );
+    assert!(v["retry_after_counts"].is_null(), "{v}");
 }
 
 #[test]
@@ -291,6 +304,11 @@ fn python_limits_under_flask_limiter_each_rate_string_a_limiter_of_its_own() {
             ra.contains("Flask-Limiter") && ra.contains("too early"),
             "{ra}"
         );
+        let early = c["retry_after_counts"]["early"].as_u64().expect("a count");
+        let all = c["retry_after_counts"]["rejections"]
+            .as_u64()
+            .expect("a count");
+        assert!(early > 0 && early < all, "{c}");
     }
 }
 

@@ -121,6 +121,20 @@ pub struct Check {
     pub instances_worst: u64,
     /// What a rejected client is told of when to come back, and whether it can trust it.
     pub retry_after: String,
+    /// The counts behind [`Check::retry_after`], where the limiter sends one: of the flood's
+    /// rejections, how many a client waiting what it said met another rejection.
+    pub retry_after_counts: Option<RetryAfterCounts>,
+}
+
+/// How a limiter's `Retry-After` fared over [`check`]'s flood.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RetryAfterCounts {
+    /// Rejections of the flood that carried a `Retry-After`.
+    pub rejections: u64,
+    /// Of them, those where waiting what it said met another rejection.
+    pub early: u64,
+    /// The longest a client came back before the limiter would admit it, µs.
+    pub longest_early_us: Micros,
 }
 
 /// The shortest and longest window [`check`] takes.
@@ -189,6 +203,7 @@ pub fn check(config: &Config, window: Option<Micros>, instances: u32) -> Result<
     }
     let (found, arrivals) = best.ok_or_else(|| Error::invalid("limiter", &spec.text, ACCEPTED))?;
     let boundary = boundary_burst(config)?;
+    let (retry_after, retry_after_counts) = retry_after_trust(config)?;
     Ok(Check {
         source: config.source,
         line: config.line,
@@ -204,7 +219,8 @@ pub fn check(config: &Config, window: Option<Micros>, instances: u32) -> Result<
         boundary_burst: boundary,
         instances,
         instances_worst: bound.saturating_mul(u64::from(instances)),
-        retry_after: retry_after_trust(config)?,
+        retry_after,
+        retry_after_counts,
     })
 }
 
@@ -256,24 +272,26 @@ pub const MOST_ARRIVALS: usize = 2_000_000;
 /// Whether a client that waits what the limiter's `Retry-After` says is admitted: over a
 /// flood of four times the limit for three periods, each rejection's header is followed on a
 /// copy of the limiter, as if nothing else arrived, and the refusals counted.
-fn retry_after_trust(config: &Config) -> Result<String, Error> {
+fn retry_after_trust(config: &Config) -> Result<(String, Option<RetryAfterCounts>), Error> {
     let mut limiter = model(config)?;
     if !config.headers {
-        return Ok(if config.source == "limits" {
+        let text: String = if config.source == "limits" {
             "none: Flask-Limiter and SlowAPI send Retry-After only when their headers are turned on (RATELIMIT_HEADERS_ENABLED = True, headers_enabled=True), which this configuration does not do, and limits alone sends none: a rejected client is told nothing".into()
         } else {
             format!(
                 "none: the configuration turns off {}'s headers (legacyHeaders and standardHeaders false), so a rejected client is told nothing",
                 config.source
             )
-        });
+        };
+        return Ok((text, None));
     }
     if limiter.header(0).is_none() {
-        return Ok(match config.source {
+        let text: String = match config.source {
             "nginx" => "nginx sends no Retry-After with its 503 (or limit_req_status) unless the configuration adds one: a rejected client is told nothing".into(),
             "haproxy" => "HAProxy's deny sends no Retry-After unless the configuration adds one: a rejected client is told nothing".into(),
             other => format!("{other} sends no Retry-After: a rejected client is told nothing"),
-        });
+        };
+        return Ok((text, None));
     }
     let every = (config.period / (4 * config.limit).max(1)).max(1);
     // Each request is moved on by a share of a second (or of `every`, if shorter) that the
@@ -308,7 +326,7 @@ fn retry_after_trust(config: &Config) -> Result<String, Error> {
         "limits" => "sent by Flask-Limiter as int(int(reset + 1) − now): whole seconds to the second after the reset, truncated",
         _ => "sent, in whole seconds rounded up",
     };
-    Ok(if refused == 0 {
+    let text = if refused == 0 {
         format!("{sent}: a client that waits what it says was admitted after every one of {rejected} rejections of a flood at four times the limit")
     } else {
         format!(
@@ -316,7 +334,13 @@ fn retry_after_trust(config: &Config) -> Result<String, Error> {
             fixed(100.0 * refused as f64 / rejected.max(1) as f64, 1),
             format_duration(longest_early)
         )
-    })
+    };
+    let counts = RetryAfterCounts {
+        rejections: rejected,
+        early: refused,
+        longest_early_us: longest_early,
+    };
+    Ok((text, Some(counts)))
 }
 
 /// The busiest trailing window of `window` µs when the model decides `times`, and the
