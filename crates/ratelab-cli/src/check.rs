@@ -2,12 +2,12 @@
 //! really promises (`ratelab::check`), as text or JSON.
 
 use crate::args::{CheckArgs, Format};
-use crate::text::{self, quote};
+use crate::input::{read_text, shown_name};
+use crate::text;
 use ratelab::check::{check, read_config, Check};
 use ratelab::decimal::fixed;
 use ratelab::spec::parse_count;
 use ratelab::time::{format_duration, parse_duration, Micros};
-use std::io::Read;
 
 /// The largest configuration read, in bytes.
 const MOST_BYTES: u64 = 1 << 20;
@@ -21,7 +21,11 @@ pub(crate) fn main(a: &CheckArgs) -> Result<String, String> {
         .map_err(|e| text::core(&e))?;
     let instances =
         parse_count("--instances", &a.instances, 1, 10_000).map_err(|e| text::core(&e))? as u32;
-    let text = read(&a.file)?;
+    let text = read_text(
+        &a.file,
+        MOST_BYTES,
+        "a limiter's configuration is expected (paste the lines that configure it)",
+    )?;
     let configs =
         read_config(&text).map_err(|e| format!("{}: {}", shown_name(&a.file), text::core(&e)))?;
     let checks = configs
@@ -42,40 +46,6 @@ pub(crate) fn main(a: &CheckArgs) -> Result<String, String> {
         }
         Format::Table => checks.iter().map(describe).collect::<Vec<_>>().join("\n"),
     })
-}
-
-/// The file's name as a message shows it.
-fn shown_name(file: &str) -> String {
-    if file == "-" {
-        "standard input".into()
-    } else {
-        quote(file)
-    }
-}
-
-/// The configuration's text, at most [`MOST_BYTES`].
-fn read(file: &str) -> Result<String, String> {
-    let mut bytes = Vec::new();
-    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", shown_name(file));
-    if file == "-" {
-        std::io::stdin()
-            .take(MOST_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(cannot)?;
-    } else {
-        std::fs::File::open(file)
-            .map_err(cannot)?
-            .take(MOST_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(cannot)?;
-    }
-    if bytes.len() as u64 > MOST_BYTES {
-        return Err(format!(
-            "{} is over 1 MiB: a limiter's configuration is expected (paste the lines that configure it)",
-            shown_name(file)
-        ));
-    }
-    String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", shown_name(file)))
 }
 
 /// A time in seconds, to the microsecond where it has one.

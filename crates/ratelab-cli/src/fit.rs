@@ -2,43 +2,20 @@
 //! or JSON, with a progress bar on a terminal.
 
 use crate::args::{FitArgs, FitKey, Format};
+use crate::input::{read_text, shown_name};
 use crate::text::{self, quote};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ratelab::decimal::fixed;
 use ratelab::fit::{fit, read_log, FitReport, KeyBy, LogOptions};
 use ratelab::time::format_duration;
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 
 /// The largest log read, in bytes (a million common-log lines are about 200 MB).
 const MOST_BYTES: u64 = 1 << 30;
 
 pub(crate) fn main(a: &FitArgs) -> Result<String, String> {
     let rejected = statuses(&a.status)?;
-    let name = if a.log == "-" {
-        "standard input".to_owned()
-    } else {
-        quote(&a.log)
-    };
-    let mut bytes = Vec::new();
-    let cannot = |e: std::io::Error| format!("cannot read {name}: {e}");
-    if a.log == "-" {
-        std::io::stdin()
-            .take(MOST_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(cannot)?;
-    } else {
-        std::fs::File::open(&a.log)
-            .map_err(cannot)?
-            .take(MOST_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(cannot)?;
-    }
-    if bytes.len() as u64 > MOST_BYTES {
-        return Err(format!(
-            "{name} is over 1 GiB: split the log by time or by client"
-        ));
-    }
-    let text = String::from_utf8(bytes).map_err(|_| format!("{name} is not UTF-8 text"))?;
+    let text = read_text(&a.log, MOST_BYTES, "split the log by time or by client")?;
     let options = LogOptions {
         rejected,
         key: match a.key {
@@ -46,7 +23,8 @@ pub(crate) fn main(a: &FitArgs) -> Result<String, String> {
             FitKey::All => KeyBy::All,
         },
     };
-    let log = read_log(&text, &options).map_err(|e| format!("{name}: {}", text::core(&e)))?;
+    let log = read_log(&text, &options)
+        .map_err(|e| format!("{}: {}", shown_name(&a.log), text::core(&e)))?;
     drop(text);
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(10));

@@ -68,3 +68,41 @@ fn malformed_warning(path: &str, imported: &Imported) -> String {
     }
     out
 }
+
+/// A file's name as a message shows it (`-`: standard input).
+pub(crate) fn shown_name(file: &str) -> String {
+    if file == "-" {
+        "standard input".into()
+    } else {
+        quote(file)
+    }
+}
+
+/// The UTF-8 text of `file` (or standard input for `-`), at most `most` bytes; a larger one
+/// is refused saying `expected` (what the command reads).
+pub(crate) fn read_text(file: &str, most: u64, expected: &str) -> Result<String, String> {
+    let name = shown_name(file);
+    let mut bytes = Vec::new();
+    let cannot = |e: std::io::Error| format!("cannot read {name}: {e}");
+    if file == "-" {
+        std::io::stdin()
+            .take(most + 1)
+            .read_to_end(&mut bytes)
+            .map_err(cannot)?;
+    } else {
+        std::fs::File::open(file)
+            .map_err(cannot)?
+            .take(most + 1)
+            .read_to_end(&mut bytes)
+            .map_err(cannot)?;
+    }
+    if bytes.len() as u64 > most {
+        let size = if most >= 1 << 30 {
+            format!("{} GiB", most >> 30)
+        } else {
+            format!("{} MiB", most >> 20)
+        };
+        return Err(format!("{name} is over {size}: {expected}"));
+    }
+    String::from_utf8(bytes).map_err(|_| format!("{name} is not UTF-8 text"))
+}

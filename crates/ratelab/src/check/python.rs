@@ -9,7 +9,7 @@
 use super::config::Config;
 use crate::error::Error;
 use crate::spec::{limits_rate_text, parse_limits_rate, LimiterSpec, LimitsStrategy};
-use crate::time::{Micros, SECOND};
+use crate::time::Micros;
 
 /// Whether `text` looks like Python using `limits`.
 pub(super) fn is_python_limits(text: &str) -> bool {
@@ -253,14 +253,7 @@ pub(super) fn read_limits(text: &str) -> Result<Vec<Config>, Error> {
         }
     }
     // RateLimitItemPerMinute(10) or RateLimitItemPerSecond(10, 2).
-    for (unit, seconds) in [
-        ("Second", 1u64),
-        ("Minute", 60),
-        ("Hour", 3600),
-        ("Day", 86_400),
-        ("Month", 86_400 * 30),
-        ("Year", 86_400 * 360),
-    ] {
+    for unit in ["Second", "Minute", "Hour", "Day", "Month", "Year"] {
         let call = format!("RateLimitItemPer{unit}(");
         let mut from = 0;
         while let Some(found) = code[from..].find(&call) {
@@ -268,34 +261,26 @@ pub(super) fn read_limits(text: &str) -> Result<Vec<Config>, Error> {
             from = at + call.len();
             let args: &str = code[from..].split(')').next().unwrap_or("");
             let line = line_at(at);
+            let what = format!("line {line}: RateLimitItemPer{unit}");
             let nums: Vec<&str> = args
                 .split(',')
-                .map(str::trim)
+                .map(|a| a.trim().trim_start_matches("multiples=").trim())
                 .filter(|a| !a.is_empty())
                 .collect();
-            let bad = || {
-                Error::invalid(
-                    &format!("line {line}: RateLimitItemPer{unit}"),
-                    args,
-                    "whole numbers: (amount) or (amount, multiples), e.g. RateLimitItemPerMinute(10)",
-                )
+            let whole = |i: usize| nums.get(i).map(|n| n.parse::<u64>().ok());
+            let (amount, multiples) = match (whole(0), whole(1), nums.len()) {
+                (Some(Some(a)), None, 1) => (a, 1),
+                (Some(Some(a)), Some(Some(m)), 2) => (a, m),
+                _ => {
+                    return Err(Error::invalid(
+                        &what,
+                        args,
+                        "whole numbers: (amount) or (amount, multiples), e.g. RateLimitItemPerMinute(10)",
+                    ))
+                }
             };
-            let amount: u64 = nums.first().and_then(|a| a.parse().ok()).ok_or_else(bad)?;
-            let multiples: u64 = match nums.get(1) {
-                Some(m) => m
-                    .trim_start_matches("multiples=")
-                    .trim()
-                    .parse()
-                    .map_err(|_| bad())?,
-                None => 1,
-            };
-            let text = format!(
-                "{amount}/{}{}s",
-                multiples.max(1),
-                unit.to_ascii_lowercase()
-            );
-            let (n, w) = parse_limits_rate(&format!("line {line}: RateLimitItemPer{unit}"), &text)?;
-            debug_assert_eq!(w, seconds * multiples.max(1) * SECOND);
+            // The same checks as the rate string `AMOUNT/MULTIPLES UNITs`.
+            let (n, w) = parse_limits_rate(&what, &format!("{amount}/{multiples}{unit}s"))?;
             items.push((n, w, line));
         }
     }
@@ -330,7 +315,7 @@ pub(super) fn read_limits(text: &str) -> Result<Vec<Config>, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::MINUTE;
+    use crate::time::{MINUTE, SECOND};
 
     #[test]
     fn flask_limiters_readme_reads_as_its_limits() {

@@ -140,67 +140,50 @@ impl Prepared {
     /// The limiter `point` is at `scale`, if it builds.
     fn build(&self, point: Point, scale: u64) -> Option<(Limiter, String, u64, Micros)> {
         let (text, limit, window) = point.spec(scale)?;
-        let spec = LimiterSpec::parse(&text).ok()?;
+        let limit = limit.clamp(1, crate::sim::LIMIT_RANGE.1);
+        let l = self.limiter(&text, limit, window)?;
+        Some((l, text, limit, window))
+    }
+
+    /// The limiter `text` is, with `L = limit` and `W = window`, built for a run as long as
+    /// the log, if it builds.
+    fn limiter(&self, text: &str, limit: u64, window: Micros) -> Option<Limiter> {
+        let spec = LimiterSpec::parse(text).ok()?;
         let sc = Scenario {
             limiters: vec![spec.clone()],
-            limit: limit.clamp(1, crate::sim::LIMIT_RANGE.1),
+            limit,
             window,
             duration: self.horizon.max(window) + 1,
             ..Scenario::default()
         };
-        let l = sc.build_limiter(&spec, 0).ok()?;
-        Some((l, text, sc.limit, window))
+        sc.build_limiter(&spec, 0).ok()
     }
 
-    /// Replays the log's own decisions through `l`: the admissions it would refuse and the
-    /// rejections it would admit; with `stop`, only until the first refused admission
-    /// (`Some(true)`) or admitted rejection (`Some(false)`), which is all a search asks.
-    fn violations(&self, l: &Limiter, counts_rejects: bool, stop: Option<bool>) -> (u64, u64) {
+    /// Replays the log's own decisions through `l` (an admission forced in, a rejection
+    /// left as the limiter leaves it): the admissions it would refuse and the rejections it
+    /// would admit. `miss(limiter, t, log_admitted)` is called at each, the limiter as it
+    /// stands before the request; the replay stops when it returns false.
+    fn replay(
+        &self,
+        l: &Limiter,
+        counts_rejects: bool,
+        mut miss: impl FnMut(&Limiter, Micros, bool) -> bool,
+    ) -> (u64, u64) {
         let (mut refused, mut admitted) = (0, 0);
         let mut start = 0;
         for &end in &self.ends {
             let mut lim = l.clone();
             for &(t, ok, _) in &self.order[start..end] {
                 let would = lim.peek(t);
-                if ok {
-                    if !would {
+                if would != ok {
+                    if ok {
                         refused += 1;
-                        if stop == Some(true) {
-                            return (refused, admitted);
-                        }
+                    } else {
+                        admitted += 1;
                     }
-                    lim.force(t);
-                } else if would {
-                    admitted += 1;
-                    if stop == Some(false) {
+                    if !miss(&lim, t, ok) {
                         return (refused, admitted);
                     }
-                    if counts_rejects {
-                        lim.force(t);
-                    }
-                } else {
-                    lim.admit(t);
-                }
-            }
-            start = end;
-        }
-        (refused, admitted)
-    }
-
-    /// Replays the log's decisions through `l` (as [`Prepared::violations`]): the requests
-    /// it decides otherwise at their time, and of them those it decides as the log says
-    /// `step` earlier or later.
-    fn near_misses(&self, l: &Limiter, counts_rejects: bool, step: Micros) -> (u64, u64) {
-        let (mut otherwise, mut near) = (0, 0);
-        let mut start = 0;
-        for &end in &self.ends {
-            let mut lim = l.clone();
-            for &(t, ok, _) in &self.order[start..end] {
-                let would = lim.peek(t);
-                if would != ok {
-                    otherwise += 1;
-                    let earlier = t.checked_sub(step).map(|e| lim.peek(e));
-                    near += u64::from(earlier == Some(ok) || lim.peek(t + step) == ok);
                 }
                 if ok || (would && counts_rejects) {
                     lim.force(t);
@@ -210,7 +193,25 @@ impl Prepared {
             }
             start = end;
         }
-        (otherwise, near)
+        (refused, admitted)
+    }
+
+    /// [`Prepared::replay`]'s counts; with `stop`, only until the first refused admission
+    /// (`Some(true)`) or admitted rejection (`Some(false)`), which is all a search asks.
+    fn violations(&self, l: &Limiter, counts_rejects: bool, stop: Option<bool>) -> (u64, u64) {
+        self.replay(l, counts_rejects, |_, _, ok| stop != Some(ok))
+    }
+
+    /// The requests [`Prepared::replay`] finds decided otherwise at their time, and of them
+    /// those the limiter decides as the log says `step` earlier or later.
+    fn near_misses(&self, l: &Limiter, counts_rejects: bool, step: Micros) -> (u64, u64) {
+        let mut near = 0;
+        let (refused, admitted) = self.replay(l, counts_rejects, |lim, t, ok| {
+            let earlier = t.checked_sub(step).map(|e| lim.peek(e));
+            near += u64::from(earlier == Some(ok) || lim.peek(t + step) == ok);
+            true
+        });
+        (refused + admitted, near)
     }
 
     /// Runs `l` on its own over every key's requests: the requests it decides otherwise.
@@ -584,18 +585,8 @@ fn order_check(log: &Log, fits: &[Fit]) -> String {
             }
             shifted.resolution = 1;
             let p = Prepared::new(&shifted, &shifted.requests);
-            let Ok(spec) = LimiterSpec::parse(&f.limiter) else {
-                return false;
-            };
-            let sc = Scenario {
-                limiters: vec![spec.clone()],
-                limit: f.limit,
-                window: f.window_us,
-                duration: p.horizon.max(f.window_us) + 1,
-                ..Scenario::default()
-            };
-            sc.build_limiter(&spec, 0)
-                .is_ok_and(|l| p.disagreements(&l).is_empty())
+            p.limiter(&f.limiter, f.limit, f.window_us)
+                .is_some_and(|l| p.disagreements(&l).is_empty())
         });
         if ok {
             stays.push(f.limiter.as_str());

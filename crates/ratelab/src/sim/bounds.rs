@@ -616,8 +616,9 @@ impl Scenario {
 
     /// Whether a boundary burst's two ticks reach a fixed window or a sliding-window counter
     /// in one calendar window `[kW, (k + 1)W)` of the clock it decides by: the backend's,
-    /// or under `central` the store's, half a round trip later. (A skewed fleet's gateways
-    /// each decide by a clock of their own: never taken as one.)
+    /// or under `central` the store's, half a round trip later; or a window a request opens
+    /// in the one window the first tick opens ([`Scenario::ticks_in_one_anchored_window`]).
+    /// (A skewed fleet's gateways each decide by a clock of their own: never taken as one.)
     pub(super) fn ticks_in_one_calendar_window(&self, spec: &LimiterSpec) -> bool {
         let TrafficSpec::BoundaryBurst { before, after, .. } = self.traffic else {
             return false;

@@ -114,15 +114,19 @@ impl Scenario {
         }
     }
 
-    /// The most a sliding log of a limiter like `spec` holds, if it keeps one: the
-    /// scenario's limit for `sliding-log`, limits' own for its moving window.
+    /// The most the sliding logs of a limiter like `spec` hold together, if it keeps them:
+    /// the scenario's limit for `sliding-log` (split, each server logs its share), limits'
+    /// own for its moving window (split, each server keeps its own whole).
     fn log_limit(&self, spec: &LimiterSpec) -> Option<u64> {
         match spec.kind {
             LimiterKind::SlidingLog => Some(self.limit),
             LimiterKind::Limits
                 if spec.strategy == Some(crate::limiter::LimitsStrategy::MovingWindow) =>
             {
-                Some(spec.limit.unwrap_or(self.limit))
+                Some(
+                    spec.limit
+                        .map_or(self.limit, |l| l.saturating_mul(u64::from(spec.servers))),
+                )
             }
             _ => None,
         }
@@ -173,8 +177,8 @@ impl Scenario {
         };
         // (A fleet's limiters are its own part, below.)
         let log = self.log_limit(spec).filter(|_| !in_fleet(spec));
-        let own = log.map_or(0, |l| ring_bytes(l.saturating_mul(k), logged)) + 64 * k;
-        let own_moving = log.map_or(0, |l| ring_moving(l.saturating_mul(k), logged));
+        let own = log.map_or(0, |l| ring_bytes(l, logged)) + 64 * k;
+        let own_moving = log.map_or(0, |l| ring_moving(l, logged));
         // Departures still to come: at most the burst and one, 16 bytes each in a ring that
         // doubles (and the half it grew from while it moves).
         let waiting = burst.saturating_add(2).min(admissions.saturating_add(2));
