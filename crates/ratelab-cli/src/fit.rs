@@ -105,6 +105,12 @@ fn describe(r: &FitReport) -> String {
             (lo, None) => format!("any {} from {lo} up", f.searched),
         };
         out += &format!("   fits with {range}\n");
+        if f.served_late > 0 {
+            out += &format!(
+                "   {} admitted requests are logged one interval after the one before: taken as served late (nginx without nodelay logs a request when it serves it) and put back where they could have arrived; a smaller burst could have queued them too, the largest the rejections allow is named\n",
+                f.served_late
+            );
+        }
         let step = format_duration(r.resolution_us.min(1_000_000));
         if f.replayed_otherwise > 0 && f.within_a_step == f.replayed_otherwise {
             out += &format!(

@@ -150,3 +150,54 @@ fn real_servers_logs_are_fitted_back_to_their_configurations() {
     assert_eq!(best["limiter"], "haproxy:period=10s,limit=10", "{v}");
     assert_eq!(best["agreement"], 1.0);
 }
+
+#[test]
+fn a_queueing_nginxs_log_is_fitted_back_to_its_rate() {
+    // Recorded from Debian's nginx with rate=4r/s, burst=8 and no nodelay
+    // (docs/examples/fit/nginx-queue.conf): every admitted request is logged when nginx
+    // serves it, up to two seconds after it arrived. The fit puts them back: nginx at 4r/s,
+    // queueing, deciding every request as the log says, with burst 8 in the range it names
+    // (the log's rejections allow any burst in that range: it shows when requests were
+    // served, not when they came).
+    let v = fit_example("nginx-queue.log");
+    let best = &v["fits"][0];
+    let limiter = best["limiter"].as_str().expect("a spec");
+    assert!(
+        limiter.starts_with("nginx:rate=4r/s,burst=") && !limiter.contains("nodelay"),
+        "{v}"
+    );
+    assert_eq!(best["agreement"], 1.0, "{best}");
+    let lo = best["range"][0].as_u64().expect("a burst");
+    let hi = best["range"][1].as_u64().unwrap_or(u64::MAX);
+    assert!(lo <= 8 && 8 <= hi, "{best}");
+    assert!(best["served_late"].as_u64() > Some(100), "{best}");
+    // The same log read as if nginx logged requests when they came: no fit is exact.
+    let (code, out, err) = ratelab(&["fit", "-", "--format", "json"], &queue_log_as_arrivals());
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert!(v["fits"][0]["agreement"].as_f64() < Some(1.0), "{v}");
+}
+
+/// nginx-queue.log with every line's `$msec` moved a random 5 to 20 ms earlier: no longer a
+/// queue's served times (its gaps no longer gather at one interval).
+fn queue_log_as_arrivals() -> String {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/examples/fit/nginx-queue.log"
+    );
+    let text = std::fs::read_to_string(path).expect("the example");
+    let mut x: u64 = 7;
+    text.lines()
+        .map(|l| {
+            let (head, msec) = l.rsplit_once(' ').expect("a $msec");
+            let (s, ms) = msec.split_once('.').expect("seconds.millis");
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let t = s.parse::<u64>().expect("s") * 1000 + ms.parse::<u64>().expect("ms")
+                - 5
+                - (x >> 33) % 16;
+            format!("{head} {}.{:03}\n", t / 1000, t % 1000)
+        })
+        .collect()
+}

@@ -77,14 +77,19 @@ fn fitted_back(log: &Log, kind: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "{kind} not among the exact fits {exact:?} ({} rejected)",
-            report.rejected
+            "{kind} not among the exact fits {exact:?} ({} rejected); every fit: {:?}",
+            report.rejected,
+            report
+                .fits
+                .iter()
+                .map(|f| (&f.limiter, f.agreement, f.range))
+                .collect::<Vec<_>>()
         ))
     }
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(5))]
+    #![proptest_config(ProptestConfig { cases: 5, max_shrink_iters: 0, ..ProptestConfig::default() })]
 
     #[test]
     fn a_simulated_log_is_fitted_back_to_its_limiter(
@@ -123,6 +128,87 @@ proptest! {
         prop_assert!(log.requests.iter().any(|r| !r.admitted), "{spec}: nothing rejected");
         let kind = spec.split(':').next().expect("a name");
         prop_assert!(fitted_back(&log, kind).is_ok(), "{spec}: {:?}", fitted_back(&log, kind));
+        }
+    }
+}
+
+/// A log of a queueing nginx (`limit_req` with a burst and no `nodelay`) as nginx writes it:
+/// a rejected request logged when it arrives, an admitted one when it is served, lines in the
+/// order they are written.
+fn served_log(count: u64, burst: u64, per_second: f64, n: usize, keys: u32, seed: u64) -> Log {
+    let spec = LimiterSpec::parse(&format!("nginx:rate={count}r/s,burst={burst}")).expect("a spec");
+    let sc = Scenario {
+        limiters: vec![spec.clone()],
+        limit: count,
+        window: SECOND,
+        duration: 10 * DAY,
+        ..Scenario::default()
+    };
+    let mut rng = Rng::new(seed, 0, Stream::Cases);
+    let mut limiters: Vec<_> = (0..keys)
+        .map(|_| sc.build_limiter(&spec, 0).expect("builds"))
+        .collect();
+    let mut t = 3600.0 * SECOND as f64;
+    let mut requests = Vec::new();
+    for _ in 0..n {
+        t += rng.exp1() * SECOND as f64 / per_second;
+        let key = rng.below(keys);
+        let at = t as Micros;
+        let (admitted, logged) = match limiters[key as usize].decide(at) {
+            ratelab::Decision::Admit { at: served } => (true, served),
+            ratelab::Decision::Reject => (false, at),
+        };
+        requests.push(Request {
+            at: 20_000 * DAY + logged,
+            admitted,
+            key,
+            line: 0,
+        });
+    }
+    requests.sort_by_key(|r| r.at);
+    for (i, r) in requests.iter_mut().enumerate() {
+        r.line = i as u32 + 1;
+    }
+    Log {
+        requests,
+        keys: keys as usize,
+        resolution: 1,
+        format: "access-log+msec",
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+
+    /// nginx without `nodelay` logs what it admits when it serves it: the fit puts those
+    /// requests back where they could have arrived and finds the rate exactly, the burst
+    /// within the range it names.
+    #[test]
+    fn a_queueing_nginxs_log_is_fitted_back_to_it(
+        burst in 1u64..12,
+        c in 0usize..3,
+        load in 1.3f64..3.0,
+        keys in 1u32..3,
+        seed in any::<u64>(),
+    ) {
+        let count = [2u64, 5, 10][c];
+        let log = served_log(count, burst, count as f64 * load * f64::from(keys), 1500, keys, seed);
+        prop_assert!(log.requests.iter().any(|r| !r.admitted));
+        let report = fit(&log, &|_, _| {});
+        let best = report.fits.first().ok_or_else(|| TestCaseError::fail("no fit"))?;
+        prop_assert_eq!(best.agreement, 1.0, "{:?}", best);
+        // Among the exact fits, or deciding alike with one, a queueing nginx at the rate.
+        let queueing = format!("nginx:rate={count}r/s,burst=");
+        let is_it = |s: &str| s.starts_with(&queueing) && !s.contains("nodelay");
+        let exact: Vec<_> = report.fits.iter().filter(|f| f.agreement == 1.0).collect();
+        prop_assert!(
+            exact.iter().any(|f| is_it(&f.limiter) || f.same_as.iter().any(|s| is_it(s))),
+            "no queueing nginx at {} a second among {:?}", count, exact
+        );
+        if let Some(f) = exact.iter().find(|f| is_it(&f.limiter)) {
+            let (lo, hi) = f.range;
+            prop_assert!(lo <= burst && hi.is_none_or(|h| h >= burst), "burst {} outside {:?}", burst, f);
+            prop_assert!(f.served_late > 0, "{:?}", f);
         }
     }
 }

@@ -48,6 +48,8 @@ pub(super) enum Family {
     Gcra,
     LeakyMeter,
     Nginx,
+    /// nginx without `nodelay`: its log has admitted requests when served.
+    NginxQueue,
     GoRate,
     RedisCell,
 }
@@ -102,6 +104,14 @@ impl Point {
                             _ => return None,
                         };
                         format!("nginx:rate={count}r/{unit},burst={b},nodelay")
+                    }
+                    Family::NginxQueue => {
+                        let unit = match per {
+                            SECOND => "s",
+                            MINUTE => "m",
+                            _ => return None,
+                        };
+                        format!("nginx:rate={count}r/{unit},burst={}", b.max(1))
                     }
                     Family::GoRate => {
                         if per % count != 0 {
@@ -158,6 +168,24 @@ impl Point {
         u8::from(!round)
     }
 
+    /// Its family.
+    pub(super) fn family(self) -> Family {
+        match self {
+            Point::Window(f, _) | Point::Rate(f, ..) => f,
+        }
+    }
+
+    /// For a limiter that queues what it admits (nginx without `nodelay`), at burst `scale`:
+    /// the interval at which it serves them.
+    pub(super) fn queue(self, scale: u64) -> Option<Micros> {
+        match self {
+            Point::Rate(Family::NginxQueue, count, per) if scale > 0 && count > 0 => {
+                Some(per / count)
+            }
+            _ => None,
+        }
+    }
+
     /// The least value of the searched setting.
     pub(super) fn least(self) -> u64 {
         match self {
@@ -189,8 +217,10 @@ impl Point {
     }
 }
 
-/// Every point of the grid, for a log whose times step by `resolution`.
-pub(super) fn grid(resolution: Micros) -> Vec<Point> {
+/// Every point of the grid, for a log whose times step by `resolution`; a queueing nginx
+/// only at rates whose interval is within `tolerance` of `served` (see
+/// [`served_interval`](super::served_interval)).
+pub(super) fn grid(resolution: Micros, served: Option<Micros>, tolerance: Micros) -> Vec<Point> {
     let mut points = Vec::new();
     for w in windows() {
         if w < 10 * resolution {
@@ -227,10 +257,14 @@ pub(super) fn grid(resolution: Micros) -> Vec<Point> {
         Family::Gcra,
         Family::LeakyMeter,
         Family::Nginx,
+        Family::NginxQueue,
         Family::GoRate,
         Family::RedisCell,
     ] {
         for &(c, per) in &rates {
+            if f == Family::NginxQueue && served.is_none_or(|s| (per / c).abs_diff(s) > tolerance) {
+                continue;
+            }
             points.push(Point::Rate(f, c, per));
         }
     }

@@ -21,8 +21,9 @@ use crate::limiter::{Decide, Limiter, Shared};
 use crate::sim::Scenario;
 use crate::spec::LimiterSpec;
 use crate::theory;
-use crate::time::{format_duration, Micros, MINUTE, SECOND};
+use crate::time::{format_duration, Micros, MINUTE, MS, SECOND};
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// A request the fit decides otherwise than the log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -66,6 +67,10 @@ pub struct Fit {
     pub replayed_otherwise: u64,
     /// See [`Fit::replayed_otherwise`].
     pub within_a_step: u64,
+    /// For nginx without `nodelay` (which logs an admitted request when it is served): the
+    /// admitted requests logged one interval after the admitted one before, taken as served
+    /// late and put back where they could have arrived. 0 for every other limiter.
+    pub served_late: u64,
 }
 
 /// What [`fit`] finds.
@@ -90,6 +95,7 @@ pub struct FitReport {
     pub order: Option<String>,
 }
 
+#[derive(Clone)]
 /// The requests grouped by key, each group in time order, times from a base that keeps
 /// calendar windows where the epoch has them (a whole day before the first request).
 struct Prepared {
@@ -100,6 +106,10 @@ struct Prepared {
     base: Micros,
     horizon: Micros,
     most_in_a_key: u64,
+    /// The log's time step.
+    resolution: Micros,
+    /// Admitted requests [`Prepared::queued`] took as served late and moved.
+    moved: u64,
 }
 
 impl Prepared {
@@ -134,6 +144,72 @@ impl Prepared {
             base,
             horizon,
             most_in_a_key: most,
+            resolution: log.resolution,
+            moved: 0,
+        }
+    }
+
+    /// The log as a queueing limiter saw it: nginx without `nodelay` (every excess request
+    /// waits) logs an admitted request when it is served, `interval` after the one before it,
+    /// not when it arrived. Each admitted request logged one `interval` (within `tolerance`)
+    /// after the admitted one before it is taken to have waited, and is put back where it
+    /// could have arrived: no earlier than the moment its queue had room for it (its time less
+    /// `burst` intervals, and after the one before it), and before the first rejection after
+    /// that moment, since a request arriving while there was room would have been admitted.
+    /// Rejections are logged when they arrive and stay where they are.
+    fn queued(&self, interval: Micros, burst: u64, tolerance: Micros) -> Prepared {
+        debug_assert!(interval > 0);
+        let mut order = self.order.clone();
+        let mut moved = 0;
+        let mut start = 0;
+        for &end in &self.ends {
+            let run = &mut order[start..end];
+            let rejections: Vec<Micros> = run.iter().filter(|o| !o.1).map(|o| o.0).collect();
+            let (mut served, mut arrived): (Option<Micros>, Micros) = (None, 0);
+            for o in run.iter_mut().filter(|o| o.1) {
+                let d = o.0;
+                let waited = served.is_some_and(|s| d.abs_diff(s + interval) <= tolerance);
+                moved += u64::from(waited);
+                let at = if waited {
+                    let room = d
+                        .saturating_sub(burst.saturating_mul(interval))
+                        .max(arrived);
+                    let next = rejections.partition_point(|&r| r <= room);
+                    let before = rejections.get(next).map_or(d, |&r| r.saturating_sub(1));
+                    before.min(d).max(room)
+                } else {
+                    d
+                };
+                served = Some(d);
+                arrived = at;
+                o.0 = at;
+            }
+            run.sort_by_key(|&(t, _, i)| (t, i));
+            start = end;
+        }
+        Prepared {
+            order,
+            ends: self.ends.clone(),
+            base: self.base,
+            horizon: self.horizon,
+            most_in_a_key: self.most_in_a_key,
+            resolution: self.resolution,
+            moved,
+        }
+    }
+
+    /// How far a served request's logged time may be from one interval after the one before
+    /// it for it to count as having waited: nginx's timers and its log's clock are to the
+    /// millisecond, so two of them, or the log's own step if coarser.
+    fn tolerance(&self) -> Micros {
+        (2 * MS).max(self.resolution)
+    }
+
+    /// This log as `point` at `scale` sees it: [`Prepared::queued`] for a queueing nginx.
+    fn seen_by(&self, point: Point, scale: u64) -> Cow<'_, Prepared> {
+        match point.queue(scale) {
+            Some(interval) => Cow::Owned(self.queued(interval, scale, self.tolerance())),
+            None => Cow::Borrowed(self),
         }
     }
 
@@ -334,20 +410,22 @@ fn least_where(from: u64, to: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
 /// Searches `point` on `p` within `[from, to]`.
 fn search(p: &Prepared, point: Point, from: u64, to: u64) -> Option<Found> {
     let v = |s: u64, stop: Option<bool>| {
-        p.build(point, s)
-            .map(|(l, ..)| p.violations(&l, point.counts_rejects(), stop))
+        let q = p.seen_by(point, s);
+        q.build(point, s)
+            .map(|(l, ..)| q.violations(&l, point.counts_rejects(), stop))
     };
     let from = from.max(point.least());
     p.build(point, from)?;
     // The least setting that refuses no admission, and the most that admits no rejection.
     let lo = least_where(from, to, |s| v(s, Some(true)).is_some_and(|x| x.0 == 0)).unwrap_or(to);
-    let hi = if v(to, Some(false)).is_some_and(|x| x.1 == 0) {
+    // (The least that admits one, less one: none if even `from` admits one.)
+    let first_admitting = if v(to, Some(false)).is_some_and(|x| x.1 == 0) {
         None
     } else {
         least_where(from, to, |s| v(s, Some(false)).is_none_or(|x| x.1 > 0))
-            .map(|s| s.saturating_sub(1))
     };
-    if hi.is_none_or(|h| h >= lo) {
+    let hi = first_admitting.map(|s| s.saturating_sub(1));
+    if first_admitting.is_none_or(|s| s > from && s > lo) {
         return Some(Found {
             point,
             lo,
@@ -382,12 +460,12 @@ pub fn fit(log: &Log, progress: &(dyn Fn(usize, usize) + Sync)) -> FitReport {
     by_time.sort_by_key(|&i| (requests[i].at, i));
     let first: Vec<Request> = by_time.iter().take(FIRST).map(|&i| requests[i]).collect();
     let short = Prepared::new(log, &first);
-    let points = grid(log.resolution);
+    let points = grid(log.resolution, served_interval(log), all.tolerance());
     let longer = requests.len() > FIRST;
     let top = all.most_in_a_key + 1;
     let done = std::sync::atomic::AtomicUsize::new(0);
     let stage1 = in_parallel(&points, |&point| {
-        let f = search(&short, point, 1, short.most_in_a_key + 1);
+        let f = search(&short, point, point.least(), short.most_in_a_key + 1);
         let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         progress(n, points.len() + usize::from(longer) * KEPT);
         f
@@ -406,7 +484,7 @@ pub fn fit(log: &Log, progress: &(dyn Fn(usize, usize) + Sync)) -> FitReport {
             let g = if f.violations == 0 {
                 search(&all, f.point, f.lo, f.hi.unwrap_or(top).min(top))
             } else {
-                search(&all, f.point, 1, top)
+                search(&all, f.point, f.point.least(), top)
             };
             let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             progress(
@@ -423,10 +501,23 @@ pub fn fit(log: &Log, progress: &(dyn Fn(usize, usize) + Sync)) -> FitReport {
     found.sort_by_key(|f| f.violations);
     let fewest = found.first().map_or(0, |f| f.violations);
     // The fits with the fewest violations, run on their own (and a few more).
-    let mut fits: Vec<Fit> = found
+    // (24 of them, and beyond those up to 4 of every family, so that a family's best is named
+    // among equals however many points of other families tie.)
+    let mut picked: Vec<&Found> = Vec::new();
+    for f in found
         .iter()
         .filter(|f| f.violations <= fewest.saturating_mul(2).max(fewest + 8))
-        .take(24)
+    {
+        let of_family = picked
+            .iter()
+            .filter(|g| g.point.family() == f.point.family())
+            .count();
+        if picked.len() < 24 || of_family < 4 {
+            picked.push(f);
+        }
+    }
+    let mut fits: Vec<Fit> = picked
+        .into_iter()
         .filter_map(|f| make_fit(&all, log, f))
         .collect();
     // Among fits that decide alike, the server whose log format this is comes first (an
@@ -488,13 +579,66 @@ pub fn fit(log: &Log, progress: &(dyn Fn(usize, usize) + Sync)) -> FitReport {
     }
 }
 
+/// The interval at which the log's admitted requests look served one after another, if they
+/// do: nginx without `nodelay` serves what it queues one interval apart and logs each when
+/// served, so the gaps between a client's consecutive admitted requests gather at that
+/// interval (half of them within two milliseconds of their median) and almost none are
+/// shorter (at most one in fifty more than two milliseconds under it). A log from any other
+/// limiter has its admissions where requests arrived: gaps spread out, or bursts of short
+/// ones. Only for logs to the millisecond or finer; `None` otherwise.
+fn served_interval(log: &Log) -> Option<Micros> {
+    const TOLERANCE: Micros = 2 * MS;
+    if log.resolution > MS {
+        return None;
+    }
+    let mut last: Vec<Option<Micros>> = vec![None; log.keys.max(1)];
+    let mut gaps = Vec::new();
+    for r in log.requests.iter().filter(|r| r.admitted) {
+        let slot = last.get_mut(r.key as usize)?;
+        if let Some(before) = slot.replace(r.at) {
+            gaps.push(r.at.abs_diff(before));
+        }
+    }
+    if gaps.len() < 20 {
+        return None;
+    }
+    gaps.sort_unstable();
+    let median = gaps[gaps.len() / 2];
+    let near = gaps
+        .iter()
+        .filter(|&&g| g.abs_diff(median) <= TOLERANCE)
+        .count();
+    let short = gaps.partition_point(|&g| g + TOLERANCE < median);
+    (median > 2 * TOLERANCE && 2 * near >= gaps.len() && 50 * short <= gaps.len()).then_some(median)
+}
+
+/// A queueing nginx's interval and burst, from its spec (`None` for any other limiter).
+fn queue_of(text: &str) -> Option<(Micros, u64)> {
+    let spec = LimiterSpec::parse(text).ok()?;
+    let rate = spec.rate?;
+    let queues = spec.kind == crate::spec::LimiterKind::Nginx
+        && spec.mode == crate::limiter::LeakyMode::Queue
+        && spec.delay == 0
+        && rate.count > 0;
+    queues.then(|| (rate.per / rate.count, spec.burst.unwrap_or(0)))
+}
+
 /// The limiter's kind, from its spec.
 fn kind_of(spec: &str) -> &str {
     spec.split([':', ' ']).next().unwrap_or(spec)
 }
 
 fn make_fit(p: &Prepared, log: &Log, f: &Found) -> Option<Fit> {
-    let (l, text, limit, window) = p.build(f.point, f.lo)?;
+    // A queueing nginx's log has its admitted requests when served: any burst from the
+    // least that fits could have queued them (their arrivals placed later), but only the
+    // most that fits keeps a queue as long as the log's rejections need, so that one is named.
+    let scale = match (f.point.queue(1), f.hi) {
+        (Some(_), Some(hi)) => hi,
+        _ => f.lo,
+    };
+    let q = p.seen_by(f.point, scale);
+    let p = &*q;
+    let (l, text, limit, window) = p.build(f.point, scale)?;
     let wrong = p.disagreements(&l);
     let (replayed_otherwise, within_a_step) =
         p.near_misses(&l, f.point.counts_rejects(), log.resolution.min(SECOND));
@@ -532,6 +676,7 @@ fn make_fit(p: &Prepared, log: &Log, f: &Found) -> Option<Fit> {
         same_as: Vec::new(),
         replayed_otherwise,
         within_a_step,
+        served_late: p.moved,
     })
 }
 
@@ -585,6 +730,10 @@ fn order_check(log: &Log, fits: &[Fit]) -> String {
             }
             shifted.resolution = 1;
             let p = Prepared::new(&shifted, &shifted.requests);
+            let p = match queue_of(&f.limiter) {
+                Some((interval, burst)) => Cow::Owned(p.queued(interval, burst, log.resolution)),
+                None => Cow::Borrowed(&p),
+            };
             p.limiter(&f.limiter, f.limit, f.window_us)
                 .is_some_and(|l| p.disagreements(&l).is_empty())
         });
