@@ -9,11 +9,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// The names `--script` accepts: the Redis recipes of `ratelab probe` (a test holds them to
 /// the scripts the probe carries).
-pub(crate) const SCRIPT_NAMES: [&str; 4] = [
+pub(crate) const SCRIPT_NAMES: [&str; 5] = [
     "sorted-set",
     "sorted-set-record-rejects",
     "gcra",
     "fixed-window",
+    "redis-cell",
 ];
 
 const SPECS: &str = "\
@@ -293,7 +294,8 @@ pub(crate) struct ProbeArgs {
     /// The Redis limiter recipe (with --redis). E.g. --script gcra
     #[arg(long, value_name = "NAME", value_parser = SCRIPT_NAMES)]
     pub script: Option<String>,
-    /// The gcra script's burst: 1 to 1,000,000 [default: the limit]. E.g. --burst 5
+    /// The gcra script's burst, or redis-cell's max_burst: 1 to 1,000,000 [default: the
+    /// limit]. E.g. --burst 5
     #[arg(long, value_name = "B", allow_hyphen_values = true)]
     pub burst: Option<String>,
     /// The traffic (required), as for simulate. E.g. boundary-burst, flood:every=10ms

@@ -11,6 +11,92 @@ use std::time::Instant;
 pub(crate) const NGINX: &str = "/usr/sbin/nginx";
 pub(crate) const REDIS: &str = "/usr/bin/redis-server";
 pub(crate) const HAPROXY: &str = "/usr/sbin/haproxy";
+/// Debian's Go, its golang.org/x/time (the rate package's source), Varnish, and
+/// varnish-modules (vsthrottle), for the libraries' live tests.
+pub(crate) const GO: &str = "/usr/bin/go";
+pub(crate) const GO_X_TIME: &str = "/usr/share/gocode/src/golang.org/x/time/rate/rate.go";
+pub(crate) const VARNISHD: &str = "/usr/sbin/varnishd";
+pub(crate) const VARNISH_MODULES: &str = "/usr/share/doc/varnish-modules";
+
+/// redis-cell's module, built from crates.io by [`build_redis_cell`].
+pub(crate) fn redis_cell_module() -> PathBuf {
+    root().join("target/redis-cell/release/libredis_cell.so")
+}
+
+/// Builds redis-cell 0.2.2 as its README does (`cargo build --release`), from the crate
+/// crates.io serves: `cargo fetch` on tests/probe/redis-cell/Cargo.toml downloads it (and
+/// what its lock pins), and a copy of it, with that lock and a `[workspace]` table of its own,
+/// is built into target/redis-cell.
+pub(crate) fn build_redis_cell() -> Result {
+    let manifest = "tests/probe/redis-cell/Cargo.toml";
+    run("cargo", &["fetch", "--manifest-path", manifest], &[])?;
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .ok_or("neither CARGO_HOME nor HOME is set")?;
+    let registry = cargo_home.join("registry/src");
+    let fetched = std::fs::read_dir(&registry)
+        .map_err(|e| format!("cannot read {}: {e}", registry.display()))?
+        .filter_map(|d| d.ok())
+        .map(|d| d.path().join("redis-cell-0.2.2"))
+        .find(|p| p.join("Cargo.toml").exists())
+        .ok_or_else(|| {
+            format!(
+                "cargo fetch left no redis-cell-0.2.2 in {}",
+                registry.display()
+            )
+        })?;
+    let copy = root().join("target/redis-cell-src");
+    let _ = std::fs::remove_dir_all(&copy);
+    copy_dir(&fetched, &copy)?;
+    let toml = copy.join("Cargo.toml");
+    let text = std::fs::read_to_string(&toml)
+        .map_err(|e| format!("cannot read {}: {e}", toml.display()))?;
+    std::fs::write(&toml, text + "\n[workspace]\n")
+        .map_err(|e| format!("cannot write {}: {e}", toml.display()))?;
+    std::fs::copy(
+        root().join("tests/probe/redis-cell/Cargo.lock"),
+        copy.join("Cargo.lock"),
+    )
+    .map_err(|e| format!("cannot copy redis-cell's lock: {e}"))?;
+    let copy_manifest = toml.display().to_string();
+    let target = root().join("target/redis-cell").display().to_string();
+    run(
+        "cargo",
+        &[
+            "build",
+            "--release",
+            "--manifest-path",
+            &copy_manifest,
+            "--target-dir",
+            &target,
+        ],
+        // (Its 2018 code warns under today's compiler; the warnings are not ours to fix.)
+        &[("RUSTFLAGS", "--cap-lints allow")],
+    )
+}
+
+/// Copies the directory `from` to `to`, recursively.
+fn copy_dir(from: &Path, to: &Path) -> Result {
+    std::fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+    for entry in
+        std::fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?
+    {
+        let entry = entry.map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if src.is_dir() {
+            copy_dir(&src, &dst)?;
+        } else {
+            std::fs::copy(&src, &dst).map_err(|e| format!("cannot copy {}: {e}", src.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The Python of the virtual environment Python's limits is installed in.
+pub(crate) fn probe_python() -> PathBuf {
+    root().join("target/probe-python/bin/python")
+}
 
 /// How many nginx gateways the fleet probes send to: the first is `nginx`, the others more
 /// nginx processes from the same template, each with its own zones.
@@ -33,6 +119,12 @@ pub(crate) struct Servers {
     haproxy: String,
     /// express-rate-limit and rate-limiter-flexible in one Node server (`tests/probe/libraries.mjs`).
     libraries: String,
+    /// Go's x/time/rate (`tests/probe/go-rate.go`).
+    go_rate: String,
+    /// Varnish with vsthrottle (`tests/probe/vsthrottle.vcl`).
+    vsthrottle: String,
+    /// Python's limits (`tests/probe/limits_server.py`).
+    limits: String,
     dir: PathBuf,
 }
 
@@ -46,6 +138,7 @@ impl Servers {
         };
         let (nginx_port, redis_port, haproxy_port) = (free_port()?, free_port()?, free_port()?);
         let libraries_port = free_port()?;
+        let (go_port, varnish_port, limits_port) = (free_port()?, free_port()?, free_port()?);
         let mut fleet_ports = vec![nginx_port];
         for _ in 1..NGINX_GATEWAYS {
             fleet_ports.push(free_port()?);
@@ -93,6 +186,9 @@ impl Servers {
             redis: format!("redis://127.0.0.1:{redis_port}"),
             haproxy: format!("http://127.0.0.1:{haproxy_port}"),
             libraries: format!("http://127.0.0.1:{libraries_port}"),
+            go_rate: format!("http://127.0.0.1:{go_port}"),
+            vsthrottle: format!("http://127.0.0.1:{varnish_port}"),
+            limits: format!("http://127.0.0.1:{limits_port}"),
             dir: dir.clone(),
         };
         // Each server's output goes to NAME.out in the scratch directory, shown if it fails.
@@ -116,10 +212,13 @@ impl Servers {
             .children
             .push(spawn("nginx", NGINX, &["-p", &dir_s, "-c", &nginx_conf])?);
         let port_s = redis_port.to_string();
+        let cell = redis_cell_module().display().to_string();
         servers.children.push(spawn(
             "redis-server",
             REDIS,
             &[
+                "--loadmodule",
+                &cell,
                 "--port",
                 &port_s,
                 "--bind",
@@ -147,11 +246,64 @@ impl Servers {
             "node",
             &[&script, &libraries_port_s],
         )?);
+        // Go's rate, built from the test's source against Debian's x/time (GOPATH mode: no
+        // module proxy is needed).
+        let go_bin = dir.join("go-rate").display().to_string();
+        let go_src = root().join("tests/probe/go-rate.go").display().to_string();
+        run(
+            GO,
+            &["build", "-o", &go_bin, &go_src],
+            &[
+                ("GO111MODULE", "off"),
+                ("GOPATH", "/usr/share/gocode"),
+                ("GOFLAGS", ""),
+            ],
+        )?;
+        let go_port_s = go_port.to_string();
+        servers
+            .children
+            .push(spawn("go-rate", &go_bin, &[&go_port_s])?);
+        // varnishd in the foreground (-F), its working directory in the scratch directory.
+        let vcl = root()
+            .join("tests/probe/vsthrottle.vcl")
+            .display()
+            .to_string();
+        let listen = format!("127.0.0.1:{varnish_port}");
+        let varnish_dir = dir.join("varnish").display().to_string();
+        servers.children.push(spawn(
+            "varnishd",
+            VARNISHD,
+            &[
+                "-F",
+                "-a",
+                &listen,
+                "-f",
+                &vcl,
+                "-n",
+                &varnish_dir,
+                "-s",
+                "malloc,16m",
+            ],
+        )?);
+        let python = probe_python().display().to_string();
+        let limits_script = root()
+            .join("tests/probe/limits_server.py")
+            .display()
+            .to_string();
+        let limits_port_s = limits_port.to_string();
+        servers.children.push(spawn(
+            "python-limits",
+            &python,
+            &[&limits_script, &limits_port_s],
+        )?);
         let mut listening = vec![
             (nginx_port, 0),
             (redis_port, 1),
             (haproxy_port, 2),
             (libraries_port, 3),
+            (go_port, 4),
+            (varnish_port, 5),
+            (limits_port, 6),
         ];
         let names = ["nginx-1", "nginx-2"];
         for (((prefix, conf), &port), name) in
@@ -164,14 +316,15 @@ impl Servers {
                 .push(spawn(name, NGINX, &["-p", &prefix_s, "-c", conf])?);
         }
         for (port, k) in listening {
-            let deadline = Instant::now() + std::time::Duration::from_secs(10);
+            // (varnishd compiles its VCL with the C compiler first: seconds.)
+            let deadline = Instant::now() + std::time::Duration::from_secs(30);
             while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
                 let (name, child) = &mut servers.children[k];
                 let name = *name;
                 let exited = child.try_wait().ok().flatten();
                 if exited.is_some() || Instant::now() > deadline {
                     let why = exited.map_or_else(
-                        || "nothing listens on it 10 s after starting".to_owned(),
+                        || "nothing listens on it 30 s after starting".to_owned(),
                         |status| format!("it exited ({status})"),
                     );
                     return Err(format!(
@@ -183,8 +336,15 @@ impl Servers {
             }
         }
         eprintln!(
-            "nginx on {}, redis-server on {}, haproxy on {}, Node's libraries on {}; nginx gateways {}",
-            servers.nginx, servers.redis, servers.haproxy, servers.libraries, servers.nginx_fleet
+            "nginx on {}, redis-server on {}, haproxy on {}, Node's libraries on {}, Go's rate on {}, Varnish on {}, Python's limits on {}; nginx gateways {}",
+            servers.nginx,
+            servers.redis,
+            servers.haproxy,
+            servers.libraries,
+            servers.go_rate,
+            servers.vsthrottle,
+            servers.limits,
+            servers.nginx_fleet
         );
         Ok(servers)
     }
@@ -204,7 +364,7 @@ impl Servers {
             .join("")
     }
 
-    pub(crate) fn env(&self) -> [(&str, String); 7] {
+    pub(crate) fn env(&self) -> [(&str, String); 10] {
         let file = |name: &str| self.dir.join(name).display().to_string();
         [
             ("RATELAB_NGINX", self.nginx.clone()),
@@ -212,6 +372,9 @@ impl Servers {
             ("RATELAB_REDIS", self.redis.clone()),
             ("RATELAB_HAPROXY", self.haproxy.clone()),
             ("RATELAB_LIBRARIES", self.libraries.clone()),
+            ("RATELAB_GO_RATE", self.go_rate.clone()),
+            ("RATELAB_VSTHROTTLE", self.vsthrottle.clone()),
+            ("RATELAB_LIMITS", self.limits.clone()),
             // The first nginx's log of /fit and HAProxy's log lines, for the fit tests.
             ("RATELAB_NGINX_FIT_LOG", file("fit.log")),
             ("RATELAB_HAPROXY_LOG", file("haproxy.out")),

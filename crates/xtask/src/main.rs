@@ -12,7 +12,10 @@ use cmd::{
     output, output_in_root, path_with_node_tools, root, run, run_capturing, step, target_dir,
     Result,
 };
-use live::{probe_bench, probe_record, probe_soak, Servers, HAPROXY, NGINX, PROBE_LIVE, REDIS};
+use live::{
+    build_redis_cell, probe_bench, probe_python, probe_record, probe_soak, redis_cell_module,
+    Servers, GO, GO_X_TIME, HAPROXY, NGINX, PROBE_LIVE, REDIS, VARNISHD, VARNISH_MODULES,
+};
 use mem_bench::mem_bench;
 use std::env;
 use std::path::Path;
@@ -161,6 +164,52 @@ fn setup() -> Result {
         .all(|p| Path::new(p).exists())
     {
         apt_install(&["nginx", "redis-server", "haproxy"])?;
+    }
+    // The libraries' live tests: Go's x/time/rate (Debian's golang and its x/time), Varnish
+    // with Debian's varnish-modules (vsthrottle), and Python's limits from PyPI (pinned in
+    // tests/probe/requirements.txt) in a virtual environment of its own under target/.
+    if ![GO, GO_X_TIME, VARNISHD, VARNISH_MODULES]
+        .iter()
+        .all(|p| Path::new(p).exists())
+    {
+        apt_install(&[
+            "golang-go",
+            "golang-golang-x-time-dev",
+            "varnish",
+            "varnish-modules",
+        ])?;
+    }
+    if !redis_cell_module().exists() {
+        build_redis_cell()?;
+    }
+    let python = probe_python();
+    let pinned = python.exists()
+        && output(
+            &python.display().to_string(),
+            &["-c", "import limits; print(limits.__version__)"],
+        )
+        .is_some_and(|v| v.trim() == "5.8.0");
+    if !pinned {
+        let venv = python
+            .parent()
+            .and_then(Path::parent)
+            .ok_or("no directory for the probe's Python")?
+            .display()
+            .to_string();
+        run("python3", &["-m", "venv", &venv], &[])?;
+        run(
+            &python.display().to_string(),
+            &[
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "-r",
+                "tests/probe/requirements.txt",
+            ],
+            &[],
+        )?;
     }
     let node_modules = root().join("node_modules");
     // (express, express-rate-limit and rate-limiter-flexible: the Node libraries the probe

@@ -195,13 +195,17 @@ pub(super) fn send(
     mut plan: Plan,
     rt: &tokio::runtime::Runtime,
     stop: &AtomicBool,
-) -> Result<Vec<Record>, String> {
+) -> Result<(Vec<Record>, Micros), String> {
     let client = Arc::new(build_client(probe, rt)?);
     let (tx, rx) = mpsc::channel::<(u64, Record)>();
     let timeout = probe.timeout;
     let progress = Progress::new(&plan);
     // Start a little ahead, so the first sends are not late for the set-up.
     let start = Instant::now() + Duration::from_millis(20);
+    // The wall clock's reading at that moment, for models whose windows are the wall clock's.
+    let epoch_us = (std::time::SystemTime::now() + Duration::from_millis(20))
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as Micros);
     let now = || Instant::now().saturating_duration_since(start).as_micros() as Micros;
     let mut heard = Heard {
         records: Vec::with_capacity(plan.summary.first_tries as usize),
@@ -328,7 +332,7 @@ pub(super) fn send(
             ratelab::probe::MAX_PER_MS
         ));
     }
-    Ok(heard.records)
+    Ok((heard.records, epoch_us))
 }
 
 /// Why no answer came.

@@ -76,7 +76,7 @@ pub(crate) fn main(args: &ProbeArgs, given: &[String]) -> Result<Done, String> {
     // Ctrl-C is caught from here on (before the line that says sending starts).
     let stop = catch_ctrl_c(&rt)?;
     text::note(&line);
-    let records = send(&probe, plan, &rt, &stop)?;
+    let (records, epoch_us) = send(&probe, plan, &rt, &stop)?;
     rt.shutdown_timeout(Duration::from_millis(100));
     let partial = stop.load(Ordering::SeqCst);
     let model = match &probe.model {
@@ -100,6 +100,7 @@ pub(crate) fn main(args: &ProbeArgs, given: &[String]) -> Result<Done, String> {
                 Vec::new()
             },
             route: probe.fleet.map(|f| f.route_text()),
+            epoch_us,
         },
         &records,
         model,

@@ -13,7 +13,7 @@ use std::net::{IpAddr, ToSocketAddrs};
 use std::time::Duration;
 
 /// The Redis recipes `--script` runs, each a Lua script in `redis/`.
-pub const SCRIPTS: [(&str, &str, &str); 4] = [
+pub const SCRIPTS: [(&str, &str, &str); 5] = [
     (
         "sorted-set",
         include_str!("../redis/sorted-set.lua"),
@@ -29,6 +29,12 @@ pub const SCRIPTS: [(&str, &str, &str); 4] = [
         "fixed-window",
         include_str!("../redis/fixed-window.lua"),
         "fixed-window",
+    ),
+    // (The model is redis-cell's, with --burst, --limit and --window: see below.)
+    (
+        "redis-cell",
+        include_str!("../redis/redis-cell.lua"),
+        "redis-cell",
     ),
 ];
 
@@ -371,8 +377,17 @@ pub(super) fn parse(args: &ProbeArgs) -> Result<Probe, String> {
                 "--redis needs --script NAME: one of {}",
                 SCRIPT_NAMES.join(", ")
             ))?;
-            if burst.is_some() && name != "gcra" {
-                return Err(format!("--burst goes with --script gcra, not {name}"));
+            if burst.is_some() && !matches!(name, "gcra" | "redis-cell") {
+                return Err(format!(
+                    "--burst goes with --script gcra or redis-cell, not {name}"
+                ));
+            }
+            if name == "redis-cell" && scenario.window % 1_000_000 != 0 {
+                return Err(format!(
+                    "--script redis-cell takes a period of whole seconds (CL.THROTTLE's period): --window {} is not one; the nearest is {}s",
+                    ratelab::time::format_duration(scenario.window),
+                    ((scenario.window + 500_000) / 1_000_000).max(1)
+                ));
             }
             Target::Redis {
                 // As parsed: the URL spec drops tabs and newlines, and so does the report.
@@ -420,10 +435,14 @@ pub(super) fn parse(args: &ProbeArgs) -> Result<Probe, String> {
         if let Target::Redis { script, burst, .. } = &target {
             // A Redis recipe's own model, unless another is asked for.
             let spec = SCRIPTS.iter().find(|s| s.0 == *script).map_or("", |s| s.2);
-            let spec = if *script == "gcra" {
-                format!("gcra:burst={burst}")
-            } else {
-                spec.to_owned()
+            let spec = match *script {
+                "gcra" => format!("gcra:burst={burst}"),
+                "redis-cell" => format!(
+                    "redis-cell:max-burst={burst},count={},period={}",
+                    scenario.limit,
+                    scenario.window / 1_000_000
+                ),
+                _ => spec.to_owned(),
             };
             model = Some(LimiterSpec::parse(&spec).map_err(e)?);
         }

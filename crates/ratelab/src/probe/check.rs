@@ -47,7 +47,7 @@ impl ProbeReport {
             &records,
             &groups,
             self.offered,
-            &model.text,
+            (&model.text, self.epoch_us),
             limiter,
         );
         let mut out = self.clone();

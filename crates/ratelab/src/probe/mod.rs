@@ -22,6 +22,6 @@ pub use plan::{
 };
 pub use record::{Outcome, Record};
 pub use report::{
-    Audit, GatewayModel, GatewayReport, ModelComparison, ProbeMeta, ProbeReport, Quantiles,
-    TraceData,
+    wall_clock_phase, Audit, GatewayModel, GatewayReport, ModelComparison, ProbeMeta, ProbeReport,
+    Quantiles, TraceData,
 };

@@ -202,6 +202,12 @@ pub struct ProbeReport {
     /// against the global rule); empty, and absent, with one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gateways: Vec<GatewayReport>,
+    /// The wall clock at the probe's time 0, µs since the Unix epoch (0: not recorded). A
+    /// model whose windows are the wall clock's (limits' sliding-window counter) decides
+    /// each request at its send time plus this, so that its windows fall where the real
+    /// limiter's do.
+    #[serde(default)]
+    pub epoch_us: Micros,
     /// Every request.
     pub trace: TraceData,
 }
@@ -248,6 +254,8 @@ pub struct ProbeMeta<'a> {
     pub gateways: Vec<String>,
     /// See [`ProbeReport::route`].
     pub route: Option<String>,
+    /// See [`ProbeReport::epoch_us`].
+    pub epoch_us: Micros,
 }
 
 impl ProbeReport {
@@ -283,7 +291,14 @@ impl ProbeReport {
         let count = |o: Outcome| records.iter().filter(|r| r.outcome == o).count() as u64;
         let (comparison, model_letters) = match model {
             Some((spec, limiter)) => {
-                let (c, letters) = compare(scenario, &records, &groups, offered, spec, limiter);
+                let (c, letters) = compare(
+                    scenario,
+                    &records,
+                    &groups,
+                    offered,
+                    (spec, meta.epoch_us),
+                    limiter,
+                );
                 (Some(c), Some(letters))
             }
             None => (None, None),
@@ -342,6 +357,7 @@ impl ProbeReport {
             comparison,
             route: if fleet { meta.route } else { None },
             gateways,
+            epoch_us: meta.epoch_us,
             trace,
         }
     }
@@ -404,6 +420,18 @@ pub(super) fn canonical(
     out
 }
 
+/// What a model `spec` adds to a probe's send times so that its windows fall where the wall
+/// clock's do: the wall clock at time 0 (`epoch_us`) within the model's period, for a model
+/// whose windows are the wall clock's ([`crate::LimiterSpec::wall_clock_period`]); 0 for
+/// every other model, and when the wall clock was not recorded.
+pub fn wall_clock_phase(spec: &str, window: Micros, epoch_us: Micros) -> Micros {
+    crate::LimiterSpec::parse(spec)
+        .ok()
+        .and_then(|s| s.wall_clock_period(window))
+        .filter(|&p| p > 0)
+        .map_or(0, |p| epoch_us % p)
+}
+
 /// Decides the real limiter's decided requests with `limiter` and compares, group by group
 /// (see [`groups`]): a group is compared by how many each admitted, and the model's admits are
 /// matched with the real ones first in the model's letters. A model fleet decides each request
@@ -415,9 +443,10 @@ pub(super) fn compare(
     records: &[Record],
     groups: &[Vec<usize>],
     offered: u64,
-    spec: &str,
+    (spec, epoch_us): (&str, Micros),
     mut limiter: Limiter,
 ) -> (ModelComparison, String) {
+    let phase = wall_clock_phase(spec, scenario.window, epoch_us);
     let mut letters = vec!['-'; records.len()];
     let (mut agree, mut real_only, mut model_only, mut compared) = (0, 0, 0, 0u64);
     let (mut delayed, mut longest_wait_us) = (0, 0);
@@ -433,6 +462,7 @@ pub(super) fn compare(
         for &k in &decide_order {
             let t = records[k].sent.max(last);
             last = t;
+            let t = t + phase;
             if let Decision::Admit { at } = decide_on(&mut limiter, records[k].gateway, t) {
                 match at_gateway.iter_mut().find(|e| e.0 == records[k].gateway) {
                     Some(e) => e.1 += 1,

@@ -74,6 +74,7 @@ fn report(s: &Scenario, records: &[Record], model: bool) -> ProbeReport {
         command: None,
         gateways: Vec::new(),
         route: None,
+        epoch_us: 0,
     };
     ProbeReport::new(meta, records, model)
 }
@@ -630,6 +631,7 @@ fn fleet_report(s: &Scenario, records: &[Record], model: &LimiterSpec) -> ProbeR
         command: None,
         gateways: vec!["a".into(), "b".into(), "c".into()],
         route: Some("round-robin".into()),
+        epoch_us: 0,
     };
     let limiter = s.build_limiter(model, 0).expect("model");
     ProbeReport::new(meta, records, Some((model.text.as_str(), limiter)))
@@ -734,4 +736,52 @@ fn a_one_target_report_has_no_fleet_fields() {
 #[test]
 fn a_probe_sends_to_at_most_as_many_targets_as_a_fleet_has_gateways() {
     assert_eq!(MAX_TARGETS, crate::spec::MAX_GATEWAYS);
+}
+
+/// A limiter whose windows are the wall clock's (limits' sliding-window counter) is compared
+/// at the wall clock's phase: a real one whose windows began 0.37 s before the probe's time 0
+/// is its model exactly with the probe's wall clock recorded, and not without it; a limiter
+/// whose windows start at a request is compared as it was.
+#[cfg(feature = "libraries")]
+#[test]
+fn a_wall_clock_models_windows_fall_where_the_wall_clocks_do() {
+    let epoch: Micros = 1_796_000_000 * SECOND + 370_000;
+    for (spec, shifted) in [
+        ("limits:rate=5/second,strategy=sliding-window-counter", true),
+        ("limits:rate=5/second,strategy=fixed-window", false),
+    ] {
+        let mut s = scenario("flood:every=70ms", spec);
+        s.limit = 5;
+        let model = LimiterSpec::parse(spec).expect("a spec");
+        assert_eq!(model.wall_clock_period(SECOND).is_some(), shifted);
+        // The real limiter reads the wall clock.
+        let mut real = s.build_limiter(&model, 0).expect("limiter");
+        let phase = if shifted { epoch % SECOND } else { 0 };
+        let records = answered(&s, |due| (real.decide(due + phase).admitted(), 0));
+        let with = |epoch_us| {
+            let meta = ProbeMeta {
+                target: "test".into(),
+                scenario: &s,
+                command: None,
+                gateways: Vec::new(),
+                route: None,
+                epoch_us,
+            };
+            let limiter = s.build_limiter(&model, 0).expect("model");
+            ProbeReport::new(meta, &records, Some((spec, limiter)))
+                .comparison
+                .and_then(|c| c.agreement)
+        };
+        assert_eq!(with(epoch), Some(1.0), "{spec}");
+        if shifted {
+            assert!(with(0) < Some(1.0), "{spec}: {:?}", with(0));
+            // Read back from a file and compared again: the same.
+            let mut r = report(&s, &records, false);
+            r.epoch_us = epoch;
+            let again = r.with_model(&model).expect("compared");
+            assert_eq!(again.comparison.and_then(|c| c.agreement), Some(1.0));
+        } else {
+            assert_eq!(with(0), Some(1.0), "{spec}");
+        }
+    }
 }

@@ -424,6 +424,17 @@ impl LimiterSpec {
         }
     }
 
+    /// For a limiter whose windows are the wall clock's (multiples of its period since the
+    /// Unix epoch: `limits`' sliding-window counter, which reads `time.time()`), that period,
+    /// `W` unless the spec sets its own; `None` for every other limiter (windows from a
+    /// request, from the run's time 0, or none). A probe's model decides such a limiter at
+    /// the wall clock's phase ([`crate::probe::wall_clock_phase`]).
+    pub fn wall_clock_period(&self, window: Micros) -> Option<Micros> {
+        (self.kind == LimiterKind::Limits
+            && self.strategy == Some(LimitsStrategy::SlidingWindowCounter))
+        .then(|| self.period.unwrap_or(window))
+    }
+
     /// Whether admitted requests can leave later than they arrive: the leaky bucket as a
     /// queue, and nginx without `nodelay` with a `delay` below its `burst`.
     pub fn queues(&self) -> bool {

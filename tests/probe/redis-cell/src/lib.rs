@@ -1,0 +1,1 @@
+// Empty: this package only names redis-cell for `cargo fetch`.
