@@ -2,9 +2,11 @@
 // (ratelab-tools): the file is read in slices, with progress after each, parsed and replayed
 // through every limiter here, off the page's thread. The file is read locally and never sent
 // anywhere.
-import init, { Import, replayReport } from './ratelab-tools.js';
+import init, { Import, replayReport, explainLog } from './ratelab-tools.js';
 
 let times = null;
+// The file last read, for "Explain my 429s", which fits its lines (their statuses too).
+let file = null;
 
 // A panic in the module reaches the page's banner (the module's panic hook is set as it starts).
 self.ratelabPanicked = (message) => postMessage({ type: 'panic', message });
@@ -14,14 +16,14 @@ const load = () => (loaded ??= init({ module_or_path: new URL('ratelab-tools_bg.
 const SLICE = 4 << 20;
 
 async function importFile(msg) {
-  const file = msg.file;
+  file = msg.file;
   const importer = new Import(msg.format, msg.field, msg.value);
   for (let at = 0; at < file.size; at += SLICE) {
     importer.feed(new Uint8Array(await file.slice(at, at + SLICE).arrayBuffer()));
     const bytes = Math.min(file.size, at + SLICE);
     postMessage({ type: 'import-progress', bytes, text: importer.progress(bytes, file.size) });
   }
-  const summary = importer.finish(file.name);
+  const summary = importer.finish(msg.file.name);
   times = importer.times();
   const report = replayReport(times, msg.controls, msg.share);
   const copy = times.slice();
@@ -34,6 +36,9 @@ onmessage = async (event) => {
     await load();
     if (msg.type === 'import') {
       await importFile(msg);
+    } else if (msg.type === 'fit' && file) {
+      const view = explainLog(await file.text(), msg.statuses, msg.perClient);
+      postMessage({ type: 'fitted', view, seq: msg.seq });
     } else if (msg.type === 'analyze' && times) {
       postMessage({ type: 'analyzed', report: replayReport(times, msg.controls, msg.share), seq: msg.seq });
     }

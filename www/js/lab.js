@@ -17,7 +17,7 @@ export function createLab(bindings) {
   const lab = new bindings.Lab();
   const linked = bindings.decodeState(location.search);
   const ctx = {
-    lab, linked, embedded: linked.embed, figure: $('lab'), fields: formFields(),
+    lab, linked, decodeState: (query) => bindings.decodeState(query), embedded: linked.embed, figure: $('lab'), fields: formFields(),
     attack: 'none', touched: false, workshop: null, writeState: () => {},
   };
   const { fields, figure } = ctx;

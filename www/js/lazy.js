@@ -49,7 +49,7 @@ export const redrawSections = () => { loaded.sections?.then((m) => m.redrawSecti
  * code loads when a file is chosen or dropped. */
 export function startImportPanel(ctx) {
   const { fields } = ctx;
-  const api = { readControls: ctx.readControls, show: ctx.showReplay };
+  const api = { readControls: ctx.readControls, show: ctx.showReplay, open: (query) => ctx.applyLink(query) };
   let importUi = null;
   const withImport = () => (importUi ??= importPanel().then((m) => m.startImport(api)));
   const readFile = async (file) => (await withImport()).read(file);

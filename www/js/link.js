@@ -7,9 +7,8 @@ import { setClientText, setNginxText } from './controls.js';
 export function startLink(ctx, encodeState) {
   const { fields } = ctx;
 
-  /** Sets the controls from a decoded link and shows what was wrong with it. */
-  function applyState(d) {
-    const c = d.controls;
+  /** Sets the lab's controls to `c`, a decoded link's. */
+  function applyControls(c) {
     fields.algorithm.value = c.algorithm;
     fields.leakyMode.value = c.leakyMode;
     fields.limit.value = String(c.limit);
@@ -25,6 +24,11 @@ export function startLink(ctx, encodeState) {
     setNginxText(fields, c.nginx);
     setClientText(fields, c.client);
     ctx.attack = c.attack;
+  }
+
+  /** Sets the controls from a decoded link and shows what was wrong with it. */
+  function applyState(d) {
+    applyControls(d.controls);
     $('ceiling-capacity').value = String(d.sections.ceilingCapacity);
     $('ceiling-capacity-out').textContent = String(d.sections.ceilingCapacity);
     $('honest-traffic').value = d.sections.honestTraffic;
@@ -98,6 +102,13 @@ export function startLink(ctx, encodeState) {
       const height = Math.ceil(ctx.figure.getBoundingClientRect().bottom + window.scrollY);
       if (height !== last) window.parent.postMessage({ type: 'ratelab:height', height: (last = height) }, '*');
     }).observe(ctx.figure);
+  };
+  // The lab's controls from a link's query (the import panel's "Open the lab on the best fit").
+  ctx.applyLink = (query) => {
+    applyControls(ctx.decodeState(`?${query}`).controls);
+    ctx.syncControls();
+    ctx.schedule(true);
+    ctx.figure.scrollIntoView();
   };
   return { applyState, followSections, embed };
 }

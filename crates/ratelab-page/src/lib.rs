@@ -6,6 +6,8 @@
 
 pub mod controls;
 pub mod export;
+#[cfg(feature = "fit")]
+pub mod fit_view;
 pub mod form;
 #[cfg(feature = "fleet")]
 pub mod gateways;

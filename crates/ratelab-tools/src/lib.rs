@@ -16,6 +16,7 @@ use ratelab_charts::canvas::Canvas;
 use ratelab_charts::{Draw, Plot, Theme};
 use ratelab_page::controls::Controls;
 use ratelab_page::export::{self, View};
+use ratelab_page::fit_view;
 use ratelab_page::import_view::{self, ImportSummary};
 use ratelab_page::page;
 use ratelab_page::probe_view::{self, ProbeSummary};
@@ -552,6 +553,16 @@ pub fn import_done(name: &str, ms: f64) -> String {
 #[wasm_bindgen(js_name = importFailed)]
 pub fn import_failed(name: &str, message: &str) -> String {
     import_view::failed(name, message)
+}
+
+/// "Explain my 429s": the access log `text` (or JSON lines, or CSV) fitted to every limiter
+/// ratelab models, the typed `statuses` meaning rejected, one limiter per client or one for
+/// all: what the panel shows ([`fit_view::FitView`]), or the message saying what was wrong.
+#[wasm_bindgen(js_name = explainLog)]
+pub fn explain_log(text: &str, statuses: &str, per_client: bool) -> Result<JsValue, JsValue> {
+    let rejected = fit_view::statuses(statuses).map_err(js_error)?;
+    let view = fit_view::explain(text, rejected, per_client, &|_, _| {}).map_err(js_error)?;
+    serde_wasm_bindgen::to_value(&view).map_err(js_error)
 }
 
 thread_local! {

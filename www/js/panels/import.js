@@ -6,7 +6,8 @@ import { $ } from '../dom.js';
 import { loadExtra, loadTools } from '../modules.js';
 
 export function startImport(lab) {
-  // `lab`: { readControls, show(times, label) } from the main figure.
+  // `lab`: { readControls, show(times, label), open(query) } from the main figure: `open` sets
+  // its controls from a link's query.
   let worker = null;
   let imported = null;
   let seq = 0;
@@ -36,6 +37,8 @@ export function startImport(lab) {
     // Another file replaces the last one's results: they go at once, whether this one reads or not.
     imported = null;
     $('import-results').hidden = true;
+    $('import-fit').hidden = true;
+    $('import-explain').disabled = true;
     if (!file) return;
     const mine = ++chosen;
     try { tools ??= await loadTools(); } catch (e) { problem(String(e?.message ?? e)); return; }
@@ -65,6 +68,8 @@ export function startImport(lab) {
         status.textContent = tools.importDone(file.name, window.__ratelab.importMs);
         showSummary(msg.summary);
         showReport(msg.report);
+      } else if (msg.type === 'fitted') {
+        if (msg.seq === fitSeq) showFitted(msg.view);
       } else if (msg.type === 'analyzed') {
         if (msg.seq === seq) { showReport(msg.report); $('import-results').hidden = false; }
       } else if (msg.type === 'panic') {
@@ -72,11 +77,14 @@ export function startImport(lab) {
         window.ratelabPanicked(msg.message);
       } else if (msg.type === 'error') {
         if (msg.of === 'import') { reading = false; $('import-cancel').disabled = true; progress.value = 0; status.textContent = ''; }
+        if (msg.of === 'fit') fitDone('');
         problem(msg.of === 'import' ? tools.importFailed(file.name, msg.message) : msg.message);
       }
     };
     worker.onerror = (e) => { stop(); worker?.terminate(); worker = null; problem(`Reading the file failed: ${e.message}`); };
     const read = { file: file.name, format: $('import-format').value, field: $('import-field').value, value: $('import-value').value };
+    // The worker has the file: it can be fitted, whether its times import or not.
+    $('import-explain').disabled = false;
     worker.postMessage({ type: 'import', file, format: read.format, field: read.field, value: read.value, controls, share: target });
   }
 
@@ -123,6 +131,24 @@ export function startImport(lab) {
     }, 200);
   }
 
+  // "Explain my 429s": the file fitted in the worker (its lines, statuses and all), shown by
+  // fit.js, loaded when asked for.
+  let fitSeq = 0;
+  const fitDone = (text) => { $('import-fit-status').textContent = text; $('import-explain').disabled = false; };
+  async function showFitted(view) {
+    const { showFit } = await import('./fit.js');
+    fitDone('');
+    // The lab on the best fit, with the file's times as its traffic when they were read.
+    showFit(view, (query) => { lab.open(query); if (imported) $('import-show').click(); });
+  }
+  $('import-explain').addEventListener('click', () => {
+    if (!worker || reading) return;
+    problem('');
+    $('import-fit').hidden = true;
+    $('import-explain').disabled = true;
+    $('import-fit-status').textContent = 'Fitting every limiter to your log…';
+    worker.postMessage({ type: 'fit', statuses: $('import-statuses').value, perClient: $('import-per-client').checked, seq: ++fitSeq });
+  });
   $('import-cancel').addEventListener('click', () => { stop(); imported = null; progress.value = 0; status.textContent = 'Cancelled.'; });
   $('import-target').addEventListener('input', reanalyze);
   $('import-show').addEventListener('click', async () => {

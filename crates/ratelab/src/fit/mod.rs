@@ -579,6 +579,19 @@ pub fn fit(log: &Log, progress: &(dyn Fn(usize, usize) + Sync)) -> FitReport {
     }
 }
 
+/// The requests of `log` (their indices in `log.requests`) that `f`, one of its fits, decides
+/// otherwise than the log when run on its own over every client's requests: those
+/// [`Fit::wrong_count`] counts. `None` if the fit's limiter does not build.
+pub fn disagreements(log: &Log, f: &Fit) -> Option<Vec<u32>> {
+    let all = Prepared::new(log, &log.requests);
+    let p = match queue_of(&f.limiter) {
+        Some((interval, burst)) => Cow::Owned(all.queued(interval, burst, all.tolerance())),
+        None => Cow::Borrowed(&all),
+    };
+    let l = p.limiter(&f.limiter, f.limit, f.window_us)?;
+    Some(p.disagreements(&l))
+}
+
 /// The interval at which the log's admitted requests look served one after another, if they
 /// do: nginx without `nodelay` serves what it queues one interval apart and logs each when
 /// served, so the gaps between a client's consecutive admitted requests gather at that
