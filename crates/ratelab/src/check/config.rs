@@ -240,6 +240,17 @@ fn read_haproxy(text: &str) -> Result<Vec<Config>, Error> {
     let mut period = None;
     let mut rule = None;
     let mut tracked = false;
+    // Named ACLs that test the tracked rate (`acl too_many sc_http_req_rate(0) gt 100`),
+    // which a deny rule can name (`http-request deny if too_many`): the ACL's line, by name.
+    let acls: Vec<(&str, &str)> = text
+        .lines()
+        .map(|raw| raw.split('#').next().unwrap_or("").trim())
+        .filter_map(|line| {
+            let rest = line.strip_prefix("acl ")?;
+            let name = rest.split_whitespace().next()?;
+            haproxy_threshold(line).map(|_| (name, line))
+        })
+        .collect();
     for (n, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("").trim();
         let at = |what: &str| format!("line {}: {what}", n + 1);
@@ -263,7 +274,14 @@ fn read_haproxy(text: &str) -> Result<Vec<Config>, Error> {
             tracked = true;
         }
         if line.starts_with("http-request deny") || line.starts_with("http-request return") {
-            if let Some(threshold) = haproxy_threshold(line) {
+            // The condition, written in the rule or in an ACL it names after `if`.
+            let named = line.split_once(" if ").and_then(|(_, cond)| {
+                cond.split_whitespace()
+                    .find_map(|w| acls.iter().find(|(name, _)| *name == w))
+                    .map(|&(_, acl)| acl)
+            });
+            let tested = haproxy_threshold(line).or_else(|| named.and_then(haproxy_threshold));
+            if let Some(threshold) = tested {
                 let (op, value) = threshold.map_err(|v| {
                     Error::invalid(
                         &at("deny rule's threshold"),
@@ -401,6 +419,19 @@ mod tests {
         assert_eq!((c.limit, c.period, c.line), (20, 10 * SECOND, 5));
         let ge = text.replace("gt 20", "ge 20");
         assert_eq!(read_config(&ge).expect("reads")[0].limit, 19);
+    }
+
+    #[test]
+    fn a_deny_rule_naming_an_acl_reads_the_acls_threshold() {
+        let text = "frontend fe_main\n    bind *:80\n    stick-table type ip size 1m expire 10m store http_req_rate(1m)\n    http-request track-sc0 src\n    acl too_many sc_http_req_rate(0) gt 100\n    http-request deny deny_status 429 if too_many\n";
+        let c = &read_config(text).expect("reads")[0];
+        assert_eq!(c.spec.text, "haproxy:period=1min,limit=100,record-rejects=true");
+        assert_eq!((c.limit, c.period, c.line), (100, 60 * SECOND, 6));
+        // `unless` the ACL is not a limit: refused as a configuration without a deny rule.
+        let e = read_config(&text.replace(" if too_many", " unless too_many"))
+            .expect_err("refused")
+            .to_string();
+        assert!(e.contains("deny rule"), "{e}");
     }
 
     #[test]

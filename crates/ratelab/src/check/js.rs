@@ -53,7 +53,19 @@ type Prop = (String, String, usize);
 fn options(code: &str, call: &str) -> Option<(Vec<Prop>, usize)> {
     let at = code.find(call)?;
     let line_of = |i: usize| code[..i].matches('\n').count() + 1;
-    let open = at + code[at..].find('{')?;
+    // The call's argument: an object literal, or a name the object was assigned to before
+    // (`const opts = { points: 6, duration: 1 }; new RateLimiterMemory(opts)`).
+    let after = at + call.len();
+    let arg = code[after..].trim_start();
+    let open = if arg.starts_with('{') {
+        code.len() - arg.len()
+    } else {
+        let name: String = arg
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+            .collect();
+        assigned_object(&code[..at], &name)?
+    };
     let mut depth = 0usize;
     let mut props = Vec::new();
     let mut start = open + 1;
@@ -82,6 +94,28 @@ fn options(code: &str, call: &str) -> Option<(Vec<Prop>, usize)> {
         })
         .collect();
     Some((props, line_of(at)))
+}
+
+/// Where the object literal assigned to `name` in `code` opens (`name = {` or `name: {`, the
+/// last such), if it is one.
+fn assigned_object(code: &str, name: &str) -> Option<usize> {
+    if name.is_empty() {
+        return None;
+    }
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    code.match_indices(name)
+        .filter(|&(i, _)| {
+            !code[..i].chars().next_back().is_some_and(word)
+                && !code[i + name.len()..].chars().next().is_some_and(word)
+        })
+        .filter_map(|(i, _)| {
+            let rest = &code[i + name.len()..];
+            let rest = rest.trim_start();
+            let rest = rest.strip_prefix('=').filter(|r| !r.starts_with(['=', '>']))?;
+            let value = rest.trim_start();
+            value.starts_with('{').then(|| code.len() - value.len())
+        })
+        .last()
 }
 
 /// A number written as users write one in JavaScript: digits (with `_` separators), a
@@ -312,6 +346,22 @@ mod tests {
         let c = &read_config(text).expect("reads")[0];
         assert_eq!(c.spec.text, "rate-limiter-flexible:points=6,duration=1.000");
         assert_eq!((c.limit, c.period, c.line), (6, S, 6));
+    }
+
+    #[test]
+    fn options_passed_by_name_are_read_where_the_name_is_assigned() {
+        // rate-limiter-flexible's README, as it stands: the options in a const, then a
+        // `.then(... => { ... })` whose braces must not be read as them.
+        let text = "const { RateLimiterMemory } = require('rate-limiter-flexible');\n\nconst opts = {\n  points: 6, // 6 points\n  duration: 1, // Per second\n};\n\nconst rateLimiter = new RateLimiterMemory(opts);\n\nrateLimiter.consume(remoteAddress, 2) // consume 2 points\n    .then((rateLimiterRes) => {\n      // 2 points consumed\n    })\n    .catch((rateLimiterRes) => {\n      // Not enough points to consume\n    });\n";
+        let c = &read_config(text).expect("reads")[0];
+        assert_eq!(c.spec.text, "rate-limiter-flexible:points=6,duration=1.000");
+        assert_eq!((c.limit, c.period, c.line), (6, S, 8));
+        let text = "const options = { windowMs: 60 * 1000, limit: 30 };\nconst equal = options == null;\napp.use(rateLimit(options));\n";
+        let c = &read_config(text).expect("reads")[0];
+        assert_eq!(c.spec.text, "express-rate-limit:limit=30,window-ms=60000");
+        // A name never assigned an object is refused as before.
+        let e = read_config("new RateLimiterMemory(opts)").expect_err("refused").to_string();
+        assert!(e.contains("points"), "{e}");
     }
 
     #[test]
