@@ -130,6 +130,9 @@ fn limiter_text(spec: &LimiterSpec) -> String {
             if let Some(p) = spec.period {
                 keys.push(format!("period={}", us(p)));
             }
+            if let Some(b) = spec.block {
+                keys.push(format!("block={}", us(b)));
+            }
             return spec_text(spec.kind.name(), &keys);
         }
         LimiterKind::RedisCell => {

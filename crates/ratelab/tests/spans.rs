@@ -39,6 +39,7 @@ const KINDS: &[&str] = &[
     "redis-cell:max-burst=0,count=3,period=1",
     "redis-cell",
     "vsthrottle:limit=15,period=10s",
+    "vsthrottle:limit=5,period=1s,block=3s",
     "vsthrottle:limit=3,period=700ms",
     "limits:rate=5/20seconds",
     "limits:rate=3/second",

@@ -425,7 +425,10 @@ mod tests {
     fn a_deny_rule_naming_an_acl_reads_the_acls_threshold() {
         let text = "frontend fe_main\n    bind *:80\n    stick-table type ip size 1m expire 10m store http_req_rate(1m)\n    http-request track-sc0 src\n    acl too_many sc_http_req_rate(0) gt 100\n    http-request deny deny_status 429 if too_many\n";
         let c = &read_config(text).expect("reads")[0];
-        assert_eq!(c.spec.text, "haproxy:period=1min,limit=100,record-rejects=true");
+        assert_eq!(
+            c.spec.text,
+            "haproxy:period=1min,limit=100,record-rejects=true"
+        );
         assert_eq!((c.limit, c.period, c.line), (100, 60 * SECOND, 6));
         // `unless` the ACL is not a limit: refused as a configuration without a deny rule.
         let e = read_config(&text.replace(" if too_many", " unless too_many"))

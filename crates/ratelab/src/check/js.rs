@@ -111,7 +111,9 @@ fn assigned_object(code: &str, name: &str) -> Option<usize> {
         .filter_map(|(i, _)| {
             let rest = &code[i + name.len()..];
             let rest = rest.trim_start();
-            let rest = rest.strip_prefix('=').filter(|r| !r.starts_with(['=', '>']))?;
+            let rest = rest
+                .strip_prefix('=')
+                .filter(|r| !r.starts_with(['=', '>']))?;
             let value = rest.trim_start();
             value.starts_with('{').then(|| code.len() - value.len())
         })
@@ -360,7 +362,9 @@ mod tests {
         let c = &read_config(text).expect("reads")[0];
         assert_eq!(c.spec.text, "express-rate-limit:limit=30,window-ms=60000");
         // A name never assigned an object is refused as before.
-        let e = read_config("new RateLimiterMemory(opts)").expect_err("refused").to_string();
+        let e = read_config("new RateLimiterMemory(opts)")
+            .expect_err("refused")
+            .to_string();
         assert!(e.contains("points"), "{e}");
     }
 

@@ -102,17 +102,29 @@ pub(super) fn read_vsthrottle(text: &str) -> Result<Vec<Config>, Error> {
             "a VCL duration of at least 1ms in whole microseconds, like 10s or 500ms",
         )
     })?;
-    if let Some(b) = block.filter(|b| vcl_duration(b).is_some_and(|d| d > 0)) {
-        return Err(Error::invalid(
-            &what("block"),
-            b,
-            "0s or left out (a block after the limit is not modelled yet)",
-        ));
-    }
-    let spec = LimiterSpec::parse(&format!(
-        "vsthrottle:limit={limit},period={}",
-        format_duration(period)
-    ))?;
+    // The block: every request denied that long after a denial (0s or left out: none).
+    let block = match block {
+        Some(b) => vcl_duration(b).ok_or_else(|| {
+            Error::invalid(
+                &what("block"),
+                b,
+                "a VCL duration in whole microseconds, like 30s, or 0s for none",
+            )
+        })?,
+        None => 0,
+    };
+    let spec = LimiterSpec::parse(&if block > 0 {
+        format!(
+            "vsthrottle:limit={limit},period={},block={}",
+            format_duration(period),
+            format_duration(block)
+        )
+    } else {
+        format!(
+            "vsthrottle:limit={limit},period={}",
+            format_duration(period)
+        )
+    })?;
     Ok(vec![Config {
         source: "vsthrottle",
         spec,
@@ -133,9 +145,9 @@ mod tests {
         let c = &read_config(vcl).expect("reads")[0];
         assert_eq!(c.spec.text, "vsthrottle:limit=15,period=10s");
         assert_eq!(c.line, 6);
-        let e = read_config("if (vsthrottle.is_denied(client.identity, 15, 10s, 30s)) {}")
-            .expect_err("refused")
-            .to_string();
-        assert!(e.contains("block") && e.contains("30s"), "{e}");
+        // The manual's example: a block of 30 s after the 15.
+        let c = &read_config("if (vsthrottle.is_denied(client.identity, 15, 10s, 30s)) {}")
+            .expect("reads")[0];
+        assert_eq!(c.spec.text, "vsthrottle:limit=15,period=10s,block=30s");
     }
 }

@@ -65,6 +65,9 @@ impl Scenario {
         if spec.record_rejects {
             return refuse("record-rejects=false (a fleet shares its admissions only)");
         }
+        if spec.block.is_some() {
+            return refuse("no block (a denial sets vsthrottle's block, and a fleet shares its admissions only)");
+        }
         if fleet.skew > 0
             && matches!(fleet.coord, Coord::Sync { .. })
             && !matches!(
@@ -241,10 +244,13 @@ impl Scenario {
                 #[cfg(feature = "libraries")]
                 LimiterKind::GoRate => Limiter::GoRate(GoRate::from_rate(rate, burst)),
                 #[cfg(feature = "libraries")]
-                LimiterKind::Vsthrottle => Limiter::Vsthrottle(Vsthrottle::new(
-                    spec.limit.unwrap_or(limit),
-                    spec.period.unwrap_or(self.window),
-                )),
+                LimiterKind::Vsthrottle => Limiter::Vsthrottle(
+                    Vsthrottle::new(
+                        spec.limit.unwrap_or(limit),
+                        spec.period.unwrap_or(self.window),
+                    )
+                    .with_block(spec.block.unwrap_or(0)),
+                ),
                 #[cfg(feature = "libraries")]
                 LimiterKind::RedisCell => {
                     let (b, n, p) = crate::theory::redis_cell_keys(spec, limit, self.window);

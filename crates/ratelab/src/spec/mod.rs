@@ -185,6 +185,10 @@ pub struct LimiterSpec {
     /// `limits`' strategy (`None` for every other kind).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strategy: Option<LimitsStrategy>,
+    /// vsthrottle's `block`, µs: how long a key is denied everything after a denial (`None`:
+    /// no block; every other kind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<Micros>,
     /// Gateways enforcing it together (`--gateways`), if more than the one limiter.
     #[cfg(feature = "fleet")]
     #[serde(default)]
@@ -223,6 +227,7 @@ impl LimiterSpec {
             period: None,
             limit: None,
             strategy: (kind == LimiterKind::Limits).then_some(LimitsStrategy::FixedWindow),
+            block: None,
             #[cfg(feature = "fleet")]
             fleet: None,
         };
@@ -306,6 +311,11 @@ impl LimiterSpec {
                         return Err(Error::invalid(&what, value, "a duration of at least 1ms (a period of 0 makes vsthrottle's arithmetic wrap)"));
                     }
                     spec.period = Some(p);
+                }
+                #[cfg(feature = "libraries")]
+                "block" if kind == LimiterKind::Vsthrottle => {
+                    let b = crate::time::parse_duration(&what, value)?;
+                    spec.block = (b > 0).then_some(b);
                 }
                 #[cfg(feature = "libraries")]
                 "rate" if kind == LimiterKind::Limits => {
@@ -511,7 +521,7 @@ fn limiter_keys(kind: LimiterKind) -> String {
         #[cfg(feature = "libraries")]
         LimiterKind::RedisCell => return "max-burst=B, count=N, period=SECONDS".into(),
         #[cfg(feature = "libraries")]
-        LimiterKind::Vsthrottle => return "limit=N, period=DUR".into(),
+        LimiterKind::Vsthrottle => return "limit=N, period=DUR, block=DUR".into(),
         #[cfg(feature = "libraries")]
         LimiterKind::Limits => {
             return "rate=AMOUNT/UNIT (limits' rate string, e.g. 10/minute), strategy=fixed-window|moving-window|sliding-window-counter".into()
