@@ -59,7 +59,7 @@ cargo xtask <command>
            limiters probe reports (those named, or all) into www/probes/, then write the
            view the page shows of each
   probe-soak N [TEST]
-           start nginx, redis-server, HAProxy and Node's libraries on loopback and run the live probe tests N
+           start nginx, redis-server, HAProxy and the libraries' servers on loopback and run the live probe tests N
            times in a row with one core kept busy by a spin loop; prints `N passed, M failed`
            and the range of every timing margin the tests print; with TEST, only the live
            tests whose names contain it
@@ -317,7 +317,7 @@ fn test() -> Result {
     let native = run_capturing("cargo", &["test", "--workspace", "--profile", "ci"], &[])?;
     no_ignored_tests_but_probe_live(&native)?;
     step(
-        "ratelab probe against real nginx, redis-server, HAProxy and Node's libraries on loopback",
+        "ratelab probe against real nginx, redis-server (with redis-cell), HAProxy and the libraries (Node's, Go's, Varnish's, Python's) on loopback",
     );
     {
         let servers = Servers::start()?;
