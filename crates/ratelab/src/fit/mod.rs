@@ -73,34 +73,6 @@ pub struct Fit {
     pub served_late: u64,
 }
 
-impl Fit {
-    /// What a queue or the clock of a log whose times step by `resolution` µs explains of
-    /// this fit, in sentences (the CLI's and the page's): requests taken as served late, and
-    /// disagreements the log's time step explains.
-    pub fn notes(&self, resolution: Micros) -> Vec<String> {
-        let mut notes = Vec::new();
-        if self.served_late > 0 {
-            notes.push(format!(
-                "{} admitted requests are logged one interval after the one before: taken as served late (nginx without nodelay logs a request when it serves it) and put back where they could have arrived; a smaller burst could have queued them too, the largest the rejections allow is named",
-                self.served_late
-            ));
-        }
-        let step = format_duration(resolution.min(SECOND));
-        if self.replayed_otherwise > 0 && self.within_a_step == self.replayed_otherwise {
-            notes.push(format!(
-                "replayed with the log's own decisions, each of the {} requests it decides otherwise it decides as the log says {step} earlier or later: the log's clock, not the limiter, tells them apart",
-                self.replayed_otherwise
-            ));
-        } else if self.within_a_step > 0 {
-            notes.push(format!(
-                "replayed with the log's own decisions: {} decided otherwise, {} of them as the log says {step} earlier or later",
-                self.replayed_otherwise, self.within_a_step
-            ));
-        }
-        notes
-    }
-}
-
 /// What [`fit`] finds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FitReport {
