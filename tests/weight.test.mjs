@@ -27,7 +27,7 @@ const onDemand = (f) => /^(ratelab-study|ratelab-extra|ratelab-tools|study-worke
 // worker and panel), the gateways section (its panel) and the lab's gateways control (its
 // panel), export and probe reports read in the
 // browser (the tools module).
-const onAction = (f) => /^(ratelab-study|ratelab-tools|study-worker|import-worker|js\/panels\/(study|import|gateways|lab-gateways|fit)\.js|js\/panels\/gateways\.css)/.test(f);
+const onAction = (f) => /^(ratelab-study|ratelab-tools|study-worker|import-worker|js\/panels\/(study|import|gateways|lab-gateways|fit|compare|check)\.js|js\/panels\/(gateways|check)\.css)/.test(f);
 const gz = (f) => gzipSync(readFileSync(join(dist, f)), { level: 9 }).length;
 
 /** Local .js, .wasm and .css files a piece of HTML or JS names statically, as paths in dist/

@@ -24,7 +24,7 @@ function start(bindings) {
     link.embed();
   } else {
     startSectionsWhenNear();
-    startOtherPanels();
+    startOtherPanels(ctx);
   }
   window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { ctx.schedule(false); redrawSections(); });
   // Charts follow their boxes (a ResizeObserver, dom.js) and the screen's pixel ratio (a

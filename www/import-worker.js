@@ -1,8 +1,8 @@
 // A Web Worker (an ES module) reading a reader's traffic file with the tools module
 // (ratelab-tools): the file is read in slices, with progress after each, parsed and replayed
 // through every limiter here, off the page's thread. The file is read locally and never sent
-// anywhere.
-import init, { Import, replayReport, explainLog } from './ratelab-tools.js';
+// anywhere. "Check your config" checks a pasted configuration in a worker of its own.
+import init, { Import, replayReport, explainLog, checkConfig } from './ratelab-tools.js';
 
 let times = null;
 // The file last read, for "Explain my 429s", which fits its lines (their statuses too).
@@ -39,6 +39,8 @@ onmessage = async (event) => {
     } else if (msg.type === 'fit' && file) {
       const view = explainLog(await file.text(), msg.statuses, msg.perClient);
       postMessage({ type: 'fitted', view, seq: msg.seq });
+    } else if (msg.type === 'check') {
+      postMessage({ type: 'checked', items: checkConfig(msg.text, msg.window, msg.instances), seq: msg.seq });
     } else if (msg.type === 'analyze' && times) {
       postMessage({ type: 'analyzed', report: replayReport(times, msg.controls, msg.share), seq: msg.seq });
     }

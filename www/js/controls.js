@@ -11,6 +11,7 @@ export const formFields = () => ({
   windowS: $('window'), traffic: $('traffic'), load: $('load'), seed: $('seed'), recordRejects: $('record-rejects'),
   nginxRate: $('nginx-rate'), nginxUnit: $('nginx-unit'), nginxBurst: $('nginx-burst'), nginxDelay: $('nginx-delay'),
   nginxNodelay: $('nginx-nodelay'), backoff: $('backoff'), jitter: $('jitter'), retryAfter: $('retry-after'),
+  library: $('library'),
 });
 
 /** nginx's fields as text, as Rust's `NginxForm` reads them. */
@@ -25,6 +26,7 @@ const formOf = (fields, attack) => [
   fields.algorithm.value, fields.leakyMode.value, fields.capacity.value, fields.limit.value,
   fields.windowS.value, fields.traffic.value, fields.load.value, fields.seed.value,
   String(fields.recordRejects.checked), attack, nginxText(nginxOf(fields)), clientText(fields),
+  fields.library.value,
 ].join('\n');
 
 /** The retry storm's client as one text, as Rust's `Client::fields` writes it: backoff,
@@ -105,16 +107,33 @@ export function syncControls(bindings, fields, attack) {
   const applies = bindings.formApplies(formOf(fields, attack));
   $('capacity-field').classList.toggle('disabled', !applies.capacity);
   fields.capacity.disabled = !applies.capacity;
-  // nginx has its own burst, in its own fieldset, in place of the dial.
-  $('capacity-field').hidden = applies.nginx;
+  // nginx has its own burst, in its own fieldset, in place of the dial; a library its settings.
+  $('capacity-field').hidden = applies.nginx || applies.library;
   $('nginx-fields').hidden = !applies.nginx;
   $('nginx-delay-field').classList.toggle('disabled', !applies.nginxDelay);
   fields.nginxDelay.disabled = !applies.nginxDelay;
   $('leaky-mode-field').hidden = !applies.leakyMode;
   fields.recordRejects.disabled = !applies.recordRejects;
   $('client-fields').hidden = !applies.client;
+  // A library's own settings, with its option's example of them.
+  $('library-field').hidden = !applies.library;
+  $('library-example').textContent = fields.algorithm.selectedOptions[0]?.dataset.example ?? '';
   fields.capacity.min = String(applies.capacityMin);
   if (applies.capacityMax != null) fields.capacity.max = String(applies.capacityMax);
   $('capacity-out').textContent = fields.capacity.value;
   for (const b of document.querySelectorAll('[data-attack]')) b.setAttribute('aria-pressed', String(b.dataset.attack === attack));
+}
+
+/** Each library keeps its own settings: choosing another library puts that one's last
+ * settings in the box (empty at first), and choosing this one again restores these. The menu's
+ * `data-was` is the limiter the box's settings are for (link.js sets it with a link's). */
+export function keepLibrarySettings(fields) {
+  const kept = {};
+  const menu = fields.algorithm;
+  menu.dataset.was = menu.value;
+  menu.addEventListener('change', () => {
+    kept[menu.dataset.was] = fields.library.value;
+    menu.dataset.was = menu.value;
+    fields.library.value = kept[menu.value] ?? '';
+  });
 }

@@ -4,7 +4,7 @@ import { $, dark, pct, fitCanvases, scrollBehavior, keepInView } from './dom.js'
 import { addExport, fromView } from './export.js';
 import { isBroken } from './failure.js';
 import { loadTools } from './modules.js';
-import { formFields, readControls, syncControls, pasteNginx, nginxNotes } from './controls.js';
+import { formFields, readControls, syncControls, pasteNginx, nginxNotes, keepLibrarySettings } from './controls.js';
 
 // Timings of recent runs (simulate + draw), for the performance check in the end-to-end tests.
 const timings = [];
@@ -45,11 +45,13 @@ export function createLab(bindings) {
       clearResult(ctx);
       return;
     }
+    const handle = ctx.handle();
+    if (!handle) return; // a library's module is loading: the figure runs again once it is
     const t0 = performance.now();
     let r;
     try {
-      r = lab.run(controls);
-      lab.draw('plot-arrivals', 'plot-window', 'plot-share', dark());
+      r = handle.run(controls);
+      handle.draw('plot-arrivals', 'plot-window', 'plot-share', dark());
       ctx.playhead?.afterRun();
     } catch (e) {
       ctx.showError(String(e.message ?? e));
@@ -79,7 +81,7 @@ export function createLab(bindings) {
       figure.dataset.settled = String(seq === asked);
     };
     // Compare mode comes from the tools module (an action): the figure is drawn once it is.
-    if ($('compare').getAttribute('aria-pressed') === 'true') runCompare(controls).then(drawn, (e) => ctx.showError(String(e.message ?? e)));
+    if ($('compare').getAttribute('aria-pressed') === 'true') import('./panels/compare.js').then((m) => m.runCompare(controls)).then(drawn, (e) => ctx.showError(String(e.message ?? e)));
     else drawn();
     ctx.afterLab?.(); // the lab's gateways control, when on
   };
@@ -97,8 +99,24 @@ export function createLab(bindings) {
   };
 
   /** Shows the reader's imported file (`times`, described by `f`) as the lab's traffic. */
+  /** The handle that runs the chosen limiter: the main module's `Lab`, or for a library
+   * (in the menu's group) the tools module's, which has the libraries' code; null while that
+   * module loads, and the figure runs again when it has. */
+  let toolsLab = null, replay = null;
+  ctx.isLibrary = () => fields.algorithm.selectedOptions[0]?.parentElement.tagName === 'OPTGROUP';
+  ctx.handle = () => {
+    if (!ctx.isLibrary()) return lab;
+    toolsLab ??= loadTools().then((tools) => {
+      toolsLab = new tools.Lab();
+      if (replay) toolsLab.setReplay(...replay);
+      ctx.schedule(false);
+    }, (e) => { toolsLab = null; ctx.showError(String(e.message ?? e)); });
+    return toolsLab instanceof Promise ? null : toolsLab;
+  };
+
   ctx.showReplay = (times, f) => {
-    lab.setReplay(times, f.file, f.format, f.field, f.value);
+    replay = [times, f.file, f.format, f.field, f.value];
+    for (const h of [lab, toolsLab]) if (h && !(h instanceof Promise)) h.setReplay(...replay);
     const option = $('traffic-file');
     option.disabled = false;
     option.textContent = `your file: ${f.label}`;
@@ -130,6 +148,7 @@ function clearResult(ctx) {
  * essay's "Set that up for me" buttons. */
 export function wireControls(ctx) {
   const { fields, schedule } = ctx;
+  keepLibrarySettings(fields); // (before the run its change schedules)
   for (const el of Object.values(fields)) {
     el.addEventListener('input', () => schedule());
     el.addEventListener('change', () => schedule());
@@ -159,6 +178,7 @@ export function wireControls(ctx) {
   for (const b of document.querySelectorAll('[data-goto]')) {
     b.addEventListener('click', () => {
       fields.algorithm.value = b.dataset.goto;
+      fields.algorithm.dispatchEvent(new Event('change'));
       ctx.attack = b.dataset.gotoAttack;
       fields.recordRejects.checked = b.dataset.gotoRecord === 'true';
       schedule();
@@ -194,57 +214,7 @@ export function shortcuts(ctx) {
   };
   const chooseAlgorithm = (i) => {
     const options = fields.algorithm.options;
-    if (i < options.length) { fields.algorithm.selectedIndex = i; schedule(); }
+    if (i < options.length) { fields.algorithm.selectedIndex = i; fields.algorithm.dispatchEvent(new Event('change')); }
   };
   return { actions, chooseAlgorithm };
-}
-
-/** Every algorithm on the figure's requests: small multiples and a table, computed and drawn
- * by the tools module. Only the latest run's are shown. */
-let compareSeq = 0;
-async function runCompare(controls) {
-  const seq = ++compareSeq;
-  const table = $('compare-table'); table.dataset.ready = 'false'; // true once this run's is shown
-  const tools = await loadTools();
-  if (seq !== compareSeq) return;
-  const rows = tools.compare(controls);
-  drawMultiples(tools, rows, 'multiples', 'multiple', 240, controls);
-  table.tBodies[0].replaceChildren(...rows.map((row) => {
-    const tr = document.createElement('tr'), cells = [row.limiter, pct(row.servedShare), String(row.worstWindow), row.bound == null ? '–' : String(row.bound), pct(row.wrongAdmits, 2), pct(row.wrongRejects, 2)];
-    cells.forEach((text, j) => {
-      const td = document.createElement(j === 0 ? 'th' : 'td');
-      if (j === 0) td.scope = 'row';
-      td.textContent = text;
-      if (j === 2 && row.worstWindow > controls.limit) td.className = 'over';
-      tr.append(td);
-    });
-    return tr;
-  }));
-  table.dataset.ready = 'true';
-}
-
-/** Small multiples: one captioned canvas per compared algorithm in `boxId`, drawn by `tools`. */
-function drawMultiples(tools, rows, boxId, prefix, height, controls) {
-  const box = $(boxId);
-  if (box.children.length !== rows.length) {
-    box.replaceChildren(...rows.map((_, i) => {
-      const fig = document.createElement('figure');
-      const c = document.createElement('canvas');
-      c.id = `${prefix}-${i}`;
-      c.height = height;
-      c.setAttribute('role', 'img');
-      // The limiter's name above its chart, as its title (the export buttons go under it).
-      fig.append(document.createElement('figcaption'), c);
-      return fig;
-    }));
-    rows.forEach((row, i) => addExport($(`${prefix}-${i}`), `${prefix}-${i}`, () => fromView('compare', box.exportControls, i)));
-  }
-  fitCanvases(box);
-  box.exportControls = controls;
-  rows.forEach((row, i) => {
-    const fig = box.children[i];
-    fig.querySelector('figcaption').textContent = row.limiter;
-    fig.querySelector('canvas').setAttribute('aria-label', `${row.limiter}: admitted in the trailing window over time`);
-  });
-  tools.drawCompare(rows.map((_, i) => `${prefix}-${i}`), dark());
 }

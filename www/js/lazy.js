@@ -70,9 +70,11 @@ export function startImportPanel(ctx) {
   for (const el of [fields.limit, fields.windowS, fields.capacity]) el.addEventListener('input', () => reanalyze());
 }
 
-/** The recall quiz and the real limiters, each loaded when near, and the study and the
- * gateways, when run. */
-export function startOtherPanels() {
+/** The recall quiz and the real limiters, each loaded when near, and the study, the
+ * gateways and "Check your config", when run (`ctx`, the lab's, is what a check opens). */
+export function startOtherPanels(ctx) {
+  const checkPanel = () => load('check', () => import('./panels/check.js').then((m) => m.startCheck((query) => ctx.applyLink(query))));
+  $('check-run').addEventListener('click', () => checkPanel().then((run) => run()));
   whenNear($('recall'), () => quizPanel().then((m) => m.startQuiz()));
   let real = null;
   whenNear($('real'), async () => { real = (await realPanel()).startReal(); });

@@ -23,6 +23,8 @@ export function startLink(ctx, encodeState) {
     fields.recordRejects.checked = c.recordRejects;
     setNginxText(fields, c.nginx);
     setClientText(fields, c.client);
+    fields.library.value = c.library;
+    fields.algorithm.dataset.was = c.algorithm;
     ctx.attack = c.attack;
   }
 

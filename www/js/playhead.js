@@ -5,7 +5,7 @@
 // used, and it loads the on-demand module at once, so the first screen waits for neither. Playback moves at an even pace in the run's own time,
 // the whole run in about twenty seconds; with reduced motion asked for, only steps.
 import { $, dark } from './dom.js';
-import { loadExtra } from './modules.js';
+import { loadExtra, loadTools } from './modules.js';
 
 const PLAY_SECONDS = 20;
 
@@ -15,6 +15,9 @@ export function startPlayhead(ctx) {
   const still = window.matchMedia('(prefers-reduced-motion: reduce)');
   let view = null;
   let loading = null;
+  // The on-demand module's view, and for a library's limiter the tools module's (which has
+  // its code; loaded when a library is first shown).
+  let extraView = null, toolsView = null;
   let index = 0;
   let raf = 0;
   let clock = { at: 0, t: 0 };
@@ -51,6 +54,11 @@ export function startPlayhead(ctx) {
   const timings = (window.__ratelab.mechanismTimings = []);
   function rerun() {
     if (!view) return;
+    if (ctx.isLibrary()) {
+      toolsView ??= loadTools().then((t) => { toolsView = new t.MechanismView(); rerun(); });
+      if (toolsView instanceof Promise) return;
+    }
+    view = ctx.isLibrary() ? toolsView : extraView;
     const t0 = performance.now();
     stop();
     let controls;
@@ -89,7 +97,7 @@ export function startPlayhead(ctx) {
   }).observe($('mechanism'));
 
   function load() {
-    loading ??= loadExtra().then((extra) => { view = new extra.MechanismView(); stale = false; rerun(); });
+    loading ??= loadExtra().then((extra) => { view = extraView = new extra.MechanismView(); stale = false; rerun(); });
     return loading;
   }
 

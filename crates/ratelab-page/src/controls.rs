@@ -3,6 +3,7 @@
 //! `"boundary-burst"`) are these enums' serde names, so a name the page does not know is
 //! refused where it enters, and nothing downstream compares strings.
 
+pub use crate::library::is_library;
 use ratelab::limiter::{LeakyMode, Rate};
 use ratelab::sim::Scenario;
 use ratelab::spec::{LimiterKind, LimiterSpec, Replay, TrafficSpec};
@@ -69,9 +70,12 @@ pub(crate) fn by_name<T: Named>(text: &str, what: &str) -> Result<T, String> {
     })
 }
 
-/// The limiters the lab offers, in its menu's order: the essays' six, then nginx as
-/// configured (in nginx's units). HAProxy is not offered.
-pub const OFFERED: [LimiterKind; 7] = [
+/// The limiters the lab offers, in its menu's order: the essays' six, nginx as configured
+/// (in nginx's units), then the six libraries, each with its own settings as the command
+/// line writes them ([`Controls::library`]). HAProxy is not offered. The libraries'
+/// arithmetic is in the tools module, which the page loads when one is chosen: the main and
+/// on-demand modules know their names, not their code ([`is_library`]).
+pub const OFFERED: [LimiterKind; 13] = [
     LimiterKind::FixedWindow,
     LimiterKind::SlidingLog,
     LimiterKind::SlidingWindowCounter,
@@ -79,13 +83,24 @@ pub const OFFERED: [LimiterKind; 7] = [
     LimiterKind::Gcra,
     LimiterKind::LeakyBucket,
     LimiterKind::Nginx,
+    LimiterKind::ExpressRateLimit,
+    LimiterKind::RateLimiterFlexible,
+    LimiterKind::GoRate,
+    LimiterKind::RedisCell,
+    LimiterKind::Vsthrottle,
+    LimiterKind::Limits,
 ];
 
 #[cfg(test)]
 #[test]
-fn the_menu_is_the_essays_six_then_nginx() {
+fn the_menu_is_the_essays_six_then_nginx_then_the_libraries() {
     assert_eq!(OFFERED[..6], LimiterKind::ALL);
-    assert_eq!(OFFERED[6..], [LimiterKind::Nginx]);
+    assert_eq!(OFFERED[6..7], [LimiterKind::Nginx]);
+    let mut libraries = OFFERED[7..].to_vec();
+    libraries.sort_by_key(|k| k.name());
+    let mut all = LimiterKind::LIBRARIES.to_vec();
+    all.sort_by_key(|k| k.name());
+    assert_eq!(libraries, all);
 }
 
 impl Named for LimiterKind {
@@ -515,6 +530,10 @@ pub struct Controls {
     /// The retry storm's client.
     #[serde(with = "client_fields")]
     pub client: Client,
+    /// A library's own settings, as the command line writes them after its name
+    /// (`r=10,b=5` for `go-rate`), for the libraries ([`is_library`]); empty: the library at
+    /// the lab's limit and window.
+    pub library: String,
     /// The reader's own traffic, when `traffic` is [`Traffic::File`]. Never read from the page's object:
     /// the handle that holds the file's times puts it here.
     #[serde(skip)]
@@ -537,6 +556,7 @@ impl Default for Controls {
             leaky_mode: LeakyMode::Meter,
             nginx: NginxConf::default(),
             client: Client::default(),
+            library: String::new(),
             replay: None,
         }
     }
@@ -561,6 +581,93 @@ impl Controls {
         Controls { nginx, ..self }
     }
 
+    /// The lab's controls for the limiter `spec` (as the command line writes it) at limit
+    /// `limit` per window `window_us`, or why the lab cannot run it: the lab has the fixed
+    /// window, the sliding log (recording rejects or not), the sliding-window counter, the
+    /// token bucket, GCRA, the leaky bucket as a meter, nginx and the libraries, with windows
+    /// of whole seconds up to an hour (a library's period need not be: it stays in its
+    /// settings, and the lab's rule is the limit over whole seconds); not HAProxy.
+    pub fn for_spec(spec: &str, limit: u64, window_us: Micros) -> Result<Controls, String> {
+        let parsed = LimiterSpec::parse(spec).map_err(|e| e.to_string())?;
+        let cannot = |why: &str| Err(format!("The lab does not run {spec}: {why}."));
+        // A library keeps its own period in its settings; the lab's window, the rule it is
+        // audited against, is whole seconds: `k` periods at `k` times the limit (1 per 100ms
+        // is audited as 10 per 1s).
+        let (limit, window_us) = if is_library(parsed.kind) && window_us % SECOND != 0 {
+            let gcd = |mut a: Micros, mut b: Micros| {
+                while b != 0 {
+                    (a, b) = (b, a % b);
+                }
+                a
+            };
+            let k = SECOND / gcd(window_us, SECOND).max(1);
+            (limit.saturating_mul(k), window_us.saturating_mul(k))
+        } else {
+            (limit, window_us)
+        };
+        let window_s = window_us / SECOND;
+        if window_us % SECOND != 0 || !(1..=3_600).contains(&window_s) {
+            return cannot(&format!(
+                "its window of {} is not a whole number of seconds from 1 to 3600, which the lab's are",
+                format_duration(window_us)
+            ));
+        }
+        if !(1..=100_000).contains(&limit) {
+            return cannot(&format!(
+                "its limit of {limit} is not from 1 to 100000, which the lab's is"
+            ));
+        }
+        let mut c = Controls {
+            algorithm: parsed.kind,
+            limit,
+            window_s,
+            ..Controls::default()
+        };
+        match parsed.kind {
+            LimiterKind::FixedWindow | LimiterKind::SlidingWindowCounter => {}
+            LimiterKind::SlidingLog => c.record_rejects = parsed.record_rejects,
+            LimiterKind::TokenBucket | LimiterKind::Gcra => {
+                c.capacity = parsed.burst.unwrap_or(limit);
+            }
+            LimiterKind::LeakyBucket => {
+                if parsed.mode != LeakyMode::Meter {
+                    return cannot("the lab's leaky bucket from here is a meter");
+                }
+                c.leaky_mode = LeakyMode::Meter;
+                c.capacity = parsed.burst.unwrap_or(0);
+            }
+            LimiterKind::Nginx => {
+                let rate = parsed.rate.ok_or("nginx's spec has a rate")?;
+                let unit = match rate.per {
+                    SECOND => RateUnit::PerSecond,
+                    MINUTE => RateUnit::PerMinute,
+                    _ => return cannot("its rate is not per second or per minute"),
+                };
+                c.nginx = NginxConf {
+                    rate: rate.count,
+                    unit,
+                    burst: parsed.burst.unwrap_or(0),
+                    delay: parsed.delay,
+                    nodelay: parsed.mode == LeakyMode::Meter,
+                };
+            }
+            kind if is_library(kind) => {
+                // Its own settings, exactly as the spec has them.
+                c.library = spec
+                    .split_once(':')
+                    .map_or("", |(_, keys)| keys)
+                    .to_owned();
+            }
+            other => {
+                return cannot(&format!(
+                    "the lab's menu has the algorithms, nginx and the libraries, not {}; `ratelab simulate --limiter {spec}` runs it",
+                    other.name()
+                ))
+            }
+        }
+        Ok(c)
+    }
+
     /// The limiter spec these controls describe, as the CLI would write it.
     pub fn limiter_spec(&self) -> Result<LimiterSpec, Error> {
         let kind = self.algorithm;
@@ -577,6 +684,10 @@ impl Controls {
         }
         if kind == LimiterKind::LeakyBucket && self.leaky_mode == LeakyMode::Queue {
             keys.push("mode=queue".into());
+        }
+        // A library's own settings, as typed (trimmed by the form and the link).
+        if is_library(kind) && !self.library.is_empty() {
+            keys.push(self.library.clone());
         }
         if !keys.is_empty() {
             text = format!("{text}:{}", keys.join(","));

@@ -4,13 +4,11 @@
 //! every disagreement marked, and the lab's controls for the best fit where the lab runs that
 //! limiter. Every sentence comes from the fit's numbers.
 
-use crate::controls::{Controls, NginxConf, RateUnit};
+use crate::controls::Controls;
 use crate::link::{encode, Sections};
 use ratelab::decimal::fixed;
 use ratelab::fit::{disagreements, fit, read_log, Fit, FitReport, KeyBy, Log, LogOptions};
-use ratelab::limiter::LeakyMode;
-use ratelab::spec::{LimiterKind, LimiterSpec};
-use ratelab::time::{format_duration, Micros, MINUTE, SECOND};
+use ratelab::time::{format_duration, Micros, SECOND};
 use serde::Serialize;
 
 /// How many columns the timeline has: each the requests of one slice of the log's span.
@@ -273,68 +271,17 @@ fn columns(log: &Log, wrong: &[u32]) -> Vec<Column> {
     out
 }
 
-/// The lab's controls for `f`, or why the lab cannot run it: the lab has the fixed window,
-/// the sliding log (recording rejects or not), the sliding-window counter, the token bucket,
-/// GCRA, the leaky bucket as a meter and nginx, with windows of whole seconds.
+/// The lab's controls for `f`, or why the lab cannot run it ([`Controls::for_spec`]).
 pub fn lab_controls(f: &Fit) -> Result<Controls, String> {
-    let spec = LimiterSpec::parse(&f.limiter).map_err(|e| e.to_string())?;
-    let cannot = |why: &str| Err(format!("The lab does not run {}: {why}.", f.limiter));
-    let window_s = f.window_us / SECOND;
-    if f.window_us % SECOND != 0 || window_s == 0 {
-        return cannot(&format!(
-            "its window of {} is not a whole number of seconds, which the lab's are",
-            format_duration(f.window_us)
-        ));
-    }
-    let mut c = Controls {
-        algorithm: spec.kind,
-        limit: f.limit,
-        window_s,
-        ..Controls::default()
-    };
-    match spec.kind {
-        LimiterKind::FixedWindow | LimiterKind::SlidingWindowCounter => {}
-        LimiterKind::SlidingLog => c.record_rejects = spec.record_rejects,
-        LimiterKind::TokenBucket | LimiterKind::Gcra => {
-            c.capacity = spec.burst.unwrap_or(f.limit);
-        }
-        LimiterKind::LeakyBucket => {
-            if spec.mode != LeakyMode::Meter {
-                return cannot("the lab's leaky bucket from a fit is a meter");
-            }
-            c.leaky_mode = LeakyMode::Meter;
-            c.capacity = spec.burst.unwrap_or(0);
-        }
-        LimiterKind::Nginx => {
-            let rate = spec.rate.ok_or("nginx's fit has a rate")?;
-            let unit = match rate.per {
-                SECOND => RateUnit::PerSecond,
-                MINUTE => RateUnit::PerMinute,
-                _ => return cannot("its rate is not per second or per minute"),
-            };
-            c.nginx = NginxConf {
-                rate: rate.count,
-                unit,
-                burst: spec.burst.unwrap_or(0),
-                delay: spec.delay,
-                nodelay: spec.mode == LeakyMode::Meter,
-            };
-        }
-        other => {
-            return cannot(&format!(
-                "the lab's selector has the algorithms and nginx, not {}; `ratelab simulate --limiter {}` runs it",
-                other.name(),
-                f.limiter
-            ))
-        }
-    }
-    Ok(c)
+    Controls::for_spec(&f.limiter, f.limit, f.window_us)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::controls::{NginxConf, RateUnit};
     use crate::link::decode;
+    use ratelab::spec::{LimiterKind, LimiterSpec};
 
     fn example(name: &str) -> String {
         let path = format!(
@@ -441,7 +388,7 @@ mod tests {
         assert_eq!(view.lab_query, None);
         assert!(
             view.lab_note
-                .starts_with("The lab does not run haproxy:period=10s,limit=10: the lab's selector has the algorithms and nginx, not haproxy"),
+                .starts_with("The lab does not run haproxy:period=10s,limit=10: the lab's menu has the algorithms, nginx and the libraries, not haproxy"),
             "{}",
             view.lab_note
         );
@@ -501,8 +448,8 @@ mod tests {
             assert_eq!(ours.record_rejects, spec.record_rejects, "{limiter}");
             assert_eq!(ours.mode, spec.mode, "{limiter}");
         }
-        // A window the lab has no whole seconds for, and a library, are refused by name.
-        for (limiter, window_us) in [("sliding-log", 250_000), ("go-rate:r=5,b=3", SECOND)] {
+        // A window the lab has no whole seconds for, and HAProxy, are refused by name.
+        for (limiter, window_us) in [("sliding-log", 250_000), ("haproxy:limit=5", SECOND)] {
             let f = Fit {
                 limiter: limiter.into(),
                 limit: 5,

@@ -5,6 +5,7 @@
 use crate::controls::{
     by_name, Attack, Backoff, Client, Controls, Jitter, Named, NginxConf, RateUnit, Traffic,
 };
+use crate::library::{is_library, library_keys};
 use crate::link::{MAX_CAPACITY, MAX_SEED};
 use crate::readout::Readout;
 use ratelab::decimal::fixed;
@@ -44,6 +45,8 @@ pub struct Form {
     /// The retry storm's client, its menus' values space-separated: backoff, jitter and
     /// `honor` or `ignore` (`exponential full honor`), as [`Client::fields`] writes them.
     pub client: String,
+    /// A library's settings, as the command line writes them after its name (`r=10,b=5`).
+    pub library: String,
 }
 
 /// nginx's fields as the reader left them, in nginx's units: what [`paste_nginx`] reads
@@ -111,7 +114,7 @@ fn whole(text: &str, name: &str, min: u64, max: u64) -> Result<u64, String> {
 }
 
 /// The order of the form's fields in its text ([`Form::from_text`]).
-pub const FORM_FIELDS: [&str; 12] = [
+pub const FORM_FIELDS: [&str; 13] = [
     "algorithm",
     "leakyMode",
     "capacity",
@@ -124,6 +127,7 @@ pub const FORM_FIELDS: [&str; 12] = [
     "attack",
     "nginx",
     "client",
+    "library",
 ];
 
 impl Form {
@@ -148,6 +152,7 @@ impl Form {
             attack: next(),
             nginx: next(),
             client: next(),
+            library: next(),
         }
     }
 
@@ -194,6 +199,7 @@ impl Form {
             leaky_mode: by_name::<LeakyMode>(&self.leaky_mode, "Leaky-bucket form")?,
             nginx,
             client,
+            library: library_keys(&self.library)?,
             replay: None,
         })
     }
@@ -236,6 +242,7 @@ impl Form {
             nginx: kind == Some(LimiterKind::Nginx),
             nginx_delay: kind == Some(LimiterKind::Nginx) && !self.nginx().nodelay,
             client: self.attack == Attack::RetryStorm.name(),
+            library: kind.is_some_and(is_library),
         }
     }
 }
@@ -260,8 +267,9 @@ pub struct Applies {
     pub nginx_delay: bool,
     /// The retry storm's client (backoff, jitter, `Retry-After`): under the retry storm.
     pub client: bool,
+    /// A library's settings (for a library alone; the menu's option has an example of them).
+    pub library: bool,
 }
-
 /// nginx's fields from a piece of nginx.conf the reader pasted: the `limit_req_zone` line
 /// (`rate=7r/m`), the `limit_req` line (`burst=5 delay=2`, or `nodelay`), or both, or their
 /// words alone. Each word found sets its field, as text the form then checks (a wrong value
@@ -334,12 +342,12 @@ pub fn display_name(kind: LimiterKind) -> &'static str {
         LimiterKind::LeakyBucket => "Leaky bucket (nginx)",
         LimiterKind::Nginx => "nginx (as configured)",
         LimiterKind::Haproxy => "HAProxy (stick table)",
-        LimiterKind::ExpressRateLimit => "express-rate-limit (memory store)",
-        LimiterKind::RateLimiterFlexible => "rate-limiter-flexible (RateLimiterMemory)",
-        LimiterKind::GoRate => "Go x/time/rate (rate.NewLimiter)",
-        LimiterKind::RedisCell => "redis-cell (CL.THROTTLE)",
+        LimiterKind::ExpressRateLimit => "express-rate-limit",
+        LimiterKind::RateLimiterFlexible => "rate-limiter-flexible",
+        LimiterKind::GoRate => "Go x/time/rate",
+        LimiterKind::RedisCell => "redis-cell",
         LimiterKind::Vsthrottle => "Varnish vsthrottle",
-        LimiterKind::Limits => "Python limits (Flask-Limiter, SlowAPI)",
+        LimiterKind::Limits => "Python limits",
     }
 }
 
@@ -653,6 +661,7 @@ mod tests {
             attack: "none".into(),
             nginx: "60 r/m 0 0".into(),
             client: "fixed none ignore".into(),
+            library: String::new(),
         }
     }
 
@@ -1190,11 +1199,97 @@ mod tests {
     }
 
     #[test]
+    fn a_library_runs_with_its_own_settings_or_the_labs_limit_and_window() {
+        // Each library's option in the page's menu, with the example of its settings it shows.
+        let html = include_str!("../../../index.html");
+        let examples: Vec<(LimiterKind, &str)> = LimiterKind::LIBRARIES
+            .iter()
+            .map(|&kind| {
+                let at = format!("<option value=\"{}\" data-example=\"", kind.name());
+                let start = html.find(&at).unwrap_or_else(|| panic!("{at}")) + at.len();
+                let len = html[start..].find('"').expect("a closing quote");
+                (kind, &html[start..start + len])
+            })
+            .collect();
+        for (kind, example) in examples {
+            let f = Form {
+                algorithm: kind.name().into(),
+                ..form()
+            };
+            assert!(f.applies().library);
+            assert!(!f.applies().capacity && !f.applies().nginx);
+            // Empty: the library at the lab's L and W.
+            let c = f.controls().expect("valid");
+            assert_eq!(c.limiter_spec().expect("parses").text, kind.name());
+            let (r, _) = run(&c).expect("runs");
+            assert!(
+                r.command.contains(&format!("--limiter {} ", kind.name())),
+                "{}",
+                r.command
+            );
+            // Its example, as typed with spaces around it.
+            let c = Form {
+                library: format!("  {example} "),
+                ..f.clone()
+            }
+            .controls()
+            .expect("valid");
+            assert_eq!(c.library, example);
+            let (r, _) = run(&c).expect("runs");
+            assert!(
+                r.command
+                    .contains(&format!("--limiter {}:{example} ", kind.name())),
+                "{}",
+                r.command
+            );
+        }
+        for kind in [LimiterKind::TokenBucket, LimiterKind::Nginx] {
+            assert!(!is_library(kind));
+            let f = Form {
+                algorithm: kind.name().into(),
+                ..form()
+            };
+            assert!(!f.applies().library);
+        }
+        // A key the library does not take is named when it runs, with what it takes.
+        let c = Form {
+            algorithm: "go-rate".into(),
+            library: "r=10,burst=5".into(),
+            ..form()
+        }
+        .controls()
+        .expect("the form keeps it");
+        let e = run(&c).expect_err("burst is b").to_string();
+        assert!(e.contains("burst") && e.contains("b="), "{e}");
+        // Characters no setting has are the core's to name, when it runs; settings too long
+        // to be any library's are refused in the form, the main module's few bytes.
+        let odd = Form {
+            algorithm: "limits".into(),
+            library: "rate=1/second;drop".into(),
+            ..form()
+        };
+        let e = run(&odd.controls().expect("the form keeps it"))
+            .expect_err("a semicolon")
+            .to_string();
+        assert!(e.contains("1/second;drop"), "{e}");
+        let long = Form {
+            library: "r=1,".repeat(60),
+            ..odd
+        };
+        let e = long.controls().expect_err("too long");
+        assert!(
+            e.contains("of 240 bytes") && e.contains("at most 200"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn the_forms_text_is_its_fields_one_a_line_in_order() {
         let f = Form {
             record_rejects: true,
             attack: "retry-storm".into(),
             client: "exponential full honor".into(),
+            library: "r=10,b=5".into(),
             ..form()
         };
         let text = [
@@ -1210,6 +1305,7 @@ mod tests {
             &f.attack,
             &f.nginx,
             &f.client,
+            &f.library,
         ]
         .join("\n");
         assert_eq!(Form::from_text(&text), f);

@@ -4,6 +4,8 @@
 //! the on-demand module, and `ratelab-tools`, the tools module) are thin bindings over it,
 //! so all of it is tested natively.
 
+#[cfg(feature = "libraries")]
+pub mod check_view;
 pub mod controls;
 pub mod export;
 #[cfg(feature = "fit")]
@@ -16,6 +18,7 @@ pub mod gateways_link;
 pub mod import_view;
 #[cfg(feature = "fleet")]
 pub mod lab_gateways;
+pub mod library;
 pub mod link;
 pub mod mechanism;
 pub mod page;

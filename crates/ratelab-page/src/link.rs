@@ -130,7 +130,7 @@ fn on_off(v: bool) -> Option<String> {
 
 /// Every parameter a link may carry, in the order [`encode`] writes them: the main figure's,
 /// then the section figures' own controls, then how the page is shown.
-pub const PARAMS: [Param; 20] = [
+pub const PARAMS: [Param; 21] = [
     Param::new(
         "algorithm",
         |d, v| {
@@ -237,6 +237,16 @@ pub const PARAMS: [Param; 20] = [
         },
         |d| Some(d.controls.nginx.spec_keys()),
     ),
+    Param::new(
+        "library",
+        |d, v| {
+            // Its keys and values are the core's to check when the library runs.
+            d.controls.library = crate::library::library_keys(v)?;
+            Ok(())
+        },
+        |d| Some(d.controls.library.clone()),
+    )
+    .shown("the library at the lab's limit and window"),
     Param::new(
         "backoff",
         |d, v| {
@@ -533,7 +543,7 @@ pub fn percent_encode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::controls::NginxConf;
+    use crate::controls::{NginxConf, OFFERED};
     use proptest::prelude::*;
 
     #[test]
@@ -669,6 +679,39 @@ mod tests {
     }
 
     #[test]
+    fn a_librarys_settings_ride_in_the_link_and_a_bad_one_is_named() {
+        let d = decode("algorithm=go-rate&library=r%3D10%2Cb%3D5");
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        assert_eq!(
+            (d.controls.algorithm, d.controls.library.as_str()),
+            (LimiterKind::GoRate, "r=10,b=5")
+        );
+        assert_eq!(
+            d.controls.limiter_spec().expect("parses").text,
+            "go-rate:r=10,b=5"
+        );
+        assert!(encode(&d.controls, false, &Sections::default()).contains("&library=r=10,b=5"));
+        let bad = decode(&format!("algorithm=limits&library={}", "x".repeat(201)));
+        assert_eq!(bad.problems.len(), 1);
+        assert!(
+            bad.problems[0]
+                .message
+                .contains("Library settings of 201 bytes")
+                && bad.problems[0]
+                    .message
+                    .contains("the library at the lab's limit and window"),
+            "{}",
+            bad.problems[0].message
+        );
+        assert_eq!(
+            bad.controls.algorithm,
+            LimiterKind::Limits,
+            "the rest is kept"
+        );
+        assert_eq!(bad.controls.library, "");
+    }
+
+    #[test]
     fn a_bad_parameter_is_named_and_the_rest_is_kept() {
         let d = decode(
             "limit=abc&algorithm=gcra&window=0&load=NaN&seed=-1&foo=1&limit=5&traffic=%3Cscript%3E",
@@ -785,11 +828,19 @@ mod tests {
 
     fn controls() -> impl Strategy<Value = Controls> {
         (
-            (0..7usize, 1..=MAX_CAPACITY, 1..=100_000u64, 1..=3_600u64),
+            (
+                0..OFFERED.len(),
+                1..=MAX_CAPACITY,
+                1..=100_000u64,
+                1..=3_600u64,
+            ),
             (0..5usize, 1..=300u32, 0..=MAX_SEED),
             (0..4usize, any::<bool>(), 0..2usize),
             nginx(),
             (0..2usize, 0..4usize, any::<bool>()),
+            // A library's settings, as the form keeps them (trimmed): any of the characters
+            // a link may carry, some of them escaped in it.
+            "[a-z0-9=,./_-][a-z0-9=,./_ -]{0,60}[a-z0-9=,./_-]|",
         )
             .prop_map(
                 |(
@@ -798,6 +849,7 @@ mod tests {
                     (k, record_rejects, m),
                     nginx,
                     (b, j, honor),
+                    library,
                 )| {
                     Controls {
                         algorithm: <LimiterKind as Named>::ALL[a],
@@ -816,6 +868,7 @@ mod tests {
                             jitter: Jitter::ALL[j],
                             honor,
                         },
+                        library,
                         ..Controls::default()
                     }
                     .with_nginx(nginx)

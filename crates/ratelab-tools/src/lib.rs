@@ -4,8 +4,9 @@
 //! file, probe reports read and compared with a model (`ProbeView`), and the lab's nginx
 //! extras: the sentences and nginx.conf lines beside a run of nginx, and nginx.conf lines
 //! pasted into its fields. The page imports it (an ES module) when the reader
-//! runs the study, saves a plot, chooses a file, asks for another model, or chooses nginx in
-//! the lab; the import worker imports it too. What a reader who only scrolls needs is
+//! runs the study, saves a plot, chooses a file, asks for another model, or chooses nginx or
+//! a library in the lab (which then runs the library here: the lab and its mechanism view
+//! are compiled into this module too); the import worker imports it too. What a reader who only scrolls needs is
 //! in `ratelab-extra`, and the study's jobs run in the lean `ratelab-study` module.
 
 use plotters::coord::Shift;
@@ -23,6 +24,15 @@ use ratelab_page::probe_view::{self, ProbeSummary};
 use ratelab_page::sections::{Dials, SectionParams};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
+
+// The lab and its mechanism view for a library's limiter, which only this module has the
+// code of: the main and on-demand modules' own files, compiled here (`controls::is_library`).
+#[path = "../../ratelab-web/src/lab.rs"]
+mod lab;
+#[path = "../../ratelab-extra/src/mechanism_view.rs"]
+mod mechanism_view;
+pub use lab::Lab;
+pub use mechanism_view::MechanismView;
 
 fn js_error(e: impl std::fmt::Display) -> JsValue {
     JsValue::from_str(&e.to_string())
@@ -553,6 +563,16 @@ pub fn import_done(name: &str, ms: f64) -> String {
 #[wasm_bindgen(js_name = importFailed)]
 pub fn import_failed(name: &str, message: &str) -> String {
     import_view::failed(name, message)
+}
+
+/// "Check your config": `text` (a configuration as pasted) checked as `ratelab check` does,
+/// over `window` (empty: each limiter's own period) for `instances` (empty: 2), each limiter
+/// it sets with the lab's link for it (`check_view`).
+#[wasm_bindgen(js_name = checkConfig)]
+pub fn check_config(text: &str, window: &str, instances: &str) -> Result<JsValue, JsValue> {
+    let items =
+        ratelab_page::check_view::check_config(text, window, instances).map_err(js_error)?;
+    serde_wasm_bindgen::to_value(&items).map_err(js_error)
 }
 
 /// "Explain my 429s": the access log `text` (or JSON lines, or CSV) fitted to every limiter

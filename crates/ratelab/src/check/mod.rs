@@ -13,6 +13,7 @@ mod js;
 mod python;
 mod redis;
 mod vcl;
+mod words;
 
 pub use config::{Config, ACCEPTED};
 
