@@ -1,9 +1,10 @@
 // The Node libraries' limiters for ratelab's probe tests, as their READMEs set them up and
 // installed from npm (package-lock.json): express 5 with express-rate-limit 8.7.5 on /erl,
-// and rate-limiter-flexible 11.4.0's RateLimiterMemory on /flexible, each keyed on the
-// probe's X-Probe-Key header so that every probe starts from an empty limiter. Both allow 5
-// a second: ratelab's express-rate-limit:limit=5,window-ms=1000 and
-// rate-limiter-flexible:points=5,duration=1. Started by `cargo xtask test` with the port as
+// and rate-limiter-flexible 11.4.0's RateLimiterMemory on /flexible, and with a
+// blockDuration of 0.35 s on /flexible-block, each keyed on the probe's X-Probe-Key header so
+// that every probe starts from an empty limiter. All allow 5 a second: ratelab's
+// express-rate-limit:limit=5,window-ms=1000, rate-limiter-flexible:points=5,duration=1 and
+// rate-limiter-flexible:points=5,duration=1,block-duration=0.35. Started by `cargo xtask test` with the port as
 // its one argument; it prints "listening" once it accepts connections.
 import express from 'express';
 import { rateLimit } from 'express-rate-limit';
@@ -21,8 +22,9 @@ app.get(
   rateLimit({ limit: 5, windowMs: 1000, keyGenerator: key, validate: false }),
   (req, res) => res.send('ok\n'),
 );
-const limiter = new flexible.RateLimiterMemory({ points: 5, duration: 1 });
-app.get('/flexible', (req, res) => {
+/** rate-limiter-flexible's limiter `limiter` on `path`, answering a rejection with 429 and
+ * Retry-After, as its README's Express example does. */
+const serve = (path, limiter) => app.get(path, (req, res) => {
   limiter.consume(key(req), 1).then(
     () => res.send('ok\n'),
     (rej) => {
@@ -35,5 +37,7 @@ app.get('/flexible', (req, res) => {
     },
   );
 });
+serve('/flexible', new flexible.RateLimiterMemory({ points: 5, duration: 1 }));
+serve('/flexible-block', new flexible.RateLimiterMemory({ points: 5, duration: 1, blockDuration: 0.35 }));
 app.get('/free', (req, res) => res.send('ok\n'));
 app.listen(port, '127.0.0.1', () => console.log('listening'));

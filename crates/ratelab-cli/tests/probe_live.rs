@@ -1467,20 +1467,36 @@ fn redis_reached_from_three_gateways_keeps_the_limit() {
 const ERL: &str = "express-rate-limit:limit=5,window-ms=1000";
 /// rate-limiter-flexible's `new RateLimiterMemory({ points: 5, duration: 1 })`.
 const FLEXIBLE: &str = "rate-limiter-flexible:points=5,duration=1";
+/// The same with `blockDuration: 0.35`: the first rejection blocks the key for 350 ms.
+const FLEXIBLE_BLOCK: &str = "rate-limiter-flexible:points=5,duration=1,block-duration=0.35";
 
 #[test]
 #[ignore = "needs Node's libraries on loopback: cargo xtask test starts them"]
 fn node_libraries_decide_as_their_models() {
-    for (path, spec) in [("/erl", ERL), ("/flexible", FLEXIBLE)] {
+    // (path, model, its flood, how far every flood decision is from flipping, µs)
+    let cases = [
+        ("/erl", ERL, "flood:every=80ms", 40_000),
+        ("/flexible", FLEXIBLE, "flood:every=80ms", 40_000),
+        (
+            "/flexible-block",
+            FLEXIBLE_BLOCK,
+            "flood:every=100ms",
+            50_000,
+        ),
+    ];
+    for (path, spec, flood, far_us) in cases {
         let target = format!("{}{path}", server("RATELAB_LIBRARIES"));
         // A flood every 80 ms against 5 a second: a window opens at a request and holds
         // that one and the next 12, the last 40 ms before the window ends and the next 40 ms
-        // after it, so sent on time every decision is 40 ms from where it would flip; then
-        // Poisson arrivals at twice the limit, whose close calls `exact_while_far` stops at.
+        // after it, so sent on time every decision is 40 ms from where it would flip. With a
+        // block of 350 ms, a flood every 100 ms: five admitted, the sixth blocks the key
+        // till 50 ms before the tenth, which opens a window, so every decision is 50 ms from
+        // its edge. Then Poisson arrivals at twice the limit, whose close calls
+        // `exact_while_far` stops at.
         // Node compiles its handlers on their first calls: a few requests to /free first,
         // so that the probe measures answers, not the compiler.
         warm(&format!("{}/free", server("RATELAB_LIBRARIES")));
-        for (traffic, duration) in [("flood:every=80ms", "6s"), ("steady:load=2", "10s")] {
+        for (traffic, duration) in [(flood, "6s"), ("steady:load=2", "10s")] {
             let header = format!("X-Probe-Key:{path}-{traffic}-{}", std::process::id());
             let r = probe(&[
                 "--target",
@@ -1508,8 +1524,11 @@ fn node_libraries_decide_as_their_models() {
                 // uncertainty only if an answer took over 36 ms, which the soak records
                 // (`margin ... uncertainty-us`).
                 let within = uncertainty(&r, spec);
-                if within < 38_000 {
-                    assert_eq!(checked, groups, "every decision 40 ms from its edge: {r}");
+                if within < far_us - 2_000 {
+                    assert_eq!(
+                        checked, groups,
+                        "every decision {far_us} µs from its edge: {r}"
+                    );
                 }
             }
         }

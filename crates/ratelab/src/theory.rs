@@ -157,7 +157,8 @@ pub fn worst_in(spec: &LimiterSpec, limit: u64, window: Micros, span: Micros) ->
             // whole of its own `limit=`.
             let period = spec.period.unwrap_or(window);
             let part = spec.limit.unwrap_or(limit / k.max(1));
-            Some(k.saturating_mul(anchored_worst(part, period, span)))
+            let block = spec.block.unwrap_or(0);
+            Some(k.saturating_mul(anchored_block_worst(part, period, block, span)))
         }
         #[cfg(feature = "libraries")]
         LimiterKind::Limits => {
@@ -384,6 +385,31 @@ pub fn redis_cell_worst(max_burst: u64, count: u64, period_s: u64, span: Micros)
 /// `L − 1` just before the window ends and `L` as the next opens).
 pub fn anchored_worst(limit: u64, period: Micros, span: Micros) -> u64 {
     anchored_worst_on(limit, period, span, MS)
+}
+
+#[cfg(feature = "libraries")]
+/// The most rate-limiter-flexible with a `blockDuration` of `block` µs admits in any span of
+/// `span` µs, on its millisecond clock (`limit` per `period`). A window ends at its period's
+/// end or, blocked, `block` after its first rejection, and the next request opens another; so
+/// a block at least as long as the period changes nothing ([`anchored_worst`]), and a shorter
+/// one lets a client that sends `L` and one more in one millisecond open a window every
+/// `block`. Two ways reach the most: `m` such windows of `L` each, the first's admissions late
+/// in their millisecond and the last's early in theirs, `(m − 1)·block ≤ span + 998 µs`; or
+/// first a window that ends unblocked, its opener before the span and `L − 1` of its
+/// admissions in it, then windows every `block` from its end, `(m − 1)·block ≤ span − 2 µs`
+/// (FINDINGS F5: 54 in a 10 s span at 5 per 10 s with a 1 s block, on whole milliseconds; 55
+/// with arrivals to the microsecond). (Property-tested against random and bursty traffic, and
+/// against every arrival pattern of a small grid.)
+pub fn anchored_block_worst(limit: u64, period: Micros, block: Micros, span: Micros) -> u64 {
+    let plain = anchored_worst(limit, period, span);
+    if block == 0 || block >= period {
+        return plain;
+    }
+    let span = span.max(1);
+    let blocked = limit.saturating_mul((span - 1 + (MS - 1)) / block + 1);
+    let after_one =
+        (limit - 1).saturating_add(limit.saturating_mul(span.saturating_sub(2) / block + 1));
+    plain.max(blocked).max(after_one)
 }
 
 #[cfg(feature = "libraries")]

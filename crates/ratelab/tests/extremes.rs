@@ -131,6 +131,7 @@ fn limiters() -> Vec<LimiterSpec> {
         "haproxy:period=2s,limit=2,record-rejects=false",
         "express-rate-limit:limit=3,window-ms=1500",
         "rate-limiter-flexible:points=2,duration=0.001",
+        "rate-limiter-flexible:points=2,duration=24,block-duration=0.001",
         "go-rate:r=1000000,b=3",
         "go-rate:every=24h,b=1",
         "redis-cell:max-burst=2,count=1000,period=1",

@@ -32,6 +32,9 @@ const KINDS: &[&str] = &[
     "express-rate-limit",
     "express-rate-limit:limit=3,window-ms=250",
     "rate-limiter-flexible:points=4,duration=2.5",
+    "rate-limiter-flexible:points=4,duration=2.5,block-duration=0.3",
+    "rate-limiter-flexible:points=2,duration=1,block-duration=0.007",
+    "rate-limiter-flexible:points=3,duration=0.5,block-duration=4",
     "go-rate:r=7,b=3",
     "go-rate:every=150ms,b=2",
     "go-rate:r=0.3,b=5",
@@ -166,5 +169,51 @@ fn a_librarys_window_reaches_its_bound_with_its_opener_late_in_its_millisecond()
         }
         assert_eq!(anchored_worst(limit, window, 1), limit);
         assert_eq!(anchored_worst(limit, window, window - MS), 2 * limit - 1);
+    }
+}
+
+/// rate-limiter-flexible with a `blockDuration` shorter than its window: a window every block,
+/// `L` in each, reaches `theory::anchored_block_worst` both ways it can (FINDINGS F5's 5 per
+/// 10 s with a 1 s block): eleven blocked windows, the first's admissions late in their
+/// millisecond, 55 in 10 s; and, over 10.5 s, a window that ends unblocked with its opener
+/// outside and `L − 1` inside, then eleven blocked ones, 59.
+#[test]
+fn a_blocked_window_opens_a_window_every_block_and_reaches_its_bound() {
+    use ratelab::audit::Auditor;
+    use ratelab::limiter::{AnchoredWindow, Decide};
+    use ratelab::theory::anchored_block_worst;
+    let (limit, window, block) = (5u64, 10 * SECOND, SECOND);
+    // (the requests, each at its µs; the span audited; the most expected)
+    let mut blocked = Vec::new();
+    for k in 0..=10u64 {
+        let at = (2 + 1000 * k) * MS + if k == 0 { MS - 1 } else { 0 };
+        blocked.extend(std::iter::repeat_n(at, limit as usize + 1));
+    }
+    let mut after_one = vec![0, 9_999_999, 9_999_999, 9_999_999, 9_999_999];
+    for k in 0..=10u64 {
+        after_one.extend(std::iter::repeat_n(
+            10 * SECOND + k * SECOND,
+            limit as usize + 1,
+        ));
+    }
+    for (times, span, want) in [
+        (blocked, window, 55),
+        (after_one, 10 * SECOND + SECOND / 2, 59),
+    ] {
+        let mut l = AnchoredWindow::new(limit, window).with_block(block);
+        let mut audit = Auditor::new(limit, span);
+        for &t in &times {
+            let ok = l.admit(t);
+            audit.record(t, ok);
+        }
+        assert_eq!(audit.busiest, want, "over {span} µs");
+        assert_eq!(anchored_block_worst(limit, window, block, span), want);
+    }
+    // A block no shorter than the window changes nothing.
+    for b in [window, 2 * window] {
+        assert_eq!(
+            anchored_block_worst(limit, window, b, window),
+            ratelab::theory::anchored_worst(limit, window, window)
+        );
     }
 }

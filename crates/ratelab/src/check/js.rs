@@ -266,8 +266,8 @@ pub(super) fn read_express(text: &str) -> Result<Vec<Config>, Error> {
     }])
 }
 
-/// rate-limiter-flexible's `new RateLimiterMemory({ points, duration })`: both required (the
-/// library throws without them); `blockDuration` is not modelled yet and is refused.
+/// rate-limiter-flexible's `new RateLimiterMemory({ points, duration, blockDuration })`:
+/// the first two required (the library throws without them), the block 0 unless given.
 pub(super) fn read_flexible(text: &str) -> Result<Vec<Config>, Error> {
     let code = without_comments(text);
     let example = "new RateLimiterMemory({ points: 6, duration: 1 })";
@@ -278,18 +278,15 @@ pub(super) fn read_flexible(text: &str) -> Result<Vec<Config>, Error> {
     })?;
     let mut points = None;
     let mut duration = None;
+    let mut block = None;
     for p in &props {
         match p.0.as_str() {
             "points" => points = Some(read_number("rate-limiter-flexible", p, 1.0, 10_000_000.0)?),
             "duration" => {
                 duration = Some(read_number("rate-limiter-flexible", p, 0.001, 2_073_600.0)?)
             }
-            "blockDuration" if number(&p.1).is_some_and(|v| v > 0.0) => {
-                return Err(Error::invalid(
-                    &format!("line {}: rate-limiter-flexible blockDuration", p.2),
-                    &p.1,
-                    "0 or left out (a block after the limit is not modelled yet)",
-                ))
+            "blockDuration" => {
+                block = Some(read_number("rate-limiter-flexible", p, 0.0, 2_073_600.0)?)
             }
             _ => {}
         }
@@ -301,11 +298,20 @@ pub(super) fn read_flexible(text: &str) -> Result<Vec<Config>, Error> {
     };
     let points = points.ok_or_else(|| missing("points"))?.round() as u64;
     let ms = (duration.ok_or_else(|| missing("duration"))? * 1000.0).round() as u64;
-    let text = format!(
+    let mut text = format!(
         "rate-limiter-flexible:points={points},duration={}.{:03}",
         ms / 1000,
         ms % 1000
     );
+    // The library blocks only for a blockDuration above 0 (its default), to the millisecond.
+    let block_ms = (block.unwrap_or(0.0) * 1000.0).round() as u64;
+    if block_ms > 0 {
+        text.push_str(&format!(
+            ",block-duration={}.{:03}",
+            block_ms / 1000,
+            block_ms % 1000
+        ));
+    }
     Ok(vec![Config {
         source: "rate-limiter-flexible",
         spec: LimiterSpec::parse(&text)?,
@@ -348,6 +354,40 @@ mod tests {
         let c = &read_config(text).expect("reads")[0];
         assert_eq!(c.spec.text, "rate-limiter-flexible:points=6,duration=1.000");
         assert_eq!((c.limit, c.period, c.line), (6, S, 6));
+    }
+
+    #[test]
+    fn a_block_duration_is_read_and_the_worst_it_allows_is_reached() {
+        // The library's brute-force recipe: a block longer than the window changes nothing.
+        let text = "const limiter = new RateLimiterMemory({\n  points: 10, // 10 requests\n  duration: 1, // per 1 second by IP\n  blockDuration: 60, // block for a minute\n});\n";
+        let c = &read_config(text).expect("reads")[0];
+        assert_eq!(
+            c.spec.text,
+            "rate-limiter-flexible:points=10,duration=1.000,block-duration=60.000"
+        );
+        let found = crate::check::check(c, None, 1).expect("checks");
+        assert_eq!((found.worst_window, found.reached), (20, true));
+        // A block shorter than the window lets a window open every block (FINDINGS F5, to
+        // the microsecond): 55 in 10 s, and 59 in 10.5 s, each reached by arrivals found.
+        let text = "new RateLimiterMemory({ points: 5, duration: 10, blockDuration: 1 })";
+        let c = &read_config(text).expect("reads")[0];
+        for (window, want) in [(10 * S, 55), (10 * S + S / 2, 59)] {
+            let found = crate::check::check(c, Some(window), 1).expect("checks");
+            assert_eq!((found.worst_window, found.worst_found), (want, want));
+        }
+        // 0, the library's default, is no block; a negative one is refused.
+        let c =
+            &read_config("new RateLimiterMemory({ points: 5, duration: 10, blockDuration: 0 })")
+                .expect("reads")[0];
+        assert_eq!(
+            c.spec.text,
+            "rate-limiter-flexible:points=5,duration=10.000"
+        );
+        let e =
+            read_config("new RateLimiterMemory({ points: 5, duration: 10, blockDuration: -1 })")
+                .expect_err("refused")
+                .to_string();
+        assert!(e.contains("blockDuration"), "{e}");
     }
 
     #[test]

@@ -173,7 +173,8 @@ pub fn check(config: &Config, window: Option<Micros>, instances: u32) -> Result<
     // (its start, a quarter, half, late, a millisecond and a microsecond before its end), each
     // request sent at the earliest instant the model would admit it (its `retry_after`), for
     // the window and two periods, so that the window can sit anywhere after the start. Every
-    // one is admitted, so a limiter that counts rejections counts none.
+    // one is admitted, so a limiter that counts rejections counts none, but for a rejection
+    // that lets the limiter admit sooner (a block shorter than the window).
     let period = config.period;
     let span = window.saturating_add(2 * period);
     let offsets = [
@@ -256,6 +257,19 @@ fn greedy(
     while t < end && times.len() < MOST_ARRIVALS {
         match limiter.retry_after(t) {
             Some(at) if at < end => {
+                // A limiter that blocks after a rejection (rate-limiter-flexible's
+                // `blockDuration`) can open its next window sooner for one: the sender sends
+                // it when it does.
+                if at > t {
+                    let mut rejected = limiter.clone();
+                    if !rejected.decide(t).admitted()
+                        && rejected.retry_after(t).is_some_and(|sooner| sooner < at)
+                    {
+                        limiter = rejected;
+                        times.push(t);
+                        continue;
+                    }
+                }
                 if limiter.decide(at).admitted() {
                     times.push(at);
                 }

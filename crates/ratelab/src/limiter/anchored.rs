@@ -4,6 +4,12 @@
 //! request is admitted while the count, with it, is at most the limit. Both read the clock
 //! as `Date.now()`, whole milliseconds. Read from express-rate-limit 8.7.5 and
 //! rate-limiter-flexible 11.4.0 (`docs/research/node/FINDINGS.md`).
+//!
+//! rate-limiter-flexible's `blockDuration` (a `block`): the first request a window rejects
+//! replaces the window's end by the time `block` from it (sooner or later than the window's
+//! own end), every request till then is rejected and counted, and the next request opens a
+//! window afresh. A block shorter than the window lets a client that keeps sending open a
+//! window every `block`, up to `L` a block (`theory::anchored_block_worst`).
 
 use super::decide::{admitted_at, Decide, Decision, State};
 use crate::time::{Micros, MS, SECOND};
@@ -21,6 +27,8 @@ pub struct AnchoredWindow {
     /// The library's clock resolution, µs: a millisecond for `Date.now()`, 1 for Python's
     /// `time.time()` (a float, finer than the simulator's microsecond).
     pub(super) tick: Micros,
+    /// rate-limiter-flexible's `blockDuration`, µs (a whole number of ticks; 0: none).
+    pub(super) block: Micros,
 }
 
 impl AnchoredWindow {
@@ -38,7 +46,14 @@ impl AnchoredWindow {
             end: 0,
             count: 0,
             tick: tick.max(1),
+            block: 0,
         }
+    }
+
+    /// The same with rate-limiter-flexible's `blockDuration` of `block` µs (0: none).
+    pub fn with_block(mut self, block: Micros) -> Self {
+        self.block = block;
+        self
     }
 
     /// `t` on the library's clock: whole ticks.
@@ -87,7 +102,14 @@ impl AnchoredWindow {
     /// `Math.ceil((resetTime - Date.now()) / 1000)`; for rate-limiter-flexible,
     /// `Math.ceil(msBeforeNext / 1000)`, its `msBeforeNext` the same time).
     pub fn header(&self, t: Micros) -> Micros {
-        let (end, _) = self.at(t);
+        let (end, count) = self.at(t);
+        // The request at `t` is the window's first rejection: it sets the block, and its
+        // `msBeforeNext` is the block.
+        let end = if self.block > 0 && count == self.limit {
+            self.now(t) + self.block
+        } else {
+            end
+        };
         (end - self.now(t)).div_ceil(SECOND) * SECOND
     }
 
@@ -98,6 +120,10 @@ impl AnchoredWindow {
         let (end, count) = self.at(t);
         self.end = end;
         self.count = count.saturating_add(1);
+        if self.block > 0 && self.count == self.limit.saturating_add(1) {
+            // The first rejection blocks the key for `block` from now.
+            self.end = self.now(t) + self.block;
+        }
         self.count <= self.limit
     }
 
@@ -146,6 +172,30 @@ mod tests {
         assert!((0..5).all(|_| l.admit(SECOND)));
         assert!(!l.admit(SECOND + 1));
         // Nine admitted in (0, 1 s]: 2L − 1.
+    }
+
+    #[test]
+    fn a_block_starts_at_the_first_rejection_and_a_request_at_its_end_opens_a_window() {
+        // FINDINGS F5: points 5, duration 10 s, blockDuration 1 s.
+        let mut l = AnchoredWindow::new(5, 10 * SECOND).with_block(SECOND);
+        assert!((0..5).all(|_| l.admit(2 * MS)));
+        assert_eq!(l.header(2 * MS + 500), SECOND, "msBeforeNext is the block");
+        assert!(!l.admit(2 * MS + 500), "the sixth: blocked till 1.002 s");
+        assert_eq!(l.retry_after(2 * MS + 600), SECOND + 2 * MS);
+        assert!(!l.admit(SECOND + MS + 999), "still blocked, and counted");
+        assert_eq!(
+            l.header(SECOND + MS),
+            SECOND,
+            "1 ms left: a second, rounded up"
+        );
+        assert!((0..5).all(|_| l.admit(SECOND + 2 * MS)), "a fresh window");
+        assert!(!l.admit(SECOND + 2 * MS));
+        // A block longer than the window's rest keeps the key shut past the window's end.
+        let mut l = AnchoredWindow::new(1, SECOND).with_block(5 * SECOND);
+        assert!(l.admit(0));
+        assert!(!l.admit(900 * MS));
+        assert!(!l.admit(3 * SECOND), "blocked past the window's end");
+        assert!(l.admit(5 * SECOND + 900 * MS));
     }
 
     #[test]

@@ -212,6 +212,16 @@ mod tests {
                 Some(0),
             )),
             Limiter::Haproxy(Haproxy::new(limit, SECOND, record)),
+            // express-rate-limit's and rate-limiter-flexible's window, and the latter's
+            // blocks, shorter and longer than the window.
+            #[cfg(feature = "libraries")]
+            Limiter::Anchored(super::super::AnchoredWindow::new(limit, w)),
+            #[cfg(feature = "libraries")]
+            Limiter::Anchored(
+                super::super::AnchoredWindow::new(limit, w).with_block(300 * crate::time::MS),
+            ),
+            #[cfg(feature = "libraries")]
+            Limiter::Anchored(super::super::AnchoredWindow::new(limit, w).with_block(3 * SECOND)),
         ]
     }
 

@@ -66,7 +66,9 @@ impl Scenario {
             return refuse("record-rejects=false (a fleet shares its admissions only)");
         }
         if spec.block.is_some() {
-            return refuse("no block (a denial sets vsthrottle's block, and a fleet shares its admissions only)");
+            return refuse(
+                "no block (a rejection sets the block, and a fleet shares its admissions only)",
+            );
         }
         if fleet.skew > 0
             && matches!(fleet.coord, Coord::Sync { .. })
@@ -239,7 +241,10 @@ impl Scenario {
                 )),
                 #[cfg(feature = "libraries")]
                 LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible => {
-                    Limiter::Anchored(AnchoredWindow::new(spec.limit.unwrap_or(limit), period))
+                    Limiter::Anchored(
+                        AnchoredWindow::new(spec.limit.unwrap_or(limit), period)
+                            .with_block(spec.block.unwrap_or(0)),
+                    )
                 }
                 #[cfg(feature = "libraries")]
                 LimiterKind::GoRate => Limiter::GoRate(GoRate::from_rate(rate, burst)),

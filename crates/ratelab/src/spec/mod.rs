@@ -185,8 +185,8 @@ pub struct LimiterSpec {
     /// `limits`' strategy (`None` for every other kind).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strategy: Option<LimitsStrategy>,
-    /// vsthrottle's `block`, µs: how long a key is denied everything after a denial (`None`:
-    /// no block; every other kind).
+    /// vsthrottle's `block` or rate-limiter-flexible's `blockDuration`, µs: how long a key is
+    /// denied everything after a denial (`None`: no block; every other kind).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block: Option<Micros>,
     /// Gateways enforcing it together (`--gateways`), if more than the one limiter.
@@ -271,6 +271,15 @@ impl LimiterSpec {
                 #[cfg(feature = "libraries")]
                 "duration" if kind == LimiterKind::RateLimiterFlexible => {
                     spec.period = Some(parse_flexible_seconds(&what, value)?)
+                }
+                #[cfg(feature = "libraries")]
+                "block-duration" if kind == LimiterKind::RateLimiterFlexible => {
+                    // 0 is the library's default: no block.
+                    spec.block = if value == "0" {
+                        None
+                    } else {
+                        Some(parse_flexible_seconds(&what, value)?)
+                    };
                 }
                 #[cfg(feature = "libraries")]
                 "r" if kind == LimiterKind::GoRate => {
@@ -515,7 +524,9 @@ fn limiter_keys(kind: LimiterKind) -> String {
         #[cfg(feature = "libraries")]
         LimiterKind::ExpressRateLimit => return "limit=N (or max=N), window-ms=MS".into(),
         #[cfg(feature = "libraries")]
-        LimiterKind::RateLimiterFlexible => return "points=N, duration=SECONDS".into(),
+        LimiterKind::RateLimiterFlexible => {
+            return "points=N, duration=SECONDS, block-duration=SECONDS".into()
+        }
         #[cfg(feature = "libraries")]
         LimiterKind::GoRate => return "r=EVENTS_PER_SECOND or every=DUR, b=BURST".into(),
         #[cfg(feature = "libraries")]
