@@ -298,6 +298,10 @@ pub(crate) struct ProbeArgs {
     /// limit]. E.g. --burst 5
     #[arg(long, value_name = "B", allow_hyphen_values = true)]
     pub burst: Option<String>,
+    /// redis-cell's quantity, the cells each request takes (CL.THROTTLE's fifth argument): 1
+    /// to 1,000,000 [default: 1]. E.g. --quantity 3
+    #[arg(long, value_name = "Q", allow_hyphen_values = true)]
+    pub quantity: Option<String>,
     /// The traffic (required), as for simulate. E.g. boundary-burst, flood:every=10ms
     #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
     pub traffic: Option<String>,

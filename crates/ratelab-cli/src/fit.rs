@@ -105,23 +105,8 @@ fn describe(r: &FitReport) -> String {
             (lo, None) => format!("any {} from {lo} up", f.searched),
         };
         out += &format!("   fits with {range}\n");
-        if f.served_late > 0 {
-            out += &format!(
-                "   {} admitted requests are logged one interval after the one before: taken as served late (nginx without nodelay logs a request when it serves it) and put back where they could have arrived; a smaller burst could have queued them too, the largest the rejections allow is named\n",
-                f.served_late
-            );
-        }
-        let step = format_duration(r.resolution_us.min(1_000_000));
-        if f.replayed_otherwise > 0 && f.within_a_step == f.replayed_otherwise {
-            out += &format!(
-                "   replayed with the log's own decisions, each of the {} requests it decides otherwise it decides as the log says {step} earlier or later: the log's clock, not the limiter, tells them apart\n",
-                f.replayed_otherwise
-            );
-        } else if f.within_a_step > 0 {
-            out += &format!(
-                "   replayed with the log's own decisions: {} decided otherwise, {} of them as the log says {step} earlier or later\n",
-                f.replayed_otherwise, f.within_a_step
-            );
+        for note in f.notes(r.resolution_us) {
+            out += &format!("   {note}\n");
         }
         if !f.same_as.is_empty() {
             out += &format!("   decides every request alike: {}\n", f.same_as.join(", "));

@@ -1637,19 +1637,27 @@ const LIBRARY_CASES: [LibraryCase; 5] = [
 #[ignore = "needs redis-server with redis-cell loaded on loopback: cargo xtask test starts it"]
 fn redis_cells_throttle_decides_as_its_model() {
     // redis-cell 0.2.2, built from crates.io and loaded into Debian's redis-server,
-    // `CL.THROTTLE key 2 5 1`: 5 a second, a max_burst of 2 (3 at once). The probe's
+    // `CL.THROTTLE key 2 5 1`: 5 a second, a max_burst of 2 (3 at once); and `CL.THROTTLE key
+    // 3 5 1 2`, each request 2 of its 4 cells (2 at once, then one each 400 ms). The probe's
     // redis-cell recipe calls it once a request; its model is redis-cell's own arithmetic on
     // the probe's send times (the module reads Redis's clock, in nanoseconds). Exact up to the
     // first decision within the timing uncertainty of flipping, its own or a later one's; the
-    // flood's every decision is 15 ms from its edge, as for the buckets of LIBRARY_CASES.
-    let spec = "redis-cell:max-burst=2,count=5,period=1";
+    // flood's every decision is 15 ms from its edge in both, as for the buckets of
+    // LIBRARY_CASES.
+    let cases = [
+        ("redis-cell:max-burst=2,count=5,period=1", "2", "1"),
+        (
+            "redis-cell:max-burst=3,count=5,period=1,quantity=2",
+            "3",
+            "2",
+        ),
+    ];
     let mut checked_all = 0;
-    for (traffic, duration) in [("flood:every=77ms,for=1s", "3s"), ("steady:load=2", "6s")] {
-        let r = redis(
-            "redis-cell",
-            &[
+    for (spec, burst, quantity) in cases {
+        for (traffic, duration) in [("flood:every=77ms,for=1s", "3s"), ("steady:load=2", "6s")] {
+            let mut args = vec![
                 "--burst",
-                "2",
+                burst,
                 "--traffic",
                 traffic,
                 "--limit",
@@ -1660,20 +1668,27 @@ fn redis_cells_throttle_decides_as_its_model() {
                 duration,
                 "--seed",
                 "11",
-            ],
-        );
-        // Without --model, the recipe's own: redis-cell with the probe's settings.
-        assert_eq!(
-            r.pointer("/comparison/model").and_then(Value::as_str),
-            Some(spec),
-            "{r}"
-        );
-        let label = format!("redis-cell-{}", traffic.split(':').next().unwrap_or(""));
-        let (checked, groups) = exact_while_far(&label, &r, spec);
-        if traffic.starts_with("flood") && uncertainty(&r, spec) + 1_000 < 15_000 {
-            assert_eq!(checked, groups, "every decision 15 ms from its edge: {r}");
+            ];
+            if quantity != "1" {
+                args.extend(["--quantity", quantity]);
+            }
+            let r = redis("redis-cell", &args);
+            // Without --model, the recipe's own: redis-cell with the probe's settings.
+            assert_eq!(
+                r.pointer("/comparison/model").and_then(Value::as_str),
+                Some(spec),
+                "{r}"
+            );
+            let label = format!(
+                "redis-cell-q{quantity}-{}",
+                traffic.split(':').next().unwrap_or("")
+            );
+            let (checked, groups) = exact_while_far(&label, &r, spec);
+            if traffic.starts_with("flood") && uncertainty(&r, spec) + 1_000 < 15_000 {
+                assert_eq!(checked, groups, "every decision 15 ms from its edge: {r}");
+            }
+            checked_all += checked;
         }
-        checked_all += checked;
     }
     margin("redis-cell", "checked", checked_all as f64);
 }

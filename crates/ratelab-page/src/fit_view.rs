@@ -203,20 +203,7 @@ pub fn view(log: &Log, report: &FitReport) -> FitView {
 
 /// `f` as listed, for a log of `n` requests whose times step by `resolution` µs.
 fn row(f: &Fit, n: u64, resolution: Micros) -> FitRow {
-    let step = format_duration(resolution.min(SECOND));
-    let mut notes = Vec::new();
-    if f.replayed_otherwise > 0 && f.within_a_step == f.replayed_otherwise {
-        notes.push(format!(
-            "replayed with the log's own decisions, each of the {} requests it decides otherwise it decides as the log says {step} earlier or later: the log's clock, not the limiter, tells them apart",
-            f.replayed_otherwise
-        ));
-    }
-    if f.served_late > 0 {
-        notes.push(format!(
-            "{} admitted requests are logged one interval after the one before: taken as served late (nginx without nodelay logs a request when it serves it), so a smaller burst could have queued them too",
-            f.served_late
-        ));
-    }
+    let notes = f.notes(resolution);
     let agreement = if f.wrong_count == 0 {
         "decides every request as the log says".to_owned()
     } else {

@@ -149,7 +149,8 @@ pub fn worst_in(spec: &LimiterSpec, limit: u64, window: Micros, span: Micros) ->
             // Split across K gateways, each keeps its own key: built from its part of `L`,
             // or from its own `count=` whole.
             let (burst, count, period) = redis_cell_keys(spec, limit / k.max(1), window);
-            Some(k.saturating_mul(redis_cell_worst(burst, count, period, span)))
+            let quantity = spec.quantity.unwrap_or(1);
+            Some(k.saturating_mul(redis_cell_worst_of(burst, count, period, quantity, span)))
         }
         #[cfg(feature = "libraries")]
         LimiterKind::ExpressRateLimit | LimiterKind::RateLimiterFlexible => {
@@ -218,7 +219,10 @@ pub fn first_instant(spec: &LimiterSpec, limit: u64) -> Option<u64> {
             Some(spec.burst.unwrap_or(limit))
         }
         #[cfg(feature = "libraries")]
-        LimiterKind::RedisCell => Some(redis_cell_keys(spec, limit, SECOND).0.saturating_add(1)),
+        LimiterKind::RedisCell => Some(
+            redis_cell_keys(spec, limit, SECOND).0.saturating_add(1)
+                / spec.quantity.unwrap_or(1).max(1),
+        ),
         #[cfg(not(feature = "libraries"))]
         LimiterKind::RedisCell => None,
         LimiterKind::Vsthrottle | LimiterKind::Limits => Some(spec.limit.unwrap_or(limit)),
@@ -365,12 +369,33 @@ pub fn redis_cell_keys(spec: &LimiterSpec, limit: u64, window: Micros) -> (u64, 
 /// fuller): with `T` at least a millisecond, which the scenario requires, that moves nothing a
 /// draining bucket admits. (Property-tested against random and bursty traffic.)
 pub fn redis_cell_worst(max_burst: u64, count: u64, period_s: u64, span: Micros) -> u64 {
+    redis_cell_worst_of(max_burst, count, period_s, 1, span)
+}
+
+#[cfg(feature = "libraries")]
+/// [`redis_cell_worst`] for requests of `quantity` cells each (`CL.THROTTLE`'s fifth
+/// argument): every admission moves `tat` on by `quantity · T`, and `tat` may run at most
+/// `DVT = (max_burst + 1)·T` ahead of the clock, so `n` admissions in a span of `span − 1 ns`
+/// need `n · quantity · T ≤ DVT + span − 1 ns`: `⌊((max_burst + 1)·T + span − 1 ns) / (quantity
+/// · T)⌋`, reached by a full bucket's `⌊(max_burst + 1)/quantity⌋` at once and one each
+/// `quantity · T` from when the cells left over make room. None with more cells than the
+/// bucket holds. With `quantity` 1, `max_burst + 1 + ⌊(span − 1 ns)/T⌋`.
+pub fn redis_cell_worst_of(
+    max_burst: u64,
+    count: u64,
+    period_s: u64,
+    quantity: u64,
+    span: Micros,
+) -> u64 {
     let interval = ((period_s as f64 * 1e9) / count.max(1) as f64) as u128;
+    let cells = u128::from(max_burst) + 1;
+    let quantity = u128::from(quantity.max(1));
+    if quantity > cells {
+        return 0;
+    }
     let span_ns = u128::from(span).saturating_mul(1000);
-    let more = span_ns.saturating_sub(1) / interval.max(1);
-    max_burst
-        .saturating_add(1)
-        .saturating_add(u64::try_from(more).unwrap_or(u64::MAX))
+    let most = (cells * interval + span_ns.saturating_sub(1)) / (quantity * interval).max(1);
+    u64::try_from(most).unwrap_or(u64::MAX)
 }
 
 #[cfg(feature = "libraries")]

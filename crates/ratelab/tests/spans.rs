@@ -40,6 +40,8 @@ const KINDS: &[&str] = &[
     "go-rate:r=0.3,b=5",
     "redis-cell:max-burst=3,count=30,period=60",
     "redis-cell:max-burst=0,count=3,period=1",
+    "redis-cell:max-burst=15,count=30,period=60,quantity=3",
+    "redis-cell:max-burst=4,count=20,period=1,quantity=2",
     "redis-cell",
     "vsthrottle:limit=15,period=10s",
     "vsthrottle:limit=5,period=1s,block=3s",

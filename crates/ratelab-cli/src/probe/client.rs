@@ -30,6 +30,7 @@ pub(super) enum Client {
         limit: u64,
         window: Micros,
         burst: u64,
+        quantity: u64,
     },
 }
 
@@ -89,6 +90,7 @@ impl Client {
                 limit,
                 window,
                 burst,
+                quantity,
             } => {
                 let mut conn = conns[gateway].clone();
                 let admitted: i64 = script
@@ -98,6 +100,7 @@ impl Client {
                     .arg(*window)
                     .arg(*burst)
                     .arg(seq)
+                    .arg(*quantity)
                     .invoke_async(&mut conn)
                     .await
                     .map_err(|e| e.to_string())?;
@@ -147,6 +150,7 @@ pub(super) fn build_client(probe: &Probe, rt: &tokio::runtime::Runtime) -> Resul
             url,
             source,
             burst,
+            quantity,
             script,
             connections,
         } => rt.block_on(async {
@@ -183,6 +187,7 @@ pub(super) fn build_client(probe: &Probe, rt: &tokio::runtime::Runtime) -> Resul
                 limit: probe.scenario.limit,
                 window: probe.scenario.window,
                 burst: *burst,
+                quantity: *quantity,
             })
         }),
     }

@@ -110,6 +110,8 @@ pub(super) enum Target {
         script: &'static str,
         source: &'static str,
         burst: u64,
+        /// redis-cell's quantity (the other recipes take none).
+        quantity: u64,
         /// Gateways: separate connections running the one script on the one key.
         connections: usize,
     },
@@ -259,6 +261,12 @@ pub(super) fn parse(args: &ProbeArgs) -> Result<Probe, String> {
         .map(|b| parse_count("--burst", b, 1, 1_000_000))
         .transpose()
         .map_err(e)?;
+    let quantity = args
+        .quantity
+        .as_deref()
+        .map(|q| parse_count("--quantity", q, 1, 1_000_000))
+        .transpose()
+        .map_err(e)?;
     let mut model = args
         .model
         .as_deref()
@@ -324,8 +332,8 @@ pub(super) fn parse(args: &ProbeArgs) -> Result<Probe, String> {
             )
         }
         (urls, None) => {
-            if script.is_some() || burst.is_some() {
-                return Err("--script and --burst go with --redis, not --target".into());
+            if script.is_some() || burst.is_some() || quantity.is_some() {
+                return Err("--script, --burst and --quantity go with --redis, not --target".into());
             }
             if let Some(n) = gateways.filter(|&n| n != urls.len() as u64) {
                 return Err(format!(
@@ -382,6 +390,11 @@ pub(super) fn parse(args: &ProbeArgs) -> Result<Probe, String> {
                     "--burst goes with --script gcra or redis-cell, not {name}"
                 ));
             }
+            if quantity.is_some() && name != "redis-cell" {
+                return Err(format!(
+                    "--quantity goes with --script redis-cell, not {name}"
+                ));
+            }
             if name == "redis-cell" && scenario.window % 1_000_000 != 0 {
                 return Err(format!(
                     "--script redis-cell takes a period of whole seconds (CL.THROTTLE's period): --window {} is not one; the nearest is {}s",
@@ -395,6 +408,7 @@ pub(super) fn parse(args: &ProbeArgs) -> Result<Probe, String> {
                 script: name,
                 source,
                 burst: burst.unwrap_or(scenario.limit),
+                quantity: quantity.unwrap_or(1),
                 connections: gateways.unwrap_or(1) as usize,
             }
         }
@@ -432,11 +446,22 @@ pub(super) fn parse(args: &ProbeArgs) -> Result<Probe, String> {
         None
     };
     if model.is_none() {
-        if let Target::Redis { script, burst, .. } = &target {
+        if let Target::Redis {
+            script,
+            burst,
+            quantity,
+            ..
+        } = &target
+        {
             // A Redis recipe's own model, unless another is asked for.
             let spec = SCRIPTS.iter().find(|s| s.0 == *script).map_or("", |s| s.2);
             let spec = match *script {
                 "gcra" => format!("gcra:burst={burst}"),
+                "redis-cell" if *quantity > 1 => format!(
+                    "redis-cell:max-burst={burst},count={},period={},quantity={quantity}",
+                    scenario.limit,
+                    scenario.window / 1_000_000
+                ),
                 "redis-cell" => format!(
                     "redis-cell:max-burst={burst},count={},period={}",
                     scenario.limit,

@@ -8,9 +8,10 @@
 -- ARGV[3]  W, in µs: the period, a whole number of seconds
 -- ARGV[4]  BURST: max_burst
 -- ARGV[5]  (unused)
+-- ARGV[6]  QUANTITY: the cells each request takes (probe --quantity, 1 unless given)
 -- Returns 1 when admitted, 0 when rejected (CL.THROTTLE's first reply: 0 allowed, 1 limited).
 local period = math.floor(tonumber(ARGV[3]) / 1000000)
-local reply = redis.call('CL.THROTTLE', KEYS[1], ARGV[4], ARGV[2], period, 1)
+local reply = redis.call('CL.THROTTLE', KEYS[1], ARGV[4], ARGV[2], period, ARGV[6])
 if reply[1] == 0 then
   return 1
 end

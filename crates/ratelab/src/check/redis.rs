@@ -58,20 +58,24 @@ pub(super) fn read_throttle(text: &str) -> Result<Vec<Config>, Error> {
     let burst = number(1, "max_burst", 0, 10_000_000)?;
     let count = number(2, "count", 1, 10_000_000)?;
     let period = number(3, "period", 1, 86_400 * 366)?;
-    if words.len() > 4 && words[4].as_str() != "1" {
-        return Err(Error::invalid(
-            &what("quantity"),
-            &words[4],
-            "1 or left out (a request that takes several cells is not modelled yet)",
-        ));
+    // The cells each request takes: 1 unless given. A request of more cells than the bucket
+    // holds is refused every time, and one of more than a period's count less than once a
+    // period, which the configured rule, whole requests per period, cannot say.
+    let quantity = if words.len() > 4 {
+        number(4, "quantity", 1, (burst + 1).min(count))?
+    } else {
+        1
+    };
+    let mut text = format!("redis-cell:max-burst={burst},count={count},period={period}");
+    if quantity > 1 {
+        text.push_str(&format!(",quantity={quantity}"));
     }
-    let spec = LimiterSpec::parse(&format!(
-        "redis-cell:max-burst={burst},count={count},period={period}"
-    ))?;
+    let spec = LimiterSpec::parse(&text)?;
     Ok(vec![Config {
         source: "redis-cell",
         spec,
-        limit: count,
+        // Whole requests per period.
+        limit: count / quantity,
         period: period * SECOND,
         line,
         // The reply's retry_after, which a server sends as Retry-After.
@@ -94,5 +98,24 @@ mod tests {
             .expect_err("refused")
             .to_string();
         assert!(e.contains("line 1") && e.contains("thirty"), "{e}");
+    }
+
+    #[test]
+    fn a_quantity_takes_that_many_cells_a_request_and_the_worst_window_is_reached() {
+        // redis-cell's README: `CL.THROTTLE user123 15 30 60 3`, 16 cells, 30 a minute, each
+        // request 3 of them: 5 at once and 10 a minute, so 15 in a minute at most.
+        let c = &read_config("CL.THROTTLE user123 15 30 60 3").expect("reads")[0];
+        assert_eq!(
+            c.spec.text,
+            "redis-cell:max-burst=15,count=30,period=60,quantity=3"
+        );
+        assert_eq!((c.limit, c.period), (10, 60 * crate::time::SECOND));
+        let found = crate::check::check(c, None, 1).expect("checks");
+        assert_eq!((found.worst_window, found.worst_found), (15, 15));
+        // More cells than the bucket holds, or than a period's count: named, with the range.
+        for bad in ["CL.THROTTLE k 2 30 60 4", "CL.THROTTLE k 15 3 60 4"] {
+            let e = read_config(bad).expect_err(bad).to_string();
+            assert!(e.contains("quantity") && e.contains("from 1 to 3"), "{e}");
+        }
     }
 }

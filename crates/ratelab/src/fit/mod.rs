@@ -13,6 +13,7 @@
 
 mod grid;
 mod log;
+mod notes;
 
 use grid::{grid, Point};
 pub use log::{read_log, KeyBy, Log, LogOptions, Request, MOST_LINES};

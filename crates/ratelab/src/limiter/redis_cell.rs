@@ -7,7 +7,8 @@
 //! to expire `trunc_ms(tat − now)` ms later on Redis's millisecond clock (alive while the
 //! clock's millisecond is at most the write's plus that): a key can go a millisecond before
 //! its `tat`, which then counts as a full bucket. The reply's `retry_after` is the wait
-//! truncated to whole seconds.
+//! truncated to whole seconds. A request of `quantity` cells (`CL.THROTTLE`'s fifth argument)
+//! moves `tat` on by `quantity · T` (the module's `increment`).
 
 use super::decide::{admitted_at, Decide, Decision, State};
 use crate::time::{Micros, SECOND};
@@ -17,6 +18,8 @@ use crate::time::{Micros, SECOND};
 pub struct RedisCell {
     /// The emission interval `T`, ns.
     pub(super) interval: i64,
+    /// What one request moves `tat` on by: `T · quantity`, ns.
+    pub(super) increment: i64,
     /// `T · (max_burst + 1)`, ns.
     pub(super) tolerance: i64,
     /// `max_burst + 1`: what a full bucket passes at once.
@@ -34,11 +37,20 @@ impl RedisCell {
         let capacity = max_burst.saturating_add(1);
         RedisCell {
             interval,
+            increment: interval,
             tolerance: interval.saturating_mul(i64::try_from(capacity).unwrap_or(i64::MAX)),
             capacity,
             tat: None,
             alive_until_ms: 0,
         }
+    }
+
+    /// The same with `CL.THROTTLE`'s `quantity`: each request takes `quantity` cells.
+    pub fn with_quantity(mut self, quantity: u64) -> Self {
+        self.increment = self
+            .interval
+            .saturating_mul(i64::try_from(quantity.max(1)).unwrap_or(i64::MAX));
+        self
     }
 
     #[inline]
@@ -56,7 +68,7 @@ impl RedisCell {
     #[inline]
     fn throttle(&self, now: i64) -> (bool, i64) {
         let tat = self.stored(now).unwrap_or(now);
-        let new_tat = now.max(tat).saturating_add(self.interval);
+        let new_tat = now.max(tat).saturating_add(self.increment);
         (new_tat - now <= self.tolerance, new_tat)
     }
 
@@ -85,7 +97,7 @@ impl RedisCell {
             return t;
         }
         let tat = self.stored(now).unwrap_or(now);
-        let due = tat - self.tolerance + self.interval;
+        let due = tat - self.tolerance + self.increment;
         let expires = (self.alive_until_ms + 1).saturating_mul(1_000_000);
         let at = due.min(expires).max(now);
         // The first µs at or after it.

@@ -259,7 +259,9 @@ impl Scenario {
                 #[cfg(feature = "libraries")]
                 LimiterKind::RedisCell => {
                     let (b, n, p) = crate::theory::redis_cell_keys(spec, limit, self.window);
-                    Limiter::RedisCell(RedisCell::new(b, n, p))
+                    Limiter::RedisCell(
+                        RedisCell::new(b, n, p).with_quantity(spec.quantity.unwrap_or(1)),
+                    )
                 }
                 #[cfg(feature = "libraries")]
                 LimiterKind::Limits => Limiter::Limits(Limits::new(

@@ -189,6 +189,9 @@ pub struct LimiterSpec {
     /// denied everything after a denial (`None`: no block; every other kind).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block: Option<Micros>,
+    /// redis-cell's `quantity`: the cells each request takes (`None`: 1; every other kind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantity: Option<u64>,
     /// Gateways enforcing it together (`--gateways`), if more than the one limiter.
     #[cfg(feature = "fleet")]
     #[serde(default)]
@@ -228,6 +231,7 @@ impl LimiterSpec {
             limit: None,
             strategy: (kind == LimiterKind::Limits).then_some(LimitsStrategy::FixedWindow),
             block: None,
+            quantity: None,
             #[cfg(feature = "fleet")]
             fleet: None,
         };
@@ -335,6 +339,11 @@ impl LimiterSpec {
                 #[cfg(feature = "libraries")]
                 "strategy" if kind == LimiterKind::Limits => {
                     spec.strategy = Some(LimitsStrategy::parse(&what, value)?)
+                }
+                #[cfg(feature = "libraries")]
+                "quantity" if kind == LimiterKind::RedisCell => {
+                    let q = parse_count(&what, value, 1, MAX_BURST)?;
+                    spec.quantity = (q > 1).then_some(q);
                 }
                 #[cfg(feature = "libraries")]
                 "period" if kind == LimiterKind::RedisCell => {
@@ -530,7 +539,9 @@ fn limiter_keys(kind: LimiterKind) -> String {
         #[cfg(feature = "libraries")]
         LimiterKind::GoRate => return "r=EVENTS_PER_SECOND or every=DUR, b=BURST".into(),
         #[cfg(feature = "libraries")]
-        LimiterKind::RedisCell => return "max-burst=B, count=N, period=SECONDS".into(),
+        LimiterKind::RedisCell => {
+            return "max-burst=B, count=N, period=SECONDS, quantity=Q".into()
+        }
         #[cfg(feature = "libraries")]
         LimiterKind::Vsthrottle => return "limit=N, period=DUR, block=DUR".into(),
         #[cfg(feature = "libraries")]
