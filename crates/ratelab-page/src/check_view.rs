@@ -164,6 +164,7 @@ mod tests {
     fn every_example_but_haproxys_opens_the_lab_on_the_same_limiter_and_runs() {
         let examples = [
             "express.js",
+            "flexible-block.js",
             "flask_app.py",
             "limiter.go",
             "limits_app.py",
