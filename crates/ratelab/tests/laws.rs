@@ -21,7 +21,7 @@ use ratelab::theory;
 use ratelab::time::MINUTE;
 
 /// Every limiter a fleet takes (a queue is refused: a gateway answers at once).
-const KINDS: [&str; 16] = [
+const KINDS: [&str; 17] = [
     "fixed-window",
     "sliding-log",
     "sliding-window-counter",
@@ -34,6 +34,7 @@ const KINDS: [&str; 16] = [
     "rate-limiter-flexible:points=5,duration=20",
     "go-rate:b=4",
     "redis-cell:max-burst=3,count=30,period=60",
+    "redis-cell:max-burst=3,count=30,period=60,quantity=2",
     "vsthrottle:limit=15,period=10s",
     "limits:rate=5/20seconds",
     "limits:rate=20/minute,strategy=moving-window",
