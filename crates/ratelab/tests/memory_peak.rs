@@ -7,7 +7,9 @@
 //! rejected, is an upper bound only.
 //!
 //! One test in this binary: the counter is the whole process's, so nothing else may run
-//! beside it.
+//! beside it. The test runs its scenarios in [`SHARDS`] child processes of this binary, each
+//! with its own counter, taking every `SHARDS`-th scenario: the machine's two cores measure
+//! at once, and every scenario is still measured alone in its process.
 
 use peak_alloc::PeakAlloc;
 use ratelab::sim::{simulate_run, Scenario};
@@ -56,8 +58,67 @@ fn spec_opens_at_a_request(kind: &str) -> bool {
         .opens_at_a_request()
 }
 
+/// Child processes the scenarios are dealt to, one for each of this machine kind's cores.
+const SHARDS: usize = 2;
+/// Set in a child: which shard it measures, `K/N`.
+const SHARD_VAR: &str = "RATELAB_MEMORY_PEAK_SHARD";
+/// A child's last line on stdout: how many scenarios it ran.
+const ROWS_LINE: &str = "memory-peak scenarios run: ";
+
 #[test]
 fn the_estimate_bounds_the_measured_peak_and_is_close_to_it() {
+    match std::env::var(SHARD_VAR) {
+        Ok(shard) => {
+            let (k, n) = shard
+                .split_once('/')
+                .and_then(|(k, n)| Some((k.parse().ok()?, n.parse().ok()?)))
+                .filter(|&(k, n): &(usize, usize)| k < n)
+                .unwrap_or_else(|| panic!("{SHARD_VAR} is K/N with K < N, not {shard}"));
+            let rows = measure(k, n);
+            println!("{ROWS_LINE}{rows}");
+        }
+        Err(_) => {
+            let exe = std::env::current_exe().expect("this test binary");
+            let children: Vec<_> = (0..SHARDS)
+                .map(|k| {
+                    std::process::Command::new(&exe)
+                        .args([
+                            "--exact",
+                            "the_estimate_bounds_the_measured_peak_and_is_close_to_it",
+                            "--nocapture",
+                            "--test-threads",
+                            "1",
+                        ])
+                        .env(SHARD_VAR, format!("{k}/{SHARDS}"))
+                        .stderr(std::process::Stdio::inherit())
+                        .stdout(std::process::Stdio::piped())
+                        .spawn()
+                        .expect("a child process of this test")
+                })
+                .collect();
+            let mut rows = 0;
+            let mut failed = Vec::new();
+            for (k, child) in children.into_iter().enumerate() {
+                let out = child.wait_with_output().expect("the child's output");
+                let text = String::from_utf8_lossy(&out.stdout);
+                let ran = text
+                    .lines()
+                    .find_map(|l| l.split_once(ROWS_LINE).map(|(_, n)| n))
+                    .and_then(|n| n.trim().parse::<usize>().ok());
+                match ran {
+                    Some(n) if out.status.success() => rows += n,
+                    _ => failed.push(format!("shard {k}/{SHARDS}: {}\n{text}", out.status)),
+                }
+            }
+            assert!(failed.is_empty(), "{}", failed.join("\n"));
+            assert!(rows > 1_000, "{rows} scenarios ran");
+        }
+    }
+}
+
+/// Measures every `n`-th scenario from the `k`-th, and returns how many it ran; panics with
+/// every failure.
+fn measure(k: usize, n: usize) -> usize {
     let kinds = [
         "fixed-window",
         "sliding-log",
@@ -104,6 +165,7 @@ fn the_estimate_bounds_the_measured_peak_and_is_close_to_it() {
     let mut failures = Vec::new();
     let mut rows = 0;
     let mut closest: Vec<(f64, String)> = Vec::new();
+    let mut index = 0;
     // The libraries' limiters keep a few numbers a key (limits' moving window a log of its
     // own limit): behind one limiter, and behind the fleets that keep a limiter a gateway,
     // one shared, and one in a store.
@@ -131,6 +193,10 @@ fn the_estimate_bounds_the_measured_peak_and_is_close_to_it() {
         {
             for traffic in traffics {
                 for (limit, window) in [(100, MINUTE), (1_000_000, MINUTE), (5_000, SECOND)] {
+                    index += 1;
+                    if index % n != k {
+                        continue;
+                    }
                     let mut s = scenario(kind, fleet, traffic, limit, window, 2 * MINUTE);
                     if s.validate().is_err() {
                         // Refused before anything is allocated: checked by the CLI's tests.
@@ -200,7 +266,7 @@ fn the_estimate_bounds_the_measured_peak_and_is_close_to_it() {
         eprintln!("{ratio:.2}x: {what}");
     }
     eprintln!(
-        "{rows} scenarios; over 4 MB, one limiter's estimate is at most {worst_ratio:.2}x its peak, a fleet's {worst_fleet:.2}x; a window a request opens behind sync views {loose_anchored:.2}x"
+        "shard {k}/{n}: {rows} scenarios; over 4 MB, one limiter's estimate is at most {worst_ratio:.2}x its peak, a fleet's {worst_fleet:.2}x; a window a request opens behind sync views {loose_anchored:.2}x"
     );
     assert!(
         failures.is_empty(),
@@ -208,5 +274,5 @@ fn the_estimate_bounds_the_measured_peak_and_is_close_to_it() {
         failures.len(),
         failures.join("\n")
     );
-    assert!(rows > 1_000, "{rows} scenarios ran");
+    rows
 }
