@@ -104,7 +104,19 @@ test('every presenter slide fits a 1280×720 and a 1920×1080 screen, alone, wit
         const s = document.querySelector('[data-testid=slide]');
         return s && [...s.querySelectorAll('canvas')].every((c) => c.dataset.drawn === 'true' || c.closest('[data-drawn=true], [data-ready=true], #lab'));
       }, null, { timeout: 20000 });
-      await page.waitForTimeout(250);
+      // Its fit has run since its last resize (`data-fitted`; a long task on the page's thread
+      // delays that frame) and the slide has stayed the same over four polls 100 ms apart (a
+      // section can still grow after its first fit: the quiz's questions come in after it is
+      // shown). A fixed wait measured a slide before its fit when other test files ran beside
+      // this one.
+      await page.waitForFunction(() => {
+        const s = document.querySelector('[data-testid=slide]');
+        const r = s.getBoundingClientRect();
+        const key = `${s.id} ${r.top} ${r.bottom} ${s.style.zoom} ${s.dataset.fitted}`;
+        window.__fitSame = window.__fitKey === key ? window.__fitSame + 1 : 0;
+        window.__fitKey = key;
+        return s.dataset.fitted !== undefined && window.__fitSame >= 3;
+      }, null, { polling: 100, timeout: 20000 });
       const m = await page.evaluate(() => {
         const slides = [...document.querySelectorAll('[data-testid=slide]')];
         const s = slides[0];

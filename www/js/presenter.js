@@ -47,6 +47,7 @@ function mark(el, on) {
     delete el.dataset.testidWas;
     fits.unobserve(el);
     el.style.zoom = '';
+    delete el.dataset.fitted;
   }
 }
 
@@ -55,7 +56,10 @@ function mark(el, on) {
 // Measured on the next frame, not in the observer's callback: a zoom set there would resize the
 // slide within the same frame, which the browser reports as an error.
 let fitting = 0;
+// `data-fitted` on the slide says its fit has run since its last resize (a long task on the
+// page's thread delays that frame).
 const fits = new ResizeObserver(() => {
+  document.querySelector('.current-slide')?.removeAttribute('data-fitted');
   cancelAnimationFrame(fitting);
   fitting = requestAnimationFrame(fitSlide);
 });
@@ -66,7 +70,10 @@ function fitSlide() {
   const natural = el.getBoundingClientRect().height / zoom;
   const room = $('presenter-nav').getBoundingClientRect().top - 16;
   const want = natural > room ? Math.floor((room / natural) * 1000) / 1000 : 1;
-  if (Math.abs(want - zoom) > 0.002) el.style.zoom = want === 1 ? '' : String(want);
+  if (Math.abs(want - zoom) > 0.002) {
+    el.style.zoom = want === 1 ? '' : String(want);
+    fitting = requestAnimationFrame(fitSlide);
+  } else el.dataset.fitted = '';
   el.scrollIntoView({ block: 'start' });
 }
 

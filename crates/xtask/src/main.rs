@@ -7,16 +7,15 @@
 mod cmd;
 mod live;
 mod mem_bench;
+mod page;
 
-use cmd::{
-    output, output_in_root, path_with_node_tools, root, run, run_capturing, step, target_dir,
-    Result,
-};
+use cmd::{output, output_in_root, root, run, run_capturing, step, target_dir, Result};
 use live::{
     build_redis_cell, probe_bench, probe_python, probe_record, probe_soak, redis_cell_module,
     Servers, GO, GO_X_TIME, HAPROXY, NGINX, PROBE_LIVE, REDIS, VARNISHD, VARNISH_MODULES,
 };
 use mem_bench::mem_bench;
+use page::{build_page, docs, PageBuilds};
 use std::env;
 use std::path::Path;
 use std::process::ExitCode;
@@ -316,6 +315,8 @@ fn test() -> Result {
     step("native tests (optimised: the statistical tests simulate millions of decisions)");
     let native = run_capturing("cargo", &["test", "--workspace", "--profile", "ci"], &[])?;
     no_ignored_tests_but_probe_live(&native)?;
+    step("the page's two builds, started in the background (they are waited for below)");
+    let page = PageBuilds::start()?;
     step(
         "ratelab probe against real nginx, redis-server (with redis-cell), HAProxy and the libraries (Node's, Go's, Varnish's, Python's) on loopback",
     );
@@ -346,22 +347,7 @@ fn test() -> Result {
         )?;
     }
     step("the page, built and tested end to end in Chromium");
-    build_page()?;
-    // The same page with the main module's deliberate fault, for the panic-banner test only.
-    let path = path_with_node_tools();
-    run(
-        "trunk",
-        &[
-            "build",
-            "--release",
-            "--offline",
-            "--features",
-            "fault-hook",
-            "--dist",
-            "target/dist-fault",
-        ],
-        &[("PATH", path.as_str())],
-    )?;
+    page.wait()?;
     node_tests()?;
     eprintln!(
         "\nall checks passed in {:.0} s",
@@ -473,35 +459,6 @@ fn tap_counts(tap: &str) -> Option<(u64, u64, u64)> {
         count(&["skip", "skipped"]).unwrap_or(0),
         count(&["todo"]).unwrap_or(0),
     ))
-}
-
-/// Builds the page into dist/ with Trunk, offline, optimised by npm's wasm-opt, and the
-/// book beside it in dist/docs/.
-fn build_page() -> Result {
-    let path = path_with_node_tools();
-    run(
-        "trunk",
-        &["build", "--release", "--offline"],
-        &[("PATH", path.as_str())],
-    )?;
-    docs()
-}
-
-/// Renders the book under docs/ into dist/docs/ (ratelab-docs), where the page links to it.
-fn docs() -> Result {
-    run(
-        "cargo",
-        &[
-            "run",
-            "--profile",
-            "ci",
-            "-p",
-            "ratelab-docs",
-            "--",
-            "dist/docs",
-        ],
-        &[],
-    )
 }
 
 /// Builds the page and serves dist/ on loopback until interrupted.
