@@ -161,6 +161,32 @@ impl Arrivals {
     }
 }
 
+/// 2^63 as a time in µs: below it, a time converts through `i64` ([`to_micros`]).
+const I64_TIMES: f64 = 9_223_372_036_854_775_808.0;
+
+/// `t as Micros` for a time `t` of at least 0, below 2^63 when `narrow`: through `i64`, one
+/// instruction on x86-64 where `u64` takes two conversions and a select; the same value. A
+/// generator is `narrow` when its end is at most 2^63 µs (a run's times stay below 2^53; a
+/// test's extreme end need not).
+#[inline(always)]
+fn to_micros(t: f64, narrow: bool) -> Micros {
+    if narrow {
+        t as i64 as Micros
+    } else {
+        t as Micros
+    }
+}
+
+/// `t as f64` for a time below 2^63 when `narrow`, as [`to_micros`]: the same value.
+#[inline(always)]
+fn from_micros(t: Micros, narrow: bool) -> f64 {
+    if narrow {
+        t as i64 as f64
+    } else {
+        t as f64
+    }
+}
+
 /// A Poisson process of the given mean gap, until `end`.
 #[derive(Debug, Clone)]
 pub struct Poisson {
@@ -187,15 +213,32 @@ impl Poisson {
     #[inline]
     fn extend_by(&mut self, buf: &mut Vec<Micros>, n: usize) {
         buf.reserve(n);
+        // Times below 2^63 are converted through `i64`: one instruction on x86-64, where `u64`
+        // takes two conversions and a select, and the same value. A run's times stay below
+        // 2^53 µs; a test's extreme end need not, and takes the general loop.
+        if self.end <= I64_TIMES {
+            self.extend_with(buf, n, |t| t as i64 as Micros);
+        } else {
+            self.extend_with(buf, n, |t| t as Micros);
+        }
+    }
+
+    /// [`Poisson::extend_by`] with `whole` converting a time below `end` to µs.
+    #[inline(always)]
+    fn extend_with(&mut self, buf: &mut Vec<Micros>, n: usize, whole: impl Fn(f64) -> Micros) {
+        // In locals, so that the loop keeps them in registers.
+        let (gap, end) = (self.mean_gap, self.end);
+        let mut t = self.t;
         for _ in 0..n {
-            self.t += self.rng.exp1() * self.mean_gap;
+            t += self.rng.exp1() * gap;
             // Written as `next` compares, so that a time that is not a number ends it too.
-            if self.t < self.end {
-                buf.push(self.t as Micros);
+            if t < end {
+                buf.push(whole(t));
             } else {
-                return;
+                break;
             }
         }
+        self.t = t;
     }
 }
 
@@ -227,6 +270,8 @@ pub struct Groups {
     overlap: BinaryHeap<Reverse<Micros>>,
     /// A group's requests as they are laid out.
     group: Vec<u64>,
+    /// Whether `end` is at most 2^63 µs ([`to_micros`]).
+    narrow: bool,
 }
 
 impl Groups {
@@ -243,6 +288,7 @@ impl Groups {
             sent: 0,
             overlap: BinaryHeap::new(),
             group: Vec::new(),
+            narrow: end as f64 <= I64_TIMES,
         };
         g.next_start = g.rng.exp1() * g.mean_gap;
         g
@@ -264,11 +310,12 @@ impl Groups {
         let scale = if total > 0.0 { self.span / total } else { 0.0 };
         let start = self.next_start;
         let mut kept = 0;
+        let narrow = self.narrow;
         for i in 0..self.group.len() {
             let t = start + f64::from_bits(self.group[i]) * scale;
             // Requests past the end of the run are never sent.
             if t < self.end {
-                self.group[kept] = t as Micros;
+                self.group[kept] = to_micros(t, narrow);
                 kept += 1;
             }
         }
@@ -299,7 +346,7 @@ impl Iterator for Groups {
                 None => self.pending.get(self.sent).copied(),
             };
             if let Some(t) = head {
-                if (t as f64) < self.next_start || self.next_start >= self.end {
+                if from_micros(t, self.narrow) < self.next_start || self.next_start >= self.end {
                     if self.overlap.pop().is_none() {
                         self.sent += 1;
                     }
@@ -325,6 +372,8 @@ pub struct OnOff {
     t: f64,
     on_end: f64,
     end: f64,
+    /// Whether `end` is at most 2^63 µs ([`to_micros`]).
+    narrow: bool,
 }
 
 impl OnOff {
@@ -341,6 +390,7 @@ impl OnOff {
             t,
             on_end,
             end: end as f64,
+            narrow: end as f64 <= I64_TIMES,
         }
     }
 
@@ -392,7 +442,7 @@ impl Iterator for OnOff {
             }
             self.t += self.rng.exp1() * self.on_gap;
             if self.t < self.on_end {
-                return (self.t < self.end).then_some(self.t as Micros);
+                return (self.t < self.end).then_some(to_micros(self.t, self.narrow));
             }
             (self.t, self.on_end) = self
                 .periods
