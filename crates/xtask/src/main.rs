@@ -44,7 +44,8 @@ cargo xtask <command>
            wasm tests in headless Chromium, the built page end to end in Chromium
   test --quick
            the inner loop: formatting and the native tests (unit, property, CLI); no
-           set-up, clippy, live probes, wasm or browser. Not what CI runs.
+           set-up, clippy, memory-peak measurement, live probes, wasm or browser. Not
+           what CI runs.
   build    install what is missing and build the static site into dist/
   setup    only install what is missing
   docs     render the book under docs/ into dist/docs/ (which `build` does too)
@@ -268,10 +269,25 @@ fn quick_test() -> Result {
     let started = Instant::now();
     step("formatting");
     run("cargo", &["fmt", "--all", "--check"], &[])?;
-    step("native tests (optimised), without the live probes");
-    run("cargo", &["test", "--workspace", "--profile", "ci"], &[])?;
+    step("native tests (optimised), without the live probes and the memory-peak measurement");
+    // The memory-peak measurement (every limiter, fleet and client against the allocator's
+    // count: 80 s on two cores) is not a unit or property test; `cargo xtask test` runs it.
+    run(
+        "cargo",
+        &[
+            "test",
+            "--workspace",
+            "--profile",
+            "ci",
+            "--",
+            "--skip",
+            "the_estimate_bounds_the_measured_peak_and_is_close_to_it",
+        ],
+        &[],
+    )?;
     eprintln!(
-        "\nquick checks passed in {:.0} s (`cargo xtask test` runs every check)",
+        "\nquick checks passed in {:.0} s (`cargo xtask test` runs every check, the \
+         memory-peak measurement included)",
         started.elapsed().as_secs_f64()
     );
     Ok(())
