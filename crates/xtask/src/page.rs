@@ -95,6 +95,10 @@ impl PageBuilds {
         );
         let thread = std::thread::spawn(move || -> Result {
             for fault in [false, true] {
+                // Stopped between the two builds: the second is not started.
+                if slot.lock().map_err(|_| "the build's lock")?.is_none() && fault {
+                    return Err("the page's builds were stopped".into());
+                }
                 let mut command = match &pin {
                     Some(core) => {
                         let mut c = Command::new("taskset");
