@@ -161,31 +161,8 @@ impl Arrivals {
     }
 }
 
-/// 2^63 as a time in µs: below it, a time converts through `i64` ([`to_micros`]).
+/// 2^63 as a time in µs: a time below it converts to µs through `i64` ([`Poisson::extend_by`]).
 const I64_TIMES: f64 = 9_223_372_036_854_775_808.0;
-
-/// `t as Micros` for a time `t` of at least 0, below 2^63 when `narrow`: through `i64`, one
-/// instruction on x86-64 where `u64` takes two conversions and a select; the same value. A
-/// generator is `narrow` when its end is at most 2^63 µs (a run's times stay below 2^53; a
-/// test's extreme end need not).
-#[inline(always)]
-fn to_micros(t: f64, narrow: bool) -> Micros {
-    if narrow {
-        t as i64 as Micros
-    } else {
-        t as Micros
-    }
-}
-
-/// `t as f64` for a time below 2^63 when `narrow`, as [`to_micros`]: the same value.
-#[inline(always)]
-fn from_micros(t: Micros, narrow: bool) -> f64 {
-    if narrow {
-        t as i64 as f64
-    } else {
-        t as f64
-    }
-}
 
 /// A Poisson process of the given mean gap, until `end`.
 #[derive(Debug, Clone)]
@@ -270,8 +247,6 @@ pub struct Groups {
     overlap: BinaryHeap<Reverse<Micros>>,
     /// A group's requests as they are laid out.
     group: Vec<u64>,
-    /// Whether `end` is at most 2^63 µs ([`to_micros`]).
-    narrow: bool,
 }
 
 impl Groups {
@@ -288,7 +263,6 @@ impl Groups {
             sent: 0,
             overlap: BinaryHeap::new(),
             group: Vec::new(),
-            narrow: end as f64 <= I64_TIMES,
         };
         g.next_start = g.rng.exp1() * g.mean_gap;
         g
@@ -310,12 +284,11 @@ impl Groups {
         let scale = if total > 0.0 { self.span / total } else { 0.0 };
         let start = self.next_start;
         let mut kept = 0;
-        let narrow = self.narrow;
         for i in 0..self.group.len() {
             let t = start + f64::from_bits(self.group[i]) * scale;
             // Requests past the end of the run are never sent.
             if t < self.end {
-                self.group[kept] = to_micros(t, narrow);
+                self.group[kept] = t as Micros;
                 kept += 1;
             }
         }
@@ -346,7 +319,7 @@ impl Iterator for Groups {
                 None => self.pending.get(self.sent).copied(),
             };
             if let Some(t) = head {
-                if from_micros(t, self.narrow) < self.next_start || self.next_start >= self.end {
+                if (t as f64) < self.next_start || self.next_start >= self.end {
                     if self.overlap.pop().is_none() {
                         self.sent += 1;
                     }
@@ -372,8 +345,6 @@ pub struct OnOff {
     t: f64,
     on_end: f64,
     end: f64,
-    /// Whether `end` is at most 2^63 µs ([`to_micros`]).
-    narrow: bool,
 }
 
 impl OnOff {
@@ -390,7 +361,6 @@ impl OnOff {
             t,
             on_end,
             end: end as f64,
-            narrow: end as f64 <= I64_TIMES,
         }
     }
 
@@ -442,7 +412,7 @@ impl Iterator for OnOff {
             }
             self.t += self.rng.exp1() * self.on_gap;
             if self.t < self.on_end {
-                return (self.t < self.end).then_some(to_micros(self.t, self.narrow));
+                return (self.t < self.end).then_some(self.t as Micros);
             }
             (self.t, self.on_end) = self
                 .periods
