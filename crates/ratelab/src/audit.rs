@@ -173,6 +173,34 @@ impl Auditor {
         self.wrong_rejects += u64::from(!admitted & !full);
     }
 
+    /// Audits a refusal at `t`: the same tallies as [`Auditor::decided`] with it refused,
+    /// without making room for an admission.
+    #[inline(always)]
+    pub fn refused(&mut self, t: Micros) {
+        let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
+        let full = self
+            .expiries
+            .get(self.end.wrapping_sub(limit))
+            .is_some_and(|&e| e > t);
+        self.decisions += 1;
+        self.wrong_rejects += u64::from(!full);
+    }
+
+    /// Audits `n` refusals, no earlier than the last decision, told by their count and by
+    /// `from(t)`, how many of them come at `t` or later: the same tallies as
+    /// [`Auditor::refused`] for each.
+    #[inline]
+    pub fn refused_many(&mut self, n: u64, from: impl FnOnce(Micros) -> u64) {
+        let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
+        // Wrong where the window had room: from when the `L`-th latest admission left.
+        let room = match self.expiries.get(self.end.wrapping_sub(limit)) {
+            Some(&e) => from(e),
+            None => n,
+        };
+        self.decisions += n;
+        self.wrong_rejects += room;
+    }
+
     /// Decides a chunk of arrivals with `decide` (called once per time, in order), audits each
     /// decision at its arrival time and returns how many were admitted. Can be mixed with
     /// [`Auditor::record`] as long as times do not decrease. Never inlined (see

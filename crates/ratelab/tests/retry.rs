@@ -242,7 +242,7 @@ proptest::proptest! {
         let mut fresh = Vec::new();
         loop {
             let until = chunked.fill_fresh(&mut fresh, chunk);
-            chunked.drive_fresh(&fresh, until, |tr| {
+            chunked.drive_fresh(&fresh, until, |tr: &ratelab::traffic::Try| {
                 let ok = by_chunk.admit(tr.at);
                 got.push((tr.at, tr.attempt, tr.first, ok));
                 ok

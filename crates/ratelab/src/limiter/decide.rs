@@ -58,6 +58,44 @@ pub trait Decide {
     fn admit(&mut self, t: Micros) -> bool {
         self.decide(t).admitted()
     }
+
+    /// A time before which it refuses every request, however many come before it (each one
+    /// it refuses leaves it as sure or surer), or 0 when it knows none: what a retry storm's
+    /// driver ([`crate::traffic::RetryClient::drive_fresh`]) refuses a stretch at a time. It
+    /// holds from the last decision on, changes nothing, and is exact for the limiters that
+    /// give one (a window's count at its limit, a log's oldest entry, a counter's estimate);
+    /// a property test holds each against deciding one by one.
+    #[inline(always)]
+    fn refuses_before(&self) -> Micros {
+        0
+    }
+
+    /// Hears a request at `t` that it refuses, as [`Decide::refuses_before`] said: the same
+    /// as [`Decide::admit`], without the decision.
+    #[inline(always)]
+    fn refused(&mut self, t: Micros) {
+        let ok = self.admit(t);
+        debug_assert!(!ok, "admitted before refuses_before");
+    }
+
+    /// Hears `n` requests it refuses, as [`Decide::refuses_before`] said, all before the
+    /// next one it hears, by their count alone. A limiter that keeps the times of some
+    /// ([`Decide::keeps`]) must then hear that many one by one ([`Decide::refused`]) before
+    /// it decides again. Every limiter with a [`Decide::refuses_before`] has it.
+    #[inline(always)]
+    fn refused_many(&mut self, n: u64) {
+        debug_assert!(
+            n == 0,
+            "no refused_many for a limiter that refuses before nothing"
+        );
+    }
+
+    /// How many of the latest refused requests it keeps the times of: a log that records
+    /// its rejects keeps `L`.
+    #[inline(always)]
+    fn keeps(&self) -> u64 {
+        0
+    }
 }
 
 /// What a limiter holds at a moment: the mechanism behind its decisions, as the explainer

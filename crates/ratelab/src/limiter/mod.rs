@@ -168,6 +168,50 @@ impl Decide for Limiter {
             Limiter::Fleet(l) => l.admit(t),
         }
     }
+
+    #[inline]
+    fn refuses_before(&self) -> Micros {
+        match self {
+            Limiter::FixedWindow(l) => l.refuses_before(),
+            Limiter::SlidingLog(l) => l.refuses_before(),
+            Limiter::SlidingWindowCounter(l) => l.refuses_before(),
+            _ => 0,
+        }
+    }
+
+    #[inline]
+    fn refused(&mut self, t: Micros) {
+        match self {
+            Limiter::FixedWindow(l) => l.refused(t),
+            Limiter::SlidingLog(l) => l.refused(t),
+            Limiter::SlidingWindowCounter(l) => l.refused(t),
+            _ => {
+                let ok = self.admit(t);
+                debug_assert!(!ok, "admitted before refuses_before");
+            }
+        }
+    }
+
+    #[inline]
+    fn refused_many(&mut self, n: u64) {
+        match self {
+            Limiter::FixedWindow(l) => l.refused_many(n),
+            Limiter::SlidingLog(l) => l.refused_many(n),
+            Limiter::SlidingWindowCounter(l) => l.refused_many(n),
+            _ => debug_assert!(
+                n == 0,
+                "no refused_many for a limiter that refuses before nothing"
+            ),
+        }
+    }
+
+    #[inline]
+    fn keeps(&self) -> u64 {
+        match self {
+            Limiter::SlidingLog(l) => l.keeps(),
+            _ => 0,
+        }
+    }
 }
 
 impl Limiter {

@@ -67,6 +67,26 @@ impl Decide for FixedWindow {
         self.count += u64::from(ok | self.record_rejects);
         ok
     }
+
+    /// The window's end while its count is at the limit: only a new window admits.
+    #[inline]
+    fn refuses_before(&self) -> Micros {
+        if self.count >= self.limit {
+            self.window_end
+        } else {
+            0
+        }
+    }
+
+    #[inline(always)]
+    fn refused(&mut self, _t: Micros) {
+        self.count += u64::from(self.record_rejects);
+    }
+
+    #[inline(always)]
+    fn refused_many(&mut self, n: u64) {
+        self.count += n * u64::from(self.record_rejects);
+    }
 }
 
 /// Sliding log: the literal rule. Admits when fewer than `limit` logged requests fall in
@@ -181,6 +201,33 @@ impl Decide for SlidingLog {
         }
         ok
     }
+
+    /// When the oldest of the last `L` logged requests leaves: a refused request logged
+    /// (recorded rejects) is newer, so it can only push that later.
+    #[inline(always)]
+    fn refuses_before(&self) -> Micros {
+        self.oldest()
+    }
+
+    #[inline(always)]
+    fn refused(&mut self, t: Micros) {
+        if self.record_rejects {
+            self.enter(t);
+        }
+    }
+
+    /// Nothing: it keeps the last `L` logged, which it hears one by one ([`Decide::keeps`]).
+    #[inline(always)]
+    fn refused_many(&mut self, _n: u64) {}
+
+    #[inline(always)]
+    fn keeps(&self) -> u64 {
+        if self.record_rejects {
+            self.limit as u64
+        } else {
+            0
+        }
+    }
 }
 
 /// Sliding-window counter (Cloudflare, 2017): this window's count plus last window's,
@@ -274,5 +321,38 @@ impl Decide for SlidingWindowCounter {
         };
         self.cur += u64::from(ok | self.record_rejects);
         ok
+    }
+
+    /// Within this window, the first moment the estimate falls below `L`: it refuses at
+    /// `e` into the window while `prev·(W − e) ≥ (L − cur)·W`, which only falls as `e` grows
+    /// and a recorded reject (`cur` + 1) only raises. At most this window's end: the next
+    /// one's counts are not known yet.
+    #[inline]
+    fn refuses_before(&self) -> Micros {
+        if self.cur >= self.limit {
+            return self.window_end;
+        }
+        // Admitting now (or, without recorded rejects, a count that never passes `L`: its
+        // refusals come few at a time, not worth a division each).
+        if self.prev < self.limit - self.cur || !self.record_rejects {
+            return 0;
+        }
+        let w = u128::from(self.window);
+        // The least `W − e` that still refuses: at least 1, as `L − cur` ≥ 1.
+        let need = (u128::from(self.limit - self.cur) * w).div_ceil(u128::from(self.prev));
+        match u64::try_from(need) {
+            Ok(need) if need <= self.window => self.window_start + (self.window - need) + 1,
+            _ => 0,
+        }
+    }
+
+    #[inline(always)]
+    fn refused(&mut self, _t: Micros) {
+        self.cur += u64::from(self.record_rejects);
+    }
+
+    #[inline(always)]
+    fn refused_many(&mut self, n: u64) {
+        self.cur += n * u64::from(self.record_rejects);
     }
 }

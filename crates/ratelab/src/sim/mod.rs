@@ -9,24 +9,26 @@ mod bounds;
 mod build;
 #[cfg(feature = "fleet")]
 mod gateways;
+mod lane;
 mod mechanism;
 mod memory;
 mod report;
 mod run;
 mod scenario;
 mod stats;
+#[cfg(feature = "storm")]
+mod storm;
 
 pub use bounds::ON_OFF_PERIODS;
 #[cfg(feature = "fleet")]
 pub use gateways::{gateway_trace, GatewayTrace, GATEWAY_TRACE_BYTES_PER_DECISION};
+pub use lane::decide_and_audit;
 pub use mechanism::{
     Boundaries, Frame, Mechanism, MECHANISM_BYTES_PER_DECISION, TRACE_BYTES_PER_DECISION,
 };
 pub use memory::{format_bytes, FleetMemory, LaneMemory, Memory};
 pub use report::{fold_delays, mean_se, ClientReport, GatewayReport, LimiterReport, Report};
-pub use run::{
-    decide_and_audit, mechanism, mechanism_into, playback_memory, simulate_run, trace, trace_into,
-};
+pub use run::{mechanism, mechanism_into, playback_memory, simulate_run, trace, trace_into};
 pub use scenario::{
     Scenario, CHUNK, LIMIT_RANGE, MAX_DECISIONS, MAX_TIME, MEMORY_BUDGET, MINUTES_RANGE,
     RUNS_RANGE, WINDOW_RANGE,

@@ -27,7 +27,7 @@ mod retry;
 
 pub use params::{Backoff, ClientGroup, FloodStart, Jitter, RetryPolicy, Shape};
 #[cfg(feature = "storm")]
-pub use retry::FRESH_CHUNK;
+pub use retry::{Answer, Skipped, FRESH_CHUNK};
 pub use retry::{RetryClient, RetryClients, Try};
 
 /// A stream of arrival times.

@@ -10,6 +10,11 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 #[cfg(feature = "storm")]
+mod storm;
+#[cfg(feature = "storm")]
+pub use storm::{Answer, Skipped};
+
+#[cfg(feature = "storm")]
 /// First tries drawn at a time for [`RetryClient::drive_fresh`]: 8 KB.
 pub const FRESH_CHUNK: usize = 1024;
 
@@ -290,138 +295,6 @@ impl RetryClient {
     /// [`RetryClient::drive_fresh`] can drive.
     pub fn classic(&self) -> bool {
         self.policy.is_classic() && self.horizon == crate::time::MAX_TIME && self.every > 0
-    }
-
-    #[cfg(feature = "storm")]
-    /// Runs the essays' client ([`RetryClient::classic`]) to its end, one try at a time:
-    /// each try, in [`RetryClient::next`]'s order, goes to `decide`, which says whether it was
-    /// admitted, and a rejected one comes back `every` later until its last try. The first
-    /// tries are drawn a chunk at a time ([`RetryClient::fill_fresh`]) and driven through
-    /// with [`RetryClient::drive_fresh`].
-    pub fn drive_classic(&mut self, mut decide: impl FnMut(&Try) -> bool) {
-        let mut fresh = Vec::with_capacity(FRESH_CHUNK);
-        loop {
-            let until = self.fill_fresh(&mut fresh, FRESH_CHUNK);
-            self.drive_fresh(&fresh, until, &mut decide);
-            if until == Micros::MAX {
-                return;
-            }
-        }
-    }
-
-    #[cfg(feature = "storm")]
-    /// A copy of this client to draw its coming first tries from ([`RetryClient::fill_fresh`]):
-    /// this one gives them up, so that from now on its first tries are only those handed to
-    /// [`RetryClient::drive_fresh`].
-    pub fn hand_over_fresh(&mut self) -> RetryClient {
-        let source = self.clone();
-        self.next_first = None;
-        source
-    }
-
-    #[cfg(feature = "storm")]
-    /// Takes up to `n` of its coming first tries (not the spike's) into `buf` (emptied
-    /// first), and returns when the first one after them comes, or `Micros::MAX` if none
-    /// does: what [`RetryClient::drive_fresh`] is handed, by this client or by another one
-    /// whose first tries are the same (the simulator draws them once for every limiter).
-    pub fn fill_fresh(&mut self, buf: &mut Vec<Micros>, n: usize) -> Micros {
-        buf.clear();
-        if let Some(t) = self.next_first {
-            buf.push(t);
-            self.first.extend_by(buf, n.saturating_sub(1));
-            self.next_first = self.first.next();
-        }
-        self.next_first.unwrap_or(Micros::MAX)
-    }
-
-    #[cfg(feature = "storm")]
-    /// Drives the essays' client ([`RetryClient::classic`]) through every try due before
-    /// `until`, its first tries taken from `fresh` (in order, all of them no later than
-    /// `until`) in place of its own stream: each try, in [`RetryClient::next`]'s order (ties
-    /// to retries, then the spike, then first tries), goes to `decide`, which says whether it
-    /// was admitted, and a rejected one comes back `every` later until its last try. Tries
-    /// come in time order and the gap is fixed, so each retry joins the back of the queue: no
-    /// heap. A retry or the spike due at `until` or later waits for the next call, whose
-    /// first tries start at `until` (and lose ties to it). A test holds the tries and answers
-    /// equal to [`RetryClient::next`] with [`RetryClient::rejected`] one by one.
-    #[inline]
-    pub fn drive_fresh(
-        &mut self,
-        fresh: &[Micros],
-        until: Micros,
-        mut decide: impl FnMut(&Try) -> bool,
-    ) {
-        debug_assert!(self.classic());
-        let every = self.every;
-        let mut i = 0;
-        loop {
-            // The earliest of the three, ties to retries, then the spike, then first tries.
-            let first = fresh.get(i).copied();
-            let spike = (self.spike_left > 0).then_some(self.spike_at);
-            let new = match (spike, first) {
-                (Some(s), Some(f)) => Some((s <= f, s.min(f))),
-                (Some(s), None) => Some((true, s)),
-                (None, Some(f)) => Some((false, f)),
-                (None, None) => None,
-            };
-            let tr = match self.retries.front() {
-                Some(r) if new.is_none_or(|(_, t)| r.at <= t) => {
-                    // With the chunk's first tries gone, one due at `until` or later waits.
-                    if first.is_none() && r.at >= until {
-                        return;
-                    }
-                    let seen = self.firsts_sent;
-                    match self.retries.pop_front() {
-                        Some(r) => Try { seen, ..r },
-                        None => return,
-                    }
-                }
-                _ => {
-                    let Some((is_spike, t)) = new else {
-                        return;
-                    };
-                    if is_spike {
-                        if first.is_none() && t >= until {
-                            return;
-                        }
-                        self.spike_left -= 1;
-                    } else {
-                        i += 1;
-                    }
-                    self.requests += 1;
-                    self.firsts_sent += 1;
-                    Try {
-                        at: t,
-                        attempt: 1,
-                        first: t,
-                        sleep: 0,
-                        seen: self.firsts_sent,
-                    }
-                }
-            };
-            if decide(&tr) {
-                self.admitted += 1;
-                continue;
-            }
-            if tr.attempt >= self.tries {
-                self.gave_up += 1;
-                continue;
-            }
-            let at = tr.at.saturating_add(every);
-            if at > self.horizon {
-                self.gave_up += 1;
-                self.past_horizon += 1;
-                continue;
-            }
-            debug_assert!(self.retries.back().is_none_or(|r| r.at <= at));
-            self.retries.push_back(Try {
-                at,
-                attempt: tr.attempt + 1,
-                first: tr.first,
-                sleep: every,
-                seen: 0,
-            });
-        }
     }
 
     /// `tr` was admitted.
