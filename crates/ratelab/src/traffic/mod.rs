@@ -125,8 +125,8 @@ impl Arrivals {
         // Matching once per chunk, not per arrival, lets each loop be specialised.
         match self {
             Arrivals::Poisson(p) => p.extend_by(buf, n),
-            Arrivals::Groups(g) => buf.extend(g.by_ref().take(n)),
-            Arrivals::OnOff(o) => buf.extend(o.by_ref().take(n)),
+            Arrivals::Groups(g) => g.extend_by(buf, n),
+            Arrivals::OnOff(o) => o.extend_by(buf, n),
             other => buf.extend(other.take(n)),
         }
     }
@@ -268,6 +268,40 @@ impl Groups {
         g
     }
 
+    /// Appends up to `n` arrivals to `buf`: what `n` calls of `next` give, a group's requests
+    /// that come before the next group starts copied at once while no groups overlap.
+    fn extend_by(&mut self, buf: &mut Vec<Micros>, n: usize) {
+        let target = buf.len() + n;
+        while buf.len() < target {
+            if !self.overlap.is_empty() {
+                match self.next() {
+                    Some(t) => buf.push(t),
+                    None => return,
+                }
+                continue;
+            }
+            // As `next`: a pending request goes out while it comes before the next group
+            // starts, or no group starts again. The pending ones are sorted.
+            let rest = &self.pending[self.sent..];
+            let k = if self.next_start >= self.end {
+                rest.len()
+            } else {
+                let start = self.next_start;
+                rest.partition_point(|&t| (t as f64) < start)
+            };
+            let k = k.min(target - buf.len());
+            buf.extend_from_slice(&rest[..k]);
+            self.sent += k;
+            if buf.len() == target {
+                return;
+            }
+            if self.sent == self.pending.len() && self.next_start >= self.end {
+                return;
+            }
+            self.lay_out_group();
+        }
+    }
+
     /// Lays out the group starting at `next_start` and draws the start of the one after.
     fn lay_out_group(&mut self) {
         // k uniform points on the span, already sorted: the partial sums of k + 1 exponential
@@ -401,6 +435,49 @@ impl Iterator for Periods {
     }
 }
 
+impl OnOff {
+    /// Appends up to `n` arrivals to `buf`: what `n` calls of `next` give, in a loop that
+    /// stays inside an active period.
+    fn extend_by(&mut self, buf: &mut Vec<Micros>, n: usize) {
+        let target = buf.len() + n;
+        let (gap, end) = (self.on_gap, self.end);
+        while buf.len() < target {
+            if self.t >= end {
+                return;
+            }
+            let mut t = self.t;
+            // Inside this active period and the run, as `next` would give them.
+            let stop = self.on_end.min(end);
+            let room = target - buf.len();
+            let mut pushed = 0;
+            loop {
+                t += self.rng.exp1() * gap;
+                if t < stop {
+                    buf.push(t as Micros);
+                    pushed += 1;
+                    if pushed == room {
+                        self.t = t;
+                        return;
+                    }
+                } else {
+                    break;
+                }
+            }
+            self.t = t;
+            // Past the period (a new one starts) or past the run's end (`next` would give
+            // nothing more either way).
+            if t < self.on_end {
+                // `t` ≥ `end` inside the period: `next` returns None from here on.
+                return;
+            }
+            (self.t, self.on_end) = self
+                .periods
+                .next()
+                .unwrap_or((f64::INFINITY, f64::INFINITY));
+        }
+    }
+}
+
 impl Iterator for OnOff {
     type Item = Micros;
 
@@ -427,6 +504,48 @@ mod tests {
     use super::*;
     use crate::rng::Stream;
     use crate::time::{MINUTE, SECOND};
+
+    proptest::proptest! {
+        /// Arrivals taken a chunk at a time (each shape's own `extend_by`) are those its
+        /// iterator gives one by one, at any chunk size, load and run length: groups that
+        /// overlap (high loads) and on/off periods that cross the run's end included.
+        #[test]
+        fn chunks_are_the_arrivals_one_by_one(
+            seed in 0u64..10_000,
+            shape in 0usize..5,
+            load in 0.05f64..40.0,
+            minutes in 1u64..60,
+            active_s in 1u64..120,
+            busy in 0.05f64..0.95,
+            chunks in proptest::collection::vec(1usize..700, 1..40),
+        ) {
+            let end = minutes * MINUTE;
+            let rate = load * 100.0 / MINUTE as f64;
+            let make = || {
+                let rng = Rng::new(seed, 0, Stream::Arrivals);
+                match shape {
+                    0 => Arrivals::Poisson(Poisson::new(rng, rate, 0, end)),
+                    1 => Arrivals::Groups(Groups::new(rng, Shape::SmallBursts, rate, end)),
+                    2 => Arrivals::Groups(Groups::new(rng, Shape::PageLoads, rate, end)),
+                    3 => Arrivals::Groups(Groups::new(rng, Shape::BigBursts, rate, end)),
+                    _ => Arrivals::OnOff(OnOff::new(rng, rate, end, active_s * SECOND, busy)),
+                }
+            };
+            let one_by_one: Vec<Micros> = make().collect();
+            let mut chunked = Vec::new();
+            let mut arrivals = make();
+            let mut buf = Vec::new();
+            for &n in chunks.iter().cycle() {
+                let full = arrivals.fill(&mut buf, n);
+                chunked.extend_from_slice(&buf);
+                if !full {
+                    break;
+                }
+            }
+            proptest::prop_assert_eq!(chunked.len(), one_by_one.len());
+            proptest::prop_assert!(chunked == one_by_one);
+        }
+    }
 
     fn rate(load: f64) -> f64 {
         load * 100.0 / MINUTE as f64
