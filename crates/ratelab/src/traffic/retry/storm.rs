@@ -260,14 +260,21 @@ pub struct Skipped<'a> {
     tries: u32,
     queue: &'a std::collections::VecDeque<Try>,
     fresh: &'a [Micros],
+    /// Its tries, counted once.
+    count: u64,
 }
 
 impl Skipped<'_> {
-    /// Every chain: where its next try is and how many it has left, the queue's first.
-    fn chains(&self) -> impl Iterator<Item = (Micros, u64)> + '_ {
+    /// Every chain that may still try at `t` or later: where its next try is and how many it
+    /// has left, the queue's first. (A first try's chain ends `(tries − 1)·every` after it,
+    /// so those long before `t` are passed over.)
+    fn chains(&self, t: Micros) -> impl Iterator<Item = (Micros, u64)> + '_ {
         let left = |attempt: u32| u64::from(self.tries.saturating_sub(attempt)) + 1;
         let queued = self.queue.iter().map(move |r| (r.at, left(r.attempt)));
-        queued.chain(self.fresh.iter().map(move |&f| (f, left(1))))
+        let reach = u64::from(self.tries.saturating_sub(1)) * self.every;
+        let since = t.saturating_sub(reach);
+        let first = self.fresh.partition_point(|&f| f < since);
+        queued.chain(self.fresh[first..].iter().map(move |&f| (f, left(1))))
     }
 
     /// How many of a chain's tries, the next at `at` with `left` in all, come before `t`.
@@ -275,15 +282,18 @@ impl Skipped<'_> {
     fn before(&self, at: Micros, left: u64, t: Micros) -> u64 {
         if t <= at {
             0
+        } else if t - at > (left - 1) * self.every {
+            // All of them (no division: most of a long stretch's chains).
+            left
         } else {
-            (t - at).div_ceil(self.every).min(left)
+            (t - at).div_ceil(self.every)
         }
     }
 
     /// Its tries at `t` or later (and before its end).
     pub fn tries_from(&self, t: Micros) -> u64 {
         let t = t.clamp(self.from, self.to);
-        self.chains()
+        self.chains(t)
             .map(|(at, left)| self.before(at, left, self.to) - self.before(at, left, t))
             .sum()
     }
@@ -300,7 +310,7 @@ impl Skipped<'_> {
 
     /// Its tries.
     pub fn tries(&self) -> u64 {
-        self.tries_from(self.from)
+        self.count
     }
 
     /// Its first tries: new requests.
@@ -312,7 +322,7 @@ impl Skipped<'_> {
     pub fn latest(&self, t: Micros, out: &mut Vec<Micros>) {
         let t = t.clamp(self.from, self.to);
         let start = out.len();
-        for (at, left) in self.chains() {
+        for (at, left) in self.chains(t) {
             for k in self.before(at, left, t)..self.before(at, left, self.to) {
                 out.push(at + k * self.every);
             }
@@ -368,17 +378,17 @@ impl RetryClient {
         }
         let stretch = |to: Micros| {
             let j = i + fresh[i..].partition_point(|&f| f < to);
-            (
-                Skipped {
-                    from,
-                    to,
-                    every,
-                    tries: self.tries,
-                    queue: &self.retries,
-                    fresh: &fresh[i..j],
-                },
-                j,
-            )
+            let mut skipped = Skipped {
+                from,
+                to,
+                every,
+                tries: self.tries,
+                queue: &self.retries,
+                fresh: &fresh[i..j],
+                count: 0,
+            };
+            skipped.count = skipped.tries_from(from);
+            (skipped, j)
         };
         // Where the tries the lane keeps start: doubling back from `end`.
         let mut to = end;
