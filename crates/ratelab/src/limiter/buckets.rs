@@ -30,6 +30,18 @@ impl TokenBucket {
         }
     }
 
+    /// Whether this bucket, untouched, is GCRA `g`'s twin, untouched: the same burst and rate
+    /// ([`Gcra::new`]), which the study's claim says admit alike. Whether they do is still
+    /// checked decision by decision wherever this is used.
+    pub fn twin_of(&self, g: &Gcra) -> bool {
+        self.token == g.interval
+            && self.refill == g.scale
+            && self.capacity == g.tolerance + g.interval
+            && self.units == self.capacity
+            && self.last == 0
+            && g.tat == 0
+    }
+
     /// The tokens available at `now`, refilled to then and capped at the capacity.
     pub fn state(&self, now: Micros) -> State {
         let filled = self

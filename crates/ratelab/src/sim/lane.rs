@@ -61,6 +61,41 @@ impl Lane {
         self.stats.admitted += admitted;
     }
 
+    /// Whether another lane can ride on this one: nothing but decisions and their audit (no
+    /// queue, shift, trace or mechanism).
+    pub(super) fn plain(&self) -> bool {
+        self.queue.is_none() && self.trace.is_none() && self.shift == 0 && self.mech.is_none()
+    }
+
+    /// Decides a chunk as [`Lane::run_chunk`], and `rider`'s limiter on every request beside
+    /// it; returns whether the two decided every one alike (then the rider's audit would be
+    /// this lane's, request for request). Both must be plain.
+    pub(super) fn run_chunk_with(&mut self, times: &[Micros], rider: &mut Limiter) -> bool {
+        let mut same = true;
+        let audit = &mut self.audit;
+        let admitted = match (&mut self.limiter, rider) {
+            // The study's twins, each loop made for its pair.
+            (Limiter::Gcra(g), Limiter::TokenBucket(b)) => audit.decide_chunk(times, |t| {
+                let ok = g.admit(t);
+                same &= b.admit(t) == ok;
+                ok
+            }),
+            (Limiter::TokenBucket(b), Limiter::Gcra(g)) => audit.decide_chunk(times, |t| {
+                let ok = b.admit(t);
+                same &= g.admit(t) == ok;
+                ok
+            }),
+            (host, rider) => audit.decide_chunk(times, |t| {
+                let ok = host.admit(t);
+                same &= rider.admit(t) == ok;
+                ok
+            }),
+        };
+        self.stats.offered += times.len() as u64;
+        self.stats.admitted += admitted;
+        same
+    }
+
     /// Decides one request (new or a retry); returns whether it was admitted.
     pub(super) fn step(&mut self, t: Micros) -> bool {
         let decision = self.limiter.decide(t);
