@@ -6,7 +6,7 @@ use super::mechanism::Mechanism;
 #[cfg(feature = "clients")]
 use super::stats::ClientStats;
 use super::stats::{RunStats, Trace};
-use super::Scenario;
+use super::{Scenario, CHUNK};
 use crate::audit::Auditor;
 use crate::limiter::{Decide, Decision, Limiter};
 use crate::ring::TimeRing;
@@ -61,12 +61,14 @@ impl Lane {
         self.stats.admitted += admitted;
     }
 
+    #[cfg(feature = "storm")]
     /// Whether another lane can ride on this one: nothing but decisions and their audit (no
     /// queue, shift, trace or mechanism).
     pub(super) fn plain(&self) -> bool {
         self.queue.is_none() && self.trace.is_none() && self.shift == 0 && self.mech.is_none()
     }
 
+    #[cfg(feature = "storm")]
     /// Decides a chunk as [`Lane::run_chunk`], and `rider`'s limiter on every request beside
     /// it; returns whether the two decided every one alike (then the rider's audit would be
     /// this lane's, request for request). Both must be plain.
@@ -171,6 +173,19 @@ impl Lane {
             self.stats.fleet = Some(f.stats());
         }
         (self.stats, self.trace, self.mech)
+    }
+}
+
+/// Feeds run `run`'s arrivals to one lane, chunk by chunk.
+pub(super) fn run_open_loop(scenario: &Scenario, run: u32, lane: &mut Lane) {
+    let mut arrivals = scenario.arrivals(run);
+    let mut chunk = Vec::with_capacity(CHUNK);
+    loop {
+        let more = arrivals.fill(&mut chunk, CHUNK);
+        lane.run_chunk(&chunk);
+        if !more {
+            break;
+        }
     }
 }
 

@@ -18,6 +18,8 @@ mod scenario;
 mod stats;
 #[cfg(feature = "storm")]
 mod storm;
+#[cfg(feature = "storm")]
+mod twins;
 
 pub use bounds::ON_OFF_PERIODS;
 #[cfg(feature = "fleet")]

@@ -5,14 +5,13 @@
 
 #[cfg(feature = "clients")]
 use super::lane::{count_client, peak, Second};
-use super::lane::{decide_and_audit_each, Lane};
+use super::lane::{decide_and_audit_each, run_open_loop, Lane};
 use super::mechanism::{Mechanism, MECHANISM_BYTES_PER_DECISION, TRACE_BYTES_PER_DECISION};
 use super::stats::{ClientStats, RunStats, Trace};
 #[cfg(feature = "storm")]
 use super::storm::{classic_lanes, drive_lanes, Classic};
 use super::{format_bytes, Scenario, CHUNK, MEMORY_BUDGET};
 use crate::error::Error;
-use crate::limiter::Limiter;
 use crate::traffic::Try;
 
 /// Runs run `run` of the scenario for every limiter. The scenario must have been validated.
@@ -32,89 +31,26 @@ pub fn simulate_run(scenario: &Scenario, run: u32) -> Result<Vec<RunStats>, Erro
             .map(|lane| run_closed_loop(scenario, run, lane).0)
             .collect());
     }
-    Ok(open_loop(scenario, run, lanes, twins))
-}
-
-/// Whether the limiter of a later lane (`b`) is expected to decide as an earlier one's (`a`):
-/// a token bucket and GCRA of the same burst and rate, the study's twins.
-fn twins(a: &Limiter, b: &Limiter) -> bool {
-    match (a, b) {
-        (Limiter::Gcra(g), Limiter::TokenBucket(t))
-        | (Limiter::TokenBucket(t), Limiter::Gcra(g)) => t.twin_of(g),
-        _ => false,
-    }
-}
-
-/// Runs every lane on run `run`'s arrivals, chunk by chunk. A lane whose limiter `alike` says
-/// decides as an earlier plain lane's rides on it: its limiter decides beside that lane's in
-/// one loop, compared decision by decision, and while they agree the two lanes' audits would
-/// be one, so one is kept. If they ever disagree, the rider is run again alone from the
-/// start. Either way its numbers are those it has alone (a test pairs every lane with every
-/// other, alike or not).
-fn open_loop(
-    scenario: &Scenario,
-    run: u32,
-    mut lanes: Vec<Lane>,
-    alike: impl Fn(&Limiter, &Limiter) -> bool,
-) -> Vec<RunStats> {
-    let n = lanes.len();
-    // `host[j]`: the lane lane `j` rides on; `rider[i]`: the lane riding on lane `i`.
-    let mut host: Vec<Option<usize>> = vec![None; n];
-    let mut rider: Vec<Option<usize>> = vec![None; n];
-    for j in 0..n {
-        if !lanes[j].plain() {
-            continue;
-        }
-        let found = (0..j).find(|&i| {
-            host[i].is_none()
-                && rider[i].is_none()
-                && lanes[i].plain()
-                && alike(&lanes[i].limiter, &lanes[j].limiter)
-        });
-        if let Some(i) = found {
-            host[j] = Some(i);
-            rider[i] = Some(j);
-        }
-    }
-    // Each rider's limiter as it starts, to run it again alone if it comes apart.
-    let spare: Vec<Option<Limiter>> = (0..n)
-        .map(|j| host[j].map(|_| lanes[j].limiter.clone()))
-        .collect();
-    let mut apart = vec![false; n];
-    let mut arrivals = scenario.arrivals(run);
-    let mut chunk = Vec::with_capacity(CHUNK);
-    loop {
-        let more = arrivals.fill(&mut chunk, CHUNK);
-        for i in 0..n {
-            if host[i].is_some() {
-                continue;
+    // The study's build rides a twin lane on its twin ([`super::twins`]).
+    #[cfg(feature = "storm")]
+    let stats = super::twins::open_loop(scenario, run, lanes, super::twins::twins);
+    #[cfg(not(feature = "storm"))]
+    let stats = {
+        let mut lanes = lanes;
+        let mut arrivals = scenario.arrivals(run);
+        let mut chunk = Vec::with_capacity(CHUNK);
+        loop {
+            let more = arrivals.fill(&mut chunk, CHUNK);
+            for lane in &mut lanes {
+                lane.run_chunk(&chunk);
             }
-            match rider[i] {
-                Some(j) if !apart[j] => {
-                    let (left, right) = lanes.split_at_mut(j);
-                    apart[j] = !left[i].run_chunk_with(&chunk, &mut right[0].limiter);
-                }
-                _ => lanes[i].run_chunk(&chunk),
+            if !more {
+                break;
             }
         }
-        if !more {
-            break;
-        }
-    }
-    let mut stats: Vec<RunStats> = lanes.into_iter().map(|lane| lane.finish().0).collect();
-    for (j, spare) in spare.into_iter().enumerate() {
-        match (host[j], spare) {
-            // Rare, and never for the twins so far: the rider alone, from the start.
-            (Some(_), Some(limiter)) if apart[j] => {
-                let mut alone = Lane::new(limiter, scenario);
-                run_open_loop(scenario, run, &mut alone);
-                stats[j] = alone.finish().0;
-            }
-            (Some(i), _) => stats[j] = stats[i].clone(),
-            _ => {}
-        }
-    }
-    stats
+        lanes.into_iter().map(|lane| lane.finish().0).collect()
+    };
+    Ok(stats)
 }
 
 fn run_closed_loop(scenario: &Scenario, run: u32, lane: Lane) -> (RunStats, Option<Trace>) {
@@ -318,19 +254,6 @@ pub fn trace_into(
     Ok((stats, trace.unwrap_or_default()))
 }
 
-/// Feeds run `run`'s arrivals to one lane, chunk by chunk.
-fn run_open_loop(scenario: &Scenario, run: u32, lane: &mut Lane) {
-    let mut arrivals = scenario.arrivals(run);
-    let mut chunk = Vec::with_capacity(CHUNK);
-    loop {
-        let more = arrivals.fill(&mut chunk, CHUNK);
-        lane.run_chunk(&chunk);
-        if !more {
-            break;
-        }
-    }
-}
-
 /// The limiter `index` of the scenario, built for run `run`, or an error naming the index.
 fn lane_of(scenario: &Scenario, index: usize, run: u32) -> Result<Lane, Error> {
     let spec = scenario.limiters.get(index).ok_or_else(|| {
@@ -500,71 +423,5 @@ mod tests {
         assert_eq!(t.window_times.len() as u64, admitted);
         assert!(t.window_counts.iter().all(|&c| (1..=4).contains(&c)));
         assert!(trace(&scenario, 1, 0).is_err(), "there is one limiter");
-    }
-
-    fn lanes_of(s: &Scenario, run: u32) -> Vec<Lane> {
-        (0..s.limiters.len())
-            .map(|i| lane_of(s, i, run).expect("valid"))
-            .collect()
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
-
-        /// A lane riding on another has the numbers it has alone: twins that agree, and (every
-        /// lane made to ride on the first before it, alike or not) riders that come apart and
-        /// run again.
-        #[test]
-        fn a_riding_lane_is_as_it_is_alone(
-            traffic in proptest::sample::select(vec![
-                "steady:load=0.9", "page-loads:load=1.5", "big-bursts:load=0.6",
-                "on-off:load=1.2", "flood:every=300ms,for=40s", "boundary-burst",
-            ]),
-            limit in 1u64..150,
-            seed in 0u64..1_000,
-            run in 0u32..3,
-        ) {
-            let specs = [
-                "gcra", "token-bucket:burst=50", "token-bucket", "sliding-log",
-                "gcra:burst=7", "token-bucket:burst=7", "fixed-window",
-                "leaky-bucket:burst=5,mode=queue", "token-bucket:burst=100",
-            ];
-            let s = Scenario {
-                limiters: specs
-                    .iter()
-                    .map(|l| crate::spec::LimiterSpec::parse(l).expect("limiter"))
-                    .collect(),
-                traffic: crate::spec::TrafficSpec::parse(traffic).expect("traffic"),
-                limit,
-                duration: 20 * crate::time::MINUTE,
-                seed,
-                ..Scenario::default()
-            };
-            if s.validate().is_err() {
-                return Ok(());
-            }
-            let alone: Vec<RunStats> = (0..specs.len())
-                .map(|i| trace(&s, i, run).expect("runs").0)
-                .collect();
-            let twinned = open_loop(&s, run, lanes_of(&s, run), twins);
-            proptest::prop_assert_eq!(&twinned, &alone);
-            let forced = open_loop(&s, run, lanes_of(&s, run), |_, _| true);
-            proptest::prop_assert_eq!(&forced, &alone);
-        }
-    }
-
-    #[test]
-    fn gcra_and_the_bucket_of_its_burst_and_rate_are_twins() {
-        let s = Scenario {
-            limiters: ["gcra", "token-bucket:burst=100", "token-bucket:burst=99"]
-                .iter()
-                .map(|l| crate::spec::LimiterSpec::parse(l).expect("limiter"))
-                .collect(),
-            ..Scenario::default()
-        };
-        let l = lanes_of(&s, 0);
-        assert!(twins(&l[0].limiter, &l[1].limiter) && twins(&l[1].limiter, &l[0].limiter));
-        assert!(!twins(&l[0].limiter, &l[2].limiter));
-        assert!(!twins(&l[1].limiter, &l[2].limiter));
     }
 }

@@ -125,7 +125,11 @@ impl Arrivals {
         // Matching once per chunk, not per arrival, lets each loop be specialised.
         match self {
             Arrivals::Poisson(p) => p.extend_by(buf, n),
+            // The study's build takes bursts and on/off periods in runs; the page's other
+            // modules one by one, which weighs less in a scroll through the page.
+            #[cfg(feature = "storm")]
             Arrivals::Groups(g) => g.extend_by(buf, n),
+            #[cfg(feature = "storm")]
             Arrivals::OnOff(o) => o.extend_by(buf, n),
             other => buf.extend(other.take(n)),
         }
@@ -268,6 +272,7 @@ impl Groups {
         g
     }
 
+    #[cfg(feature = "storm")]
     /// Appends up to `n` arrivals to `buf`: what `n` calls of `next` give, a group's requests
     /// that come before the next group starts copied at once while no groups overlap.
     fn extend_by(&mut self, buf: &mut Vec<Micros>, n: usize) {
@@ -435,6 +440,7 @@ impl Iterator for Periods {
     }
 }
 
+#[cfg(feature = "storm")]
 impl OnOff {
     /// Appends up to `n` arrivals to `buf`: what `n` calls of `next` give, in a loop that
     /// stays inside an active period.
@@ -505,6 +511,7 @@ mod tests {
     use crate::rng::Stream;
     use crate::time::{MINUTE, SECOND};
 
+    #[cfg(feature = "storm")]
     proptest::proptest! {
         /// Arrivals taken a chunk at a time (each shape's own `extend_by`) are those its
         /// iterator gives one by one, at any chunk size, load and run length: groups that
