@@ -344,7 +344,7 @@ proptest! {
 /// by the general event loop).
 #[test]
 fn the_lockout_grids_lanes_are_as_one_try_at_a_time() {
-    use ratelab::sim::{simulate_run, trace};
+    use ratelab::sim::{simulate_run, simulate_run_lanes, trace, RunStats};
     use ratelab::study::{lockout_all, Size};
     for (rate, tries) in [(100, 12), (50, 8), (25, 4), (80, 2), (15, 12)] {
         for seed in 0..3 {
@@ -355,12 +355,19 @@ fn the_lockout_grids_lanes_are_as_one_try_at_a_time() {
             };
             let s = lockout_all(100, rate, tries, size).expect("valid");
             let lanes = simulate_run(&s, 0).expect("runs");
+            let bare = simulate_run_lanes(&s, 0).expect("runs");
             for (i, lane) in lanes.iter().enumerate() {
                 let (alone, _) = trace(&s, i, 0).expect("runs");
                 assert_eq!(
                     lane, &alone,
                     "lane {i} at {rate}/min, {tries} tries, seed {seed}"
                 );
+                // Without the client's own numbers (the study's runs), the rest the same.
+                let without = RunStats {
+                    client: None,
+                    ..alone
+                };
+                assert_eq!(bare[i], without, "lane {i} without its client's numbers");
             }
         }
     }

@@ -30,7 +30,9 @@ pub use mechanism::{
 };
 pub use memory::{format_bytes, FleetMemory, LaneMemory, Memory};
 pub use report::{fold_delays, mean_se, ClientReport, GatewayReport, LimiterReport, Report};
-pub use run::{mechanism, mechanism_into, playback_memory, simulate_run, trace, trace_into};
+pub use run::{
+    mechanism, mechanism_into, playback_memory, simulate_run, simulate_run_lanes, trace, trace_into,
+};
 pub use scenario::{
     Scenario, CHUNK, LIMIT_RANGE, MAX_DECISIONS, MAX_TIME, MEMORY_BUDGET, MINUTES_RANGE,
     RUNS_RANGE, WINDOW_RANGE,

@@ -16,19 +16,36 @@ use crate::traffic::Try;
 
 /// Runs run `run` of the scenario for every limiter. The scenario must have been validated.
 pub fn simulate_run(scenario: &Scenario, run: u32) -> Result<Vec<RunStats>, Error> {
+    run_lanes(scenario, run, true)
+}
+
+/// [`simulate_run`] without a retrying client's own numbers (its busiest second, its time to
+/// success: [`RunStats::client`] is `None`): what the study runs, which reads only each
+/// lane's. Every other number is the same (a test holds it).
+pub fn simulate_run_lanes(scenario: &Scenario, run: u32) -> Result<Vec<RunStats>, Error> {
+    run_lanes(scenario, run, false)
+}
+
+fn run_lanes(scenario: &Scenario, run: u32, client_numbers: bool) -> Result<Vec<RunStats>, Error> {
     let mut lanes = Vec::with_capacity(scenario.limiters.len());
     for spec in &scenario.limiters {
         lanes.push(Lane::new(scenario.build_limiter(spec, run)?, scenario));
     }
     if scenario.traffic.closed_loop() {
         #[cfg(feature = "storm")]
-        let lanes = match classic_lanes(scenario, run, lanes) {
+        let lanes = match classic_lanes(scenario, run, lanes, client_numbers) {
             Ok(stats) => return Ok(stats),
             Err(lanes) => lanes,
         };
         return Ok(lanes
             .into_iter()
-            .map(|lane| run_closed_loop(scenario, run, lane).0)
+            .map(|lane| {
+                let mut stats = run_closed_loop(scenario, run, lane).0;
+                if !client_numbers {
+                    stats.client = None;
+                }
+                stats
+            })
             .collect());
     }
     // The study's build rides a twin lane on its twin ([`super::twins`]).
@@ -117,6 +134,8 @@ fn closed_loop(
                 tally: &mut tally,
                 #[cfg(feature = "clients")]
                 second: &mut second,
+                #[cfg(feature = "clients")]
+                client_numbers: true,
             }];
             drive_lanes(&mut source, &mut one);
         }

@@ -23,6 +23,9 @@ pub(super) struct Classic<'a> {
     pub(super) tally: &'a mut ClientStats,
     #[cfg(feature = "clients")]
     pub(super) second: &'a mut Second,
+    /// Whether the client's own numbers are counted (its busiest second, time to success).
+    #[cfg(feature = "clients")]
+    pub(super) client_numbers: bool,
 }
 
 /// Drives every lane's essays' client through the run: the first tries, the same for every
@@ -43,6 +46,8 @@ pub(super) fn drive_lanes(source: &mut RetryClient, lanes: &mut [Classic<'_>]) {
                 tally,
                 #[cfg(feature = "clients")]
                 second,
+                #[cfg(feature = "clients")]
+                client_numbers: c.client_numbers,
             };
             let client = &mut *c.client;
             let fresh = fresh.as_slice();
@@ -91,6 +96,8 @@ struct Counts<'a> {
     tally: &'a mut ClientStats,
     #[cfg(feature = "clients")]
     second: &'a mut Second,
+    #[cfg(feature = "clients")]
+    client_numbers: bool,
 }
 
 impl Counts<'_> {
@@ -101,7 +108,7 @@ impl Counts<'_> {
         self.stats.offered += u64::from(tr.attempt == 1);
         self.stats.admitted += u64::from(ok);
         #[cfg(feature = "clients")]
-        {
+        if self.client_numbers {
             peak(self.second, self.tally, tr.at);
             if ok {
                 self.tally.success.record(tr.at - tr.first);
@@ -161,7 +168,7 @@ impl<L: Decide> Answer for Driven<'_, '_, L> {
 
     fn skip(&mut self, skipped: &Skipped<'_>) -> bool {
         #[cfg(feature = "clients")]
-        {
+        if self.each.client_numbers {
             // The client's busiest second must not rise in the stretch: it holds the tries
             // of the last second before it (all the buffer's being inside is too many to be
             // sure of) and at most `most_within` of the stretch's.
@@ -178,7 +185,7 @@ impl<L: Decide> Answer for Driven<'_, '_, L> {
         self.audit.refused_many(n, |t| skipped.tries_from(t));
         self.each.stats.offered += skipped.first_tries();
         #[cfg(feature = "clients")]
-        {
+        if self.each.client_numbers {
             // The buffer goes on from the stretch's tries of its last second, all that a try
             // after it can count.
             let times = &mut self.each.second.times;
@@ -205,6 +212,7 @@ pub(super) fn classic_lanes(
     scenario: &Scenario,
     run: u32,
     mut lanes: Vec<Lane>,
+    client_numbers: bool,
 ) -> Result<Vec<RunStats>, Vec<Lane>> {
     let plain =
         |l: &Lane| l.queue.is_none() && l.shift == 0 && l.trace.is_none() && l.mech.is_none();
@@ -249,6 +257,8 @@ pub(super) fn classic_lanes(
                 tally,
                 #[cfg(feature = "clients")]
                 second: seconds.next().expect("one per lane"),
+                #[cfg(feature = "clients")]
+                client_numbers,
             })
             .zip(&copy_of)
             .filter_map(|(c, copy)| copy.is_none().then_some(c))
@@ -262,8 +272,10 @@ pub(super) fn classic_lanes(
             #[cfg(feature = "clients")]
             let lane = {
                 let (mut lane, mut tally) = (lane, _tally);
-                count_client(&mut tally, _c);
-                lane.stats.client = Some(tally);
+                if client_numbers {
+                    count_client(&mut tally, _c);
+                    lane.stats.client = Some(tally);
+                }
                 lane
             };
             lane.finish_all().0

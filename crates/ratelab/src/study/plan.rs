@@ -11,7 +11,7 @@ use crate::decimal::shortest;
 use crate::error::Error;
 use crate::optimum::check_optimality;
 use crate::rng::{splitmix64, Rng, Stream};
-use crate::sim::{simulate_run, Scenario};
+use crate::sim::{simulate_run_lanes, Scenario};
 use serde::{Deserialize, Serialize};
 
 /// The study's size.
@@ -265,10 +265,12 @@ pub fn plan(config: StudyConfig) -> Result<Vec<Job>, Error> {
 }
 
 /// Runs every run of `scenario`: what a job's result holds, for any experiment at any size.
+/// The study reads each lane's numbers, never a retrying client's own
+/// ([`crate::sim::simulate_run_lanes`]).
 pub fn run_scenario(scenario: &Scenario) -> Result<JobResult, Error> {
     scenario.validate()?;
     let runs = (0..scenario.runs)
-        .map(|r| simulate_run(scenario, r))
+        .map(|r| simulate_run_lanes(scenario, r))
         .collect::<Result<_, _>>()?;
     Ok(JobResult {
         runs,
