@@ -212,7 +212,8 @@ pub(super) fn classic_lanes(
     scenario: &Scenario,
     run: u32,
     mut lanes: Vec<Lane>,
-    client_numbers: bool,
+    // (Without the core's `clients` feature a client has no numbers of its own to count.)
+    #[cfg_attr(not(feature = "clients"), allow(unused_variables))] client_numbers: bool,
 ) -> Result<Vec<RunStats>, Vec<Lane>> {
     let plain =
         |l: &Lane| l.queue.is_none() && l.shift == 0 && l.trace.is_none() && l.mech.is_none();
