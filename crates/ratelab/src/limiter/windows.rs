@@ -39,15 +39,6 @@ impl FixedWindow {
     }
 }
 
-impl FixedWindow {
-    /// Whether this window decides every request as `other` does from now on: the same
-    /// limit, window and state. Whether rejects are counted does not matter (see `admit`).
-    pub fn decides_as(&self, other: &FixedWindow) -> bool {
-        (self.limit, self.window, self.window_end, self.count)
-            == (other.limit, other.window, other.window_end, other.count)
-    }
-}
-
 impl Decide for FixedWindow {
     #[inline]
     fn decide(&mut self, t: Micros) -> Decision {

@@ -8,7 +8,9 @@ use super::lane::{count_client, peak, Second};
 use super::stats::{ClientStats, RunStats};
 use super::Scenario;
 use crate::audit::Auditor;
-use crate::limiter::{Decide, Limiter};
+use crate::limiter::Decide;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::limiter::Limiter;
 use crate::time::Micros;
 #[cfg(feature = "clients")]
 use crate::time::SECOND;
@@ -236,12 +238,9 @@ pub(super) fn classic_lanes(
     for c in clients.iter_mut().skip(1) {
         c.hand_over_fresh();
     }
-    // A lane whose limiter decides as an earlier lane's does is not driven: its run is that
-    // lane's, copied (a fixed window counting its rejects beside one that does not: the lockout
-    // grid's). The first of each such set has no earlier one, so it is driven.
-    let copy_of: Vec<Option<usize>> = (0..lanes.len())
-        .map(|j| (0..j).find(|&i| decides_alike(&lanes[i].limiter, &lanes[j].limiter)))
-        .collect();
+    // Every lane is driven, a fixed window counting its rejects beside one that does not
+    // included: the lockout grid's table says whether their runs came out equal, so each is
+    // run, not copied.
     let mut tallies = vec![ClientStats::default(); lanes.len()];
     #[cfg(feature = "clients")]
     let mut seconds = vec![Second::default(); lanes.len()];
@@ -261,12 +260,10 @@ pub(super) fn classic_lanes(
                 #[cfg(feature = "clients")]
                 client_numbers,
             })
-            .zip(&copy_of)
-            .filter_map(|(c, copy)| copy.is_none().then_some(c))
             .collect();
         drive_lanes(&mut source, &mut each);
     }
-    let mut stats: Vec<RunStats> = lanes
+    let stats: Vec<RunStats> = lanes
         .into_iter()
         .zip(clients.iter().zip(tallies))
         .map(|(lane, (_c, _tally))| {
@@ -282,22 +279,5 @@ pub(super) fn classic_lanes(
             lane.finish_all().0
         })
         .collect();
-    for (j, copy) in copy_of.iter().enumerate() {
-        if let Some(&i) = copy.as_ref() {
-            stats[j] = stats[i].clone();
-        }
-    }
     Ok(stats)
-}
-
-/// Whether limiter `b` decides every try as `a` does, from the start of a run: so far, a fixed
-/// window and one of the same limit and window, counting its rejects or not
-/// ([`crate::limiter::FixedWindow::decides_as`]). A lane's run depends on its limiter's
-/// decisions alone, so the two runs are equal; the laws' test of every limiter in one run,
-/// each against itself traced alone, holds it.
-fn decides_alike(a: &Limiter, b: &Limiter) -> bool {
-    match (a, b) {
-        (Limiter::FixedWindow(a), Limiter::FixedWindow(b)) => a.decides_as(b),
-        _ => false,
-    }
 }
