@@ -173,15 +173,20 @@ impl Auditor {
         self.wrong_rejects += u64::from(!admitted & !full);
     }
 
+    /// When the `L`-th latest admission leaves the window: the window is full before then
+    /// (until the next admission), and has room from then on; `None` while fewer than `L`
+    /// have been admitted (room at once).
+    #[inline(always)]
+    fn full_until(&self) -> Option<Micros> {
+        let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
+        self.expiries.get(self.end.wrapping_sub(limit)).copied()
+    }
+
     /// Audits a refusal at `t`: the same tallies as [`Auditor::decided`] with it refused,
     /// without making room for an admission.
     #[inline(always)]
     pub fn refused(&mut self, t: Micros) {
-        let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
-        let full = self
-            .expiries
-            .get(self.end.wrapping_sub(limit))
-            .is_some_and(|&e| e > t);
+        let full = self.full_until().is_some_and(|e| e > t);
         self.decisions += 1;
         self.wrong_rejects += u64::from(!full);
     }
@@ -191,12 +196,8 @@ impl Auditor {
     /// [`Auditor::refused`] for each.
     #[inline]
     pub fn refused_many(&mut self, n: u64, from: impl FnOnce(Micros) -> u64) {
-        let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
-        // Wrong where the window had room: from when the `L`-th latest admission left.
-        let room = match self.expiries.get(self.end.wrapping_sub(limit)) {
-            Some(&e) => from(e),
-            None => n,
-        };
+        // Wrong where the window had room.
+        let room = self.full_until().map_or(n, from);
         self.decisions += n;
         self.wrong_rejects += room;
     }

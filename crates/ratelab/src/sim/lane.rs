@@ -62,8 +62,8 @@ impl Lane {
     }
 
     #[cfg(feature = "storm")]
-    /// Whether another lane can ride on this one: nothing but decisions and their audit (no
-    /// queue, shift, trace or mechanism).
+    /// Whether the lane is nothing but decisions and their audit (no queue, shift, trace or
+    /// mechanism): what a storm's lanes driven together and a riding twin need.
     pub(super) fn plain(&self) -> bool {
         self.queue.is_none() && self.trace.is_none() && self.shift == 0 && self.mech.is_none()
     }

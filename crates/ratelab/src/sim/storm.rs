@@ -217,9 +217,7 @@ pub(super) fn classic_lanes(
     // (Without the core's `clients` feature a client has no numbers of its own to count.)
     #[cfg_attr(not(feature = "clients"), allow(unused_variables))] client_numbers: bool,
 ) -> Result<Vec<RunStats>, Vec<Lane>> {
-    let plain =
-        |l: &Lane| l.queue.is_none() && l.shift == 0 && l.trace.is_none() && l.mech.is_none();
-    if !lanes.iter().all(plain) {
+    if !lanes.iter().all(Lane::plain) {
         return Err(lanes);
     }
     let mut clients = Vec::with_capacity(lanes.len());

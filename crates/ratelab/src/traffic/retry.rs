@@ -214,8 +214,7 @@ impl RetryClient {
         };
         if let Some(r) = self.retries.front() {
             if fresh.is_none_or(|(_, t)| r.at <= t) {
-                let seen = self.firsts_sent;
-                return self.retries.pop_front().map(|r| Try { seen, ..r });
+                return self.pop_retry();
             }
         }
         let (is_spike, t) = fresh?;
@@ -224,18 +223,31 @@ impl RetryClient {
         } else {
             self.next_first = self.first.next();
         }
-        self.requests += 1;
-        self.firsts_sent += 1;
         if self.policy.budget.is_some() {
             self.firsts.push_back(t);
         }
-        Some(Try {
+        Some(self.first_try(t))
+    }
+
+    /// The queue's first retry, taken, with the first tries sent so far.
+    #[inline(always)]
+    fn pop_retry(&mut self) -> Option<Try> {
+        let seen = self.firsts_sent;
+        self.retries.pop_front().map(|r| Try { seen, ..r })
+    }
+
+    /// A new request's first try at `t`, counted.
+    #[inline(always)]
+    fn first_try(&mut self, t: Micros) -> Try {
+        self.requests += 1;
+        self.firsts_sent += 1;
+        Try {
             at: t,
             attempt: 1,
             first: t,
             sleep: 0,
             seen: self.firsts_sent,
-        })
+        }
     }
 
     /// Appends to `out` the tries [`RetryClient::next`] would give one by one while they come

@@ -126,9 +126,8 @@ impl RetryClient {
                     if first.is_none() && r.at >= until {
                         return;
                     }
-                    let seen = self.firsts_sent;
-                    match self.retries.pop_front() {
-                        Some(r) => Try { seen, ..r },
+                    match self.pop_retry() {
+                        Some(tr) => tr,
                         None => return,
                     }
                 }
@@ -159,20 +158,6 @@ impl RetryClient {
             }
             let ok = lane.answer(&tr);
             self.answered(tr, ok);
-        }
-    }
-
-    /// A new request's first try at `t`, counted.
-    #[inline(always)]
-    fn first_try(&mut self, t: Micros) -> Try {
-        self.requests += 1;
-        self.firsts_sent += 1;
-        Try {
-            at: t,
-            attempt: 1,
-            first: t,
-            sleep: 0,
-            seen: self.firsts_sent,
         }
     }
 
@@ -225,9 +210,8 @@ impl RetryClient {
                     if r.at >= end {
                         break;
                     }
-                    let seen = self.firsts_sent;
-                    match self.retries.pop_front() {
-                        Some(r) => Try { seen, ..r },
+                    match self.pop_retry() {
+                        Some(tr) => tr,
                         None => break,
                     }
                 }
@@ -249,6 +233,32 @@ impl RetryClient {
 /// Fewest refused tries worth skipping over: below it, one by one costs less than the counts.
 const MIN_SKIP: u64 = 128;
 
+/// The tries a request's chain has left, its next (try `attempt`) included, at `tries` in all.
+#[inline]
+fn left(tries: u32, attempt: u32) -> u64 {
+    u64::from(tries.saturating_sub(attempt)) + 1
+}
+
+/// How far past its first try a request's last comes, at `tries` in all, `every` apart.
+#[inline]
+fn reach(tries: u32, every: Micros) -> Micros {
+    u64::from(tries.saturating_sub(1)) * every
+}
+
+/// How many of a chain's tries, the next at `at`, `left` in all, `every` apart, come before
+/// `t`.
+#[inline]
+fn before(every: Micros, at: Micros, left: u64, t: Micros) -> u64 {
+    if t <= at {
+        0
+    } else if t - at > (left - 1) * every {
+        // All of them (no division: most of a long stretch's chains).
+        left
+    } else {
+        (t - at).div_ceil(every)
+    }
+}
+
 /// A stretch of refused tries from `from` to `to`: every try of the queue's chains and of the
 /// first tries `fresh` (each chain a try every `every` until its `tries`-th) in that span, all
 /// refused. What [`Answer::skip`] is told in place of the tries themselves.
@@ -269,25 +279,24 @@ impl Skipped<'_> {
     /// has left, the queue's first. (A first try's chain ends `(tries − 1)·every` after it,
     /// so those long before `t` are passed over.)
     fn chains(&self, t: Micros) -> impl Iterator<Item = (Micros, u64)> + '_ {
-        let left = |attempt: u32| u64::from(self.tries.saturating_sub(attempt)) + 1;
-        let queued = self.queue.iter().map(move |r| (r.at, left(r.attempt)));
-        let reach = u64::from(self.tries.saturating_sub(1)) * self.every;
-        let since = t.saturating_sub(reach);
+        let tries = self.tries;
+        let queued = self
+            .queue
+            .iter()
+            .map(move |r| (r.at, left(tries, r.attempt)));
+        let since = t.saturating_sub(reach(tries, self.every));
         let first = self.fresh.partition_point(|&f| f < since);
-        queued.chain(self.fresh[first..].iter().map(move |&f| (f, left(1))))
+        queued.chain(
+            self.fresh[first..]
+                .iter()
+                .map(move |&f| (f, left(tries, 1))),
+        )
     }
 
     /// How many of a chain's tries, the next at `at` with `left` in all, come before `t`.
     #[inline]
     fn before(&self, at: Micros, left: u64, t: Micros) -> u64 {
-        if t <= at {
-            0
-        } else if t - at > (left - 1) * self.every {
-            // All of them (no division: most of a long stretch's chains).
-            left
-        } else {
-            (t - at).div_ceil(self.every)
-        }
+        before(self.every, at, left, t)
     }
 
     /// Its tries at `t` or later (and before its end).
@@ -336,7 +345,7 @@ impl Skipped<'_> {
         let per_chain = span.div_ceil(self.every);
         // A first try's chain reaches `(tries − 1)·every` past it; at most this many start
         // within any interval of that plus `span`.
-        let reach = u64::from(self.tries.saturating_sub(1)) * self.every + span;
+        let reach = reach(self.tries, self.every) + span;
         let (mut lo, mut most) = (0, 0);
         for hi in 0..self.fresh.len() {
             while self.fresh[hi] - self.fresh[lo] >= reach {
@@ -421,20 +430,17 @@ impl RetryClient {
         // whose retries will come after them. `seen`, reset to 0 as a queued retry has it,
         // holds that rank while sorting.
         let tries = self.tries;
-        let left = |attempt: u32| u64::from(tries.saturating_sub(attempt)) + 1;
         let moved = |r: &mut Try, rank: u64| -> bool {
-            let done = if to <= r.at {
-                0
-            } else {
-                (to - r.at).div_ceil(every).min(left(r.attempt))
-            };
-            if done == left(r.attempt) {
+            let left = left(tries, r.attempt);
+            let done = before(every, r.at, left, to);
+            if done == left {
                 return false;
             }
-            // `done` < `left` ≤ `tries`, so it fits.
+            // `done` < `left` ≤ `tries`, so it fits. Every chain left is a retry now (a first
+            // try comes before `to`).
             r.at += done * every;
             r.attempt += done as u32;
-            r.sleep = if r.attempt > 1 { every } else { 0 };
+            r.sleep = every;
             r.seen = rank;
             true
         };
