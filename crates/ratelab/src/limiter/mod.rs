@@ -271,12 +271,65 @@ impl Limiter {
 pub struct Split {
     servers: Vec<Limiter>,
     routing: Rng,
+    /// [`crate::rng::below_threshold`] of the servers' count, worked out once: the draws
+    /// [`Rng::below`] makes, without a division per request.
+    threshold: u32,
 }
 
 impl Split {
-    /// `servers` limiters, routed to with `routing`.
+    /// `servers` limiters (at least one), routed to with `routing`.
     pub fn new(servers: Vec<Limiter>, routing: Rng) -> Self {
-        Split { servers, routing }
+        let threshold = crate::rng::below_threshold((servers.len() as u32).max(1));
+        Split {
+            servers,
+            routing,
+            threshold,
+        }
+    }
+
+    /// The server the next request goes to.
+    #[inline]
+    fn route(&mut self) -> usize {
+        let n = self.servers.len() as u32;
+        self.routing.below_given(n, self.threshold) as usize
+    }
+
+    /// Decides and audits a chunk of requests as [`Auditor::decide_chunk`] with
+    /// [`Decide::admit`] would, telling `decided` each answer (it returns what is kept): the
+    /// servers' kind matched once per chunk, so that the study's split limits (sliding logs,
+    /// token buckets) decide in a loop of their own, not through a call to [`Limiter::admit`]
+    /// per request. The servers of a split are built from one spec, so share the first one's
+    /// kind; one of another kind would still be decided, through that call. The study's build
+    /// only: the page's other modules do without, and weigh less.
+    ///
+    /// [`Auditor::decide_chunk`]: crate::audit::Auditor::decide_chunk
+    #[cfg(feature = "storm")]
+    pub(crate) fn decide_chunk(
+        &mut self,
+        audit: &mut crate::audit::Auditor,
+        times: &[Micros],
+        mut decided: impl FnMut(bool) -> bool,
+    ) -> u64 {
+        macro_rules! typed {
+            ($kind:ident) => {
+                audit.decide_chunk(times, |t| {
+                    let k = self.route();
+                    let ok = match &mut self.servers[k] {
+                        Limiter::$kind(server) => server.admit(t),
+                        other => other.admit(t),
+                    };
+                    decided(ok)
+                })
+            };
+        }
+        match self.servers.first() {
+            Some(Limiter::SlidingLog(_)) => typed!(SlidingLog),
+            Some(Limiter::TokenBucket(_)) => typed!(TokenBucket),
+            Some(Limiter::FixedWindow(_)) => typed!(FixedWindow),
+            Some(Limiter::SlidingWindowCounter(_)) => typed!(SlidingWindowCounter),
+            Some(Limiter::Gcra(_)) => typed!(Gcra),
+            _ => audit.decide_chunk(times, |t| decided(self.admit(t))),
+        }
     }
 
     /// Its servers' states added up.
@@ -290,13 +343,13 @@ impl Split {
 impl Decide for Split {
     #[inline]
     fn decide(&mut self, t: Micros) -> Decision {
-        let k = self.routing.below(self.servers.len() as u32) as usize;
+        let k = self.route();
         self.servers[k].decide(t)
     }
 
     #[inline]
     fn admit(&mut self, t: Micros) -> bool {
-        let k = self.routing.below(self.servers.len() as u32) as usize;
+        let k = self.route();
         self.servers[k].admit(t)
     }
 }
@@ -322,6 +375,65 @@ mod tests {
                 t
             })
             .collect()
+    }
+
+    #[cfg(feature = "storm")]
+    proptest! {
+        /// A split deciding a chunk with its servers' kind matched once decides, audits and
+        /// routes as one request at a time through [`Decide::admit`]: for every kind the match
+        /// names, one it does not (nginx), and a split whose servers are not all of one kind.
+        #[test]
+        fn a_split_decides_a_chunk_as_one_request_at_a_time(
+            kind in 0usize..6,
+            mixed in any::<bool>(),
+            servers in 2usize..5,
+            seed in 0u64..1000,
+            gaps in prop::collection::vec(prop_oneof![Just(0u64), 0u64..2 * SECOND, 0u64..20 * SECOND], 0..500),
+        ) {
+            use crate::audit::Auditor;
+            use crate::rng::Stream;
+            let (limit, window) = (10, 60 * SECOND);
+            let make = |k: usize| match k {
+                0 => Limiter::SlidingLog(SlidingLog::new(limit, window, false)),
+                1 => Limiter::TokenBucket(TokenBucket::new(5, per_minute(limit))),
+                2 => Limiter::FixedWindow(FixedWindow::new(limit, window, true)),
+                3 => Limiter::SlidingWindowCounter(SlidingWindowCounter::new(limit, window, false)),
+                4 => Limiter::Gcra(Gcra::new(5, per_minute(limit))),
+                _ => Limiter::Nginx(Nginx::new(per_minute(limit), 3, None)),
+            };
+            let parts: Vec<Limiter> = (0..servers)
+                .map(|i| make(if mixed && i == servers - 1 { (kind + 1) % 6 } else { kind }))
+                .collect();
+            let mut chunked = Split::new(parts, crate::rng::Rng::new(seed, 0, Stream::Routing));
+            let mut alone = chunked.clone();
+            let times = trace(&gaps);
+            let mut audit = Auditor::new(limit, window);
+            let mut told = Vec::new();
+            let admitted = chunked.decide_chunk(&mut audit, &times, |ok| {
+                told.push(ok);
+                ok
+            });
+            let mut one = Auditor::new(limit, window);
+            let each: Vec<bool> = times
+                .iter()
+                .map(|&t| {
+                    let ok = alone.admit(t);
+                    one.record(t, ok);
+                    ok
+                })
+                .collect();
+            prop_assert_eq!(&told, &each);
+            prop_assert_eq!(admitted, each.iter().filter(|&&ok| ok).count() as u64);
+            prop_assert_eq!(
+                (audit.busiest, audit.busiest_at, audit.decisions, audit.admits, audit.wrong_admits, audit.wrong_rejects),
+                (one.busiest, one.busiest_at, one.decisions, one.admits, one.wrong_admits, one.wrong_rejects)
+            );
+            // The routing goes on alike: the next requests reach the same servers.
+            let last = times.last().copied().unwrap_or(0);
+            for t in [last + 1, last + 3600 * SECOND] {
+                prop_assert_eq!(chunked.admit(t), alone.admit(t));
+            }
+        }
     }
 
     proptest! {

@@ -229,6 +229,9 @@ pub(super) fn decide_and_audit_each(
         Limiter::Vsthrottle(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
         #[cfg(feature = "libraries")]
         Limiter::Limits(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
+        #[cfg(feature = "storm")]
+        Limiter::Split(l) => l.decide_chunk(audit, times, decided),
+        #[cfg(not(feature = "storm"))]
         Limiter::Split(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
         #[cfg(feature = "fleet")]
         Limiter::Fleet(l) => audit.decide_chunk(times, |t| decided(l.admit(t))),
