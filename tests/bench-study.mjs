@@ -22,18 +22,28 @@ async function study(server) {
   await page.click('[data-testid=run-study]');
   await page.waitForSelector('[data-testid=study-done]', { state: 'attached', timeout: 600000 });
   const wall = Number(await page.textContent('[data-testid=study-done]'));
+  // Where the wall time goes: the jobs' own time (summed over both workers, halved), and
+  // when the first job began (the workers' start-up: the module's load and compile).
+  const [ms, at] = await page.evaluate(() => [window.__ratelab.jobMs, window.__ratelab.jobAt]);
+  const half = ms.reduce((a, b) => a + b, 0) / 2;
+  const first = at ? Math.min(...at.map((a, i) => a - ms[i])) : NaN;
   await page.close();
-  return wall;
+  return { wall, half, first };
 }
 
-const times = dists.map(() => []);
+const runs = dists.map(() => []);
 for (let i = 0; i < n; i++) {
-  for (let d = 0; d < dists.length; d++) times[d].push(await study(servers[d]));
+  for (let d = 0; d < dists.length; d++) runs[d].push(await study(servers[d]));
 }
+const times = runs.map((r) => r.map((x) => x.wall));
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 for (let d = 0; d < dists.length; d++) {
   const v = times[d];
   console.log(`${dists[d]}: median ${(median(v) / 1000).toFixed(2)} s of ${v.length} (${(Math.min(...v) / 1000).toFixed(2)}–${(Math.max(...v) / 1000).toFixed(2)})`);
+  const r = runs[d];
+  if (r.every((x) => Number.isFinite(x.half) && Number.isFinite(x.first))) {
+    console.log(`  of which: the jobs' time on each worker (summed, halved) median ${(median(r.map((x) => x.half)) / 1000).toFixed(2)} s; the first job began after ${median(r.map((x) => x.first)).toFixed(0)} ms; the rest (start-up, hand-overs, the last jobs' imbalance) ${median(r.map((x) => x.wall - x.half)).toFixed(0)} ms`);
+  }
 }
 if (other) {
   const ratios = times[0].map((t, i) => t / times[1][i]);

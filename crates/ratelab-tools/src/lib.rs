@@ -85,6 +85,15 @@ impl StudyResults {
         self.jobs.len() as u32
     }
 
+    /// The order to hand the jobs to the workers in: the largest first, so that the workers
+    /// finish together ([`study::run_order`]).
+    pub fn order(&self) -> Vec<u32> {
+        study::run_order(&self.jobs)
+            .into_iter()
+            .map(|i| i as u32)
+            .collect()
+    }
+
     /// How many results have been added.
     pub fn done(&self) -> u32 {
         self.results.iter().filter(|r| r.is_some()).count() as u32

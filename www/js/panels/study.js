@@ -117,33 +117,24 @@ export function startStudy() {
     const size = full ? { runs: 20, minutes: 2000, seed: 1 } : { runs: 5, minutes: 200, seed: 1 };
     size.honestOnly = $('study-honest-only').checked;
     button.disabled = true;
-    let Study;
-    try {
-      [{ StudyResults: Study }, extra] = await Promise.all([loadTools(), loadExtra()]);
-    } catch (e) {
-      stop(`The study could not start: ${e.message}`);
-      return;
-    }
-    const study = new Study(size.runs, size.minutes, size.seed, size.honestOnly);
-    const gen = ++generation;
-    const total = study.jobs();
-    progress.max = total;
-    progress.value = 0;
-    $('study-done')?.remove();
-    $('study-plots').replaceChildren();
-    $('study-tables').replaceChildren();
-    $('study-repro').hidden = true;
-    button.disabled = true;
-    cancel.disabled = false;
-    const experiments = study.experiments();
-    // What a person watching reads: experiments done (every job of one), and the jobs.
-    const say = (done) => `${study.experimentsDone()} of ${experiments} experiments done (${done} of ${total} jobs)`;
-    status.textContent = say(0);
+    // Timed from the click: what a room waits for.
     const started = performance.now();
-    let computeMs = 0;
-    let next = 0;
+    const gen = ++generation;
     const count = Math.max(1, Math.min(navigator.hardwareConcurrency || 2, 8));
-    const give = (w) => { if (next < total) w.postMessage({ type: 'job', index: next++ }); };
+    // The study and its order, once the page's tools have loaded; the workers load and
+    // compile their own module meanwhile, and a worker ready before them waits in `idle`.
+    let study = null;
+    let order = [];
+    let total = 0;
+    let next = 0;
+    let computeMs = 0;
+    let say = () => '';
+    const idle = [];
+    const give = (w) => { if (next < total) w.postMessage({ type: 'job', index: order[next++] }); };
+    // Two jobs in hand, so that a worker starts its next one as soon as it posts a result,
+    // without waiting for the page to take the result and answer (the page may be busy
+    // drawing the tables so far).
+    const start = (w) => { give(w); give(w); };
     workers = Array.from({ length: count }, () => {
       const w = new Worker('study-worker.js');
       // A stopped study's workers can still deliver an event already queued (a script load
@@ -151,13 +142,15 @@ export function startStudy() {
       w.onmessage = (e) => {
         if (gen !== generation) return;
         const msg = e.data;
-        if (msg.type === 'ready') { give(w); return; }
+        if (msg.type === 'ready') { if (study) start(w); else idle.push(w); return; }
         if (msg.type === 'panic') { stop('A worker failed.'); window.ratelabPanicked(msg.message); return; }
         if (msg.type === 'error') { stop(`A worker failed: ${msg.message}`); return; }
         study.addResult(msg.index, msg.result);
         computeMs += msg.ms;
         // Per-job simulation time, for comparing wasm with native job by job.
         (window.__ratelab.jobMs ??= [])[msg.index] = msg.ms;
+        // When each job's result arrived, from the click: where the wall time goes.
+        (window.__ratelab.jobAt ??= [])[msg.index] = performance.now() - started;
         const done = study.done();
         progress.value = done;
         status.textContent = say(done);
@@ -176,6 +169,31 @@ export function startStudy() {
       w.postMessage({ type: 'init', ...size });
       return w;
     });
+    cancel.disabled = false;
+    let Study;
+    try {
+      [{ StudyResults: Study }, extra] = await Promise.all([loadTools(), loadExtra()]);
+    } catch (e) {
+      if (gen === generation) stop(`The study could not start: ${e.message}`);
+      return;
+    }
+    // Cancelled while the tools loaded.
+    if (gen !== generation) return;
+    study = new Study(size.runs, size.minutes, size.seed, size.honestOnly);
+    total = study.jobs();
+    // The largest jobs first, so that the workers finish together.
+    order = study.order();
+    progress.max = total;
+    progress.value = 0;
+    $('study-done')?.remove();
+    $('study-plots').replaceChildren();
+    $('study-tables').replaceChildren();
+    $('study-repro').hidden = true;
+    const experiments = study.experiments();
+    // What a person watching reads: experiments done (every job of one), and the jobs.
+    say = (done) => `${study.experimentsDone()} of ${experiments} experiments done (${done} of ${total} jobs)`;
+    status.textContent = say(0);
+    for (const w of idle.splice(0)) start(w);
     // The last steps, after any render still under way: the figures and tables, step by
     // step, then the reproduction report in a task of its own.
     async function finish(ms) {

@@ -21,6 +21,8 @@ pub use experiments::{
     RETRY_FORGETTING, RETRY_LIMITERS, RETRY_RECORDING, SHAPES, SLIDING_LOG, TWIN,
 };
 pub use measure::{busiest, served, Estimate};
-pub use plan::{experiments_done, keep_honest, plan, run_job, run_scenario, Job, StudyConfig};
+pub use plan::{
+    experiments_done, keep_honest, plan, run_job, run_order, run_scenario, Job, StudyConfig,
+};
 pub use shard::{fingerprint, merge, Merged, Part, Shard, SHARD_FORMAT};
 pub use tables::{assemble, StudyPlot, StudyReport, Table};

@@ -71,6 +71,23 @@ pub fn experiments_done(jobs: &[Job], results: &[Option<JobResult>]) -> (usize, 
     (all.iter().filter(|(_, done)| *done).count(), all.len())
 }
 
+/// The order to run a plan's jobs in, on workers that each take the next one when free: the
+/// most expected decisions first ([`Scenario::expected_decisions`]), ties in plan order. The
+/// last jobs to start are then the smallest, and the workers finish close together; in plan
+/// order the split limit's two jobs, among the largest, came near the end, and one worker ran
+/// them while the other had nothing left. The results do not depend on the order (each job
+/// carries its own seed).
+pub fn run_order(jobs: &[Job]) -> Vec<usize> {
+    let cost: Vec<f64> = jobs
+        .iter()
+        .map(|j| j.scenario.expected_decisions())
+        .collect();
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    // (A stable sort: equal estimates keep plan order.)
+    order.sort_by(|&a, &b| cost[b].total_cmp(&cost[a]));
+    order
+}
+
 /// Every job of the study at `config`'s size, in a fixed order. Each job carries its own seed,
 /// so the jobs can run in any order, on any thread or machine, and give the same results.
 ///
@@ -299,6 +316,35 @@ mod tests {
         RETRY_COUNTER_RECORDING, RETRY_FIXED, RETRY_FIXED_RECORDING, RETRY_FORGETTING,
         RETRY_RECORDING, SWC_ALONE, THEORY_FIXED, THEORY_LOG, TWIN,
     };
+
+    #[test]
+    fn the_run_order_is_every_job_once_the_largest_first() {
+        let jobs = plan(StudyConfig::FULL).expect("the plan");
+        let order = run_order(&jobs);
+        let mut seen = order.clone();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..jobs.len()).collect::<Vec<_>>(), "a permutation");
+        let cost = |i: usize| jobs[i].scenario.expected_decisions();
+        for pair in order.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            assert!(cost(a) >= cost(b), "job {a} before the larger {b}");
+            if cost(a) == cost(b) {
+                assert!(a < b, "equal jobs {a} and {b} keep plan order");
+            }
+        }
+        // The split limit's jobs, last but a few in plan order, go before every one of the
+        // counter-offset floods.
+        let at = |pick: fn(&JobKind) -> bool| -> Vec<usize> {
+            let mut at: Vec<usize> = (0..order.len())
+                .filter(|&p| pick(&jobs[order[p]].kind))
+                .collect();
+            at.sort_unstable();
+            at
+        };
+        let split = at(|k| matches!(k, JobKind::Split { .. }));
+        let offsets = at(|k| matches!(k, JobKind::SwcOffset { .. }));
+        assert!(split.last() < offsets.first(), "{split:?} vs {offsets:?}");
+    }
 
     #[test]
     fn the_plan_validates_and_has_every_experiment() {
