@@ -44,9 +44,10 @@ impl Scenario {
         let (mut pending, mut in_a_second, mut busiest_second) = (0u64, 0u64, 0u64);
         let traffic = match &self.traffic {
             // Grouped traffic lays each group out when it starts: the requests of a group's
-            // span not yet sent, in a list or, while groups overlap, a heap that doubles
-            // (24 bytes each while it grows).
-            TrafficSpec::Groups { shape, .. } => 24 * self.most_in(shape.span()),
+            // span not yet sent, in a list (beside a merge's scratch list of as many, while a
+            // group overlaps a few) or, while groups overlap deeply, a heap that doubles (32
+            // bytes each while it grows).
+            TrafficSpec::Groups { shape, .. } => 32 * self.most_in(shape.span()),
             // A retrying client's pending retries: (time, try) in a deque that doubles, and
             // the old buffer while it moves.
             // Per client: its pending retries, 32-byte tries in a deque that doubles, and the old
