@@ -316,10 +316,12 @@ impl Groups {
             // As `next`: a pending request goes out while it comes before the next group
             // starts, or no group starts again. The pending ones are sorted.
             let rest = &self.pending[self.sent..];
-            let k = if self.next_start >= self.end {
+            let start = self.next_start;
+            // Mostly the whole group comes before the next starts: one comparison, where the
+            // search would take a few that the processor cannot guess.
+            let k = if start >= self.end || rest.last().is_none_or(|&t| (t as f64) < start) {
                 rest.len()
             } else {
-                let start = self.next_start;
                 rest.partition_point(|&t| (t as f64) < start)
             };
             let k = k.min(target - buf.len());
