@@ -208,21 +208,22 @@ impl Auditor {
     /// [`crate::traffic::Arrivals::fill`]).
     #[inline(never)]
     pub fn decide_chunk(&mut self, times: &[Micros], decide: impl FnMut(Micros) -> bool) -> u64 {
-        // While the busiest window holds exactly `L` (a sliding log's, and any limiter's that
-        // keeps the rule and has filled a window), an admission raises it exactly when the
-        // window was already full: exactly the wrong admissions, which the loop counts anyway.
-        // The study's build takes that loop, without the busiest window's own test; the
-        // page's other modules keep one loop, which weighs less.
+        // While the busiest window holds at least `L` (once a window has filled), only an
+        // admission into a full window can raise it: a wrong admission, which the loop counts
+        // anyway. The study's build takes a loop without the busiest window's own test, and
+        // makes that test only over a chunk with wrong admissions, afterwards (with exactly
+        // `L`, a wrong admission is a raise). The page's other modules keep one loop, which
+        // weighs less.
         #[cfg(feature = "storm")]
-        if self.busiest == self.limit {
+        if self.busiest >= self.limit {
             return self.decide_chunk_as::<true>(times, decide);
         }
         self.decide_chunk_as::<false>(times, decide)
     }
 
-    /// [`Auditor::decide_chunk`], told whether the busiest window holds exactly `L`.
+    /// [`Auditor::decide_chunk`], told whether the busiest window holds at least `L`.
     #[inline(always)]
-    fn decide_chunk_as<const AT_LIMIT: bool>(
+    fn decide_chunk_as<const FILLED: bool>(
         &mut self,
         times: &[Micros],
         mut decide: impl FnMut(Micros) -> bool,
@@ -245,7 +246,7 @@ impl Auditor {
             // Likewise, an admission makes a window busier than any before the chunk exactly
             // when the `busiest`-th most recent admission is still inside. (The slot at `end`
             // holds a sentinel, so the first admission of a run counts.)
-            if !AT_LIMIT {
+            if !FILLED {
                 raised |= ok & (expiries[end - busiest] > t);
             }
             expiries[end] = if ok { t + window } else { SENTINEL };
@@ -253,9 +254,12 @@ impl Auditor {
             full += u64::from(is_full);
             wrong_admits += u64::from(ok & is_full);
         }
-        if AT_LIMIT {
-            // (With `busiest` = `L`, the `busiest`-th most recent admission is the `L`-th.)
-            raised = wrong_admits > 0;
+        if FILLED && wrong_admits > 0 {
+            // The loop's test for each admission of the chunk, now that they are in place: its
+            // expiry is its time plus `W`. (With `busiest` = `L`, the `busiest`-th most recent
+            // admission is the `L`-th, and every wrong admission raised it.)
+            raised = busiest == limit
+                || (start..end).any(|k| expiries[k - busiest] > expiries[k] - window);
         }
         self.end = end;
         if raised {
