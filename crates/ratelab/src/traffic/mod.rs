@@ -595,13 +595,10 @@ mod tests {
             proptest::prop_assert_eq!(chunked.len(), one_by_one.len());
             proptest::prop_assert!(chunked == one_by_one);
         }
-    }
 
-    #[cfg(feature = "storm")]
-    proptest::proptest! {
         /// Groups that overlap give the same requests in the same order whether a new group is
         /// merged with those still to come or they all go through the heap: at loads where
-        /// groups lie one on another (up to 40 times the limit), every shape, any chunking.
+        /// groups lie one on another (up to 40 times the limit), every burst shape.
         #[test]
         fn merging_overlapping_groups_is_the_heap_order(
             seed in 0u64..10_000,
