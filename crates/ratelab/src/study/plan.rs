@@ -73,10 +73,9 @@ pub fn experiments_done(jobs: &[Job], results: &[Option<JobResult>]) -> (usize, 
 
 /// The order to run a plan's jobs in, on workers that each take the next one when free: the
 /// most expected decisions first ([`Scenario::expected_decisions`]), ties in plan order. The
-/// last jobs to start are then the smallest, and the workers finish close together; in plan
-/// order the split limit's two jobs, among the largest, came near the end, and one worker ran
-/// them while the other had nothing left. The results do not depend on the order (each job
-/// carries its own seed).
+/// last jobs to start are then the smallest, so the workers finish close together (in plan
+/// order the split limit's two jobs, among the largest, come near the end). The results do
+/// not depend on the order: each job carries its own seed.
 pub fn run_order(jobs: &[Job]) -> Vec<usize> {
     let cost: Vec<f64> = jobs
         .iter()
@@ -334,12 +333,11 @@ mod tests {
         }
         // The split limit's jobs, last but a few in plan order, go before every one of the
         // counter-offset floods.
+        // (Positions in the order, ascending.)
         let at = |pick: fn(&JobKind) -> bool| -> Vec<usize> {
-            let mut at: Vec<usize> = (0..order.len())
+            (0..order.len())
                 .filter(|&p| pick(&jobs[order[p]].kind))
-                .collect();
-            at.sort_unstable();
-            at
+                .collect()
         };
         let split = at(|k| matches!(k, JobKind::Split { .. }));
         let offsets = at(|k| matches!(k, JobKind::SwcOffset { .. }));
