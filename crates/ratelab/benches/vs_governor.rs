@@ -10,10 +10,13 @@
 //! - ratelab's decisions and audit alone: the same arrival times generated beforehand, as
 //!   governor is given them, decided by GCRA and audited a chunk at a time
 //!   (`sim::decide_and_audit`), like for like with governor but for the audit, which governor
-//!   does not do.
+//!   does not do;
+//! - ratelab's arrivals alone: the same arrival times drawn a chunk at a time into one buffer,
+//!   as a run draws them (`Arrivals::fill`), nothing decided: what end to end adds to the
+//!   decisions, and so how far end to end can come down while the draws stay what they are.
 //!
 //! All see the same Poisson arrivals at full load (100 per minute, load 1.0, GCRA with a burst
-//! of 100). The three are measured in turn, round after round, on the same thread, so that a
+//! of 100). The four are measured in turn, round after round, on the same thread, so that a
 //! busy machine slows them alike; the ratios to governor are taken per round, and their
 //! medians and the spread of the rounds are printed. Time is wall time, to the nanosecond: run it on an idle
 //! machine (a round where other work took the core shows as an outlier in the spread, and the
@@ -119,6 +122,24 @@ fn ratelab_decisions(s: &Scenario, times: &[u64]) -> (u64, f64) {
     (admitted, clock.seconds() / PASSES as f64)
 }
 
+/// ratelab's arrivals alone, drawn as a run draws them, a chunk at a time into one buffer:
+/// (arrivals, seconds).
+fn ratelab_arrivals(s: &Scenario) -> (u64, f64) {
+    let clock = Clock::start();
+    let mut drawn = 0;
+    let mut buf = Vec::with_capacity(CHUNK);
+    for _ in 0..PASSES {
+        let mut arrivals = s.arrivals(0);
+        drawn = 0;
+        while arrivals.fill(black_box(&mut buf), CHUNK) {
+            drawn += buf.len() as u64;
+        }
+        drawn += buf.len() as u64;
+        black_box(&buf);
+    }
+    (drawn, clock.seconds() / PASSES as f64)
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -135,9 +156,11 @@ fn main() {
         s.window / 1_000_000,
         times.len()
     );
-    println!("round  governor  ratelab end to end  ratio  ratelab decisions and audit  ratio");
-    let (mut gov, mut lab, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut own, mut own_ratios) = (Vec::new(), Vec::new());
+    println!(
+        "round  governor  ratelab end to end  ratio  decisions and audit  ratio  arrivals alone  ratio"
+    );
+    // Per side: ns per decision, and the ratio to governor's, round by round.
+    let mut sides: [(Vec<f64>, Vec<f64>); 4] = Default::default();
     let mut admitted = (0, 0, 0);
     let rounds = std::env::var("VS_GOVERNOR_ROUNDS")
         .ok()
@@ -145,51 +168,74 @@ fn main() {
         .unwrap_or(ROUNDS);
     for round in 0..rounds {
         // Turn about which goes first, so that none always runs on a warmer machine.
-        let (g, r, d) = match round % 3 {
-            0 => {
-                let g = governor(&s, &times);
-                let r = ratelab(&s);
-                (g, r, ratelab_decisions(&s, &times))
+        let mut secs = [0.0; 4];
+        for k in 0..4 {
+            match (round + k) % 4 {
+                0 => {
+                    let g = governor(&s, &times);
+                    admitted.0 = g.0;
+                    secs[0] = g.1;
+                }
+                1 => {
+                    let r = ratelab(&s);
+                    assert_eq!(r.0, times.len() as u64, "ratelab decided every arrival");
+                    admitted.1 = r.1;
+                    secs[1] = r.2;
+                }
+                2 => {
+                    let d = ratelab_decisions(&s, &times);
+                    admitted.2 = d.0;
+                    secs[2] = d.1;
+                }
+                _ => {
+                    let a = ratelab_arrivals(&s);
+                    assert_eq!(a.0, times.len() as u64, "the same arrivals");
+                    secs[3] = a.1;
+                }
             }
-            1 => {
-                let r = ratelab(&s);
-                let d = ratelab_decisions(&s, &times);
-                (governor(&s, &times), r, d)
-            }
-            _ => {
-                let d = ratelab_decisions(&s, &times);
-                let g = governor(&s, &times);
-                (g, ratelab(&s), d)
-            }
-        };
-        assert_eq!(r.0, times.len() as u64, "ratelab decided every arrival");
-        admitted = (g.0, r.1, d.0);
-        let (g_ns, r_ns, d_ns) = (g.1 * 1e9 / n, r.2 * 1e9 / n, d.1 * 1e9 / n);
+        }
+        let ns = secs.map(|x| x * 1e9 / n);
         println!(
-            "{round:>5}  {g_ns:>8.2}  {r_ns:>18.2}  {:.3}  {d_ns:>27.2}  {:.3}",
-            r_ns / g_ns,
-            d_ns / g_ns
+            "{round:>5}  {:>8.2}  {:>18.2}  {:.3}  {:>19.2}  {:.3}  {:>14.2}  {:.3}",
+            ns[0],
+            ns[1],
+            ns[1] / ns[0],
+            ns[2],
+            ns[2] / ns[0],
+            ns[3],
+            ns[3] / ns[0]
         );
-        gov.push(g_ns);
-        lab.push(r_ns);
-        ratios.push(r_ns / g_ns);
-        own.push(d_ns);
-        own_ratios.push(d_ns / g_ns);
+        for (side, &x) in sides.iter_mut().zip(&ns) {
+            side.0.push(x);
+            side.1.push(x / ns[0]);
+        }
     }
     let range = |v: &[f64]| {
         v.iter()
             .fold((f64::MAX, f64::MIN), |(lo, hi), &r| (lo.min(r), hi.max(r)))
     };
-    let ((lo, hi), (own_lo, own_hi)) = (range(&ratios), range(&own_ratios));
+    let [gov, lab, own, draw] = sides.map(|(mut ns, mut ratios)| {
+        let (lo, hi) = range(&ratios);
+        (median(&mut ns), median(&mut ratios), lo, hi)
+    });
     println!(
-        "median: governor {:.2} ns; ratelab end to end {:.2} ns, ratio {:.3} (rounds {lo:.3}–{hi:.3}); \
-         ratelab's decisions and audit alone {:.2} ns, ratio {:.3} (rounds {own_lo:.3}–{own_hi:.3}); \
+        "median: governor {:.2} ns; ratelab end to end {:.2} ns, ratio {:.3} (rounds {:.3}–{:.3}); \
+         ratelab's decisions and audit alone {:.2} ns, ratio {:.3} (rounds {:.3}–{:.3}); \
+         ratelab's arrivals alone {:.2} ns, ratio {:.3} (rounds {:.3}–{:.3}); \
          admitted: governor {}, ratelab {} and {}",
-        median(&mut gov),
-        median(&mut lab),
-        median(&mut ratios),
-        median(&mut own),
-        median(&mut own_ratios),
+        gov.0,
+        lab.0,
+        lab.1,
+        lab.2,
+        lab.3,
+        own.0,
+        own.1,
+        own.2,
+        own.3,
+        draw.0,
+        draw.1,
+        draw.2,
+        draw.3,
         admitted.0,
         admitted.1,
         admitted.2
