@@ -188,7 +188,15 @@ impl Rng {
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     #[cfg_attr(target_arch = "wasm32", inline)]
     pub fn exp1(&mut self) -> f64 {
-        let z = ziggurat();
+        self.exp1_from(ExpTables::get())
+    }
+
+    /// [`Rng::exp1`] with its tables fetched beforehand: for a loop of draws, which then does
+    /// not ask for them (a load, a test and a branch) at each.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline)]
+    pub fn exp1_from(&mut self, tables: ExpTables) -> f64 {
+        let z = tables.0;
         let bits = self.next_u64();
         let i = (bits & 0xff) as usize;
         let u = (bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
@@ -196,14 +204,34 @@ impl Rng {
         if x < z.x[i + 1] {
             return x;
         }
-        self.exp1_rest(i, x)
+        // The study's build hands the generator to the rare path and back by value, so that
+        // a loop holding it in a local keeps its state in a register; the page's other
+        // modules pass a reference, which weighs less.
+        #[cfg(feature = "storm")]
+        {
+            let (x, rng) = self.clone().exp1_rest(i, x);
+            *self = rng;
+            x
+        }
+        #[cfg(not(feature = "storm"))]
+        self.exp1_rest_in_place(i, x)
+    }
+
+    /// [`Rng::exp1_rest_in_place`] with the generator taken and given back by value: the
+    /// variate and the generator after it.
+    #[cfg(feature = "storm")]
+    #[cold]
+    #[inline(never)]
+    fn exp1_rest(mut self, i: usize, x: f64) -> (f64, Rng) {
+        let x = self.exp1_rest_in_place(i, x);
+        (x, self)
     }
 
     /// [`Rng::exp1`] after its first candidate `x`, in layer `i`, fell outside the layer's
     /// rectangle: the tail, the wedge's test, and further candidates, drawn as before.
-    #[cold]
-    #[inline(never)]
-    fn exp1_rest(&mut self, mut i: usize, mut x: f64) -> f64 {
+    #[cfg_attr(feature = "storm", inline)]
+    #[cfg_attr(not(feature = "storm"), cold, inline(never))]
+    fn exp1_rest_in_place(&mut self, mut i: usize, mut x: f64) -> f64 {
         let z = ziggurat();
         loop {
             if i == 0 {
@@ -233,6 +261,18 @@ impl Rng {
             return 1;
         }
         1 + (self.exp1() / rate) as u64
+    }
+}
+
+/// The exponential draw's tables ([`Rng::exp1_from`]), made once for the whole process.
+#[derive(Debug, Clone, Copy)]
+pub struct ExpTables(&'static Ziggurat);
+
+impl ExpTables {
+    /// The tables, made on first use.
+    #[inline]
+    pub fn get() -> Self {
+        ExpTables(ziggurat())
     }
 }
 

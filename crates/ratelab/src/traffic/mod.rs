@@ -16,7 +16,7 @@
 //! - replay: the given times, rebased to the window boundary at or before the first one so
 //!   that calendar windows line up as they did when the times were recorded.
 
-use crate::rng::{geometric_rate, Rng};
+use crate::rng::{geometric_rate, ExpTables, Rng};
 use crate::time::Micros;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -210,8 +210,10 @@ impl Poisson {
         // In locals, so that the loop keeps them in registers.
         let (gap, end) = (self.mean_gap, self.end);
         let mut t = self.t;
+        let tables = ExpTables::get();
+        let mut rng = self.rng.clone();
         for _ in 0..n {
-            t += self.rng.exp1() * gap;
+            t += rng.exp1_from(tables) * gap;
             // Written as `next` compares, so that a time that is not a number ends it too.
             if t < end {
                 buf.push(whole(t));
@@ -219,6 +221,7 @@ impl Poisson {
                 break;
             }
         }
+        self.rng = rng;
         self.t = t;
     }
 }
@@ -341,26 +344,33 @@ impl Groups {
     fn lay_out_group(&mut self) {
         // k uniform points on the span, already sorted: the partial sums of k + 1 exponential
         // spacings, scaled by their total, are the order statistics of k uniforms.
-        let k = self.rng.geometric(self.size_rate) as usize;
+        // The generator in a local and its tables fetched once, as in `Poisson::extend_with`.
+        let tables = ExpTables::get();
+        let mut rng = self.rng.clone();
+        let k = rng.geometric(self.size_rate) as usize;
         self.group.clear();
         let mut sum = 0.0;
-        for _ in 0..k {
-            sum += self.rng.exp1();
-            // The partial sum's bits, for now; scaled into a time below once the total is known.
-            self.group.push(sum.to_bits());
-        }
-        let total = sum + self.rng.exp1();
+        // The partial sums' bits, for now; scaled into times below once the total is known.
+        // (`extend` of a counted iterator makes room once and keeps the length in a register,
+        // where `push` tests the room and stores the length at each.)
+        self.group.extend((0..k).map(|_| {
+            sum += rng.exp1_from(tables);
+            sum.to_bits()
+        }));
+        let total = sum + rng.exp1_from(tables);
+        self.rng = rng;
         let scale = if total > 0.0 { self.span / total } else { 0.0 };
-        let start = self.next_start;
-        let mut kept = 0;
-        for i in 0..self.group.len() {
-            let t = start + f64::from_bits(self.group[i]) * scale;
-            // Requests past the end of the run are never sent.
-            if t < self.end {
-                self.group[kept] = t as Micros;
-                kept += 1;
-            }
-        }
+        let (start, end) = (self.next_start, self.end);
+        // Times below 2^63 µs are converted through `i64`, as in `Poisson::extend_by` (the
+        // study's build: the page's other modules take the one loop, which weighs less).
+        #[cfg(feature = "storm")]
+        let kept = if end <= I64_TIMES {
+            scale_group(&mut self.group, start, scale, end, |t| t as i64 as Micros)
+        } else {
+            scale_group(&mut self.group, start, scale, end, |t| t as Micros)
+        };
+        #[cfg(not(feature = "storm"))]
+        let kept = scale_group(&mut self.group, start, scale, end, |t| t as Micros);
         self.group.truncate(kept);
         let waiting = self.pending.len() - self.sent;
         // (The study's build only: the page's other modules take the heap, which gives the
@@ -388,6 +398,31 @@ impl Groups {
         self.sent = 0;
         self.next_start += self.rng.exp1() * self.mean_gap;
     }
+}
+
+/// A group's partial sums (`f64` bits) in `group` scaled by `scale` into times from `start`,
+/// converted by `whole`, up to the first at or past `end`: how many come before it.
+#[inline(always)]
+fn scale_group(
+    group: &mut [u64],
+    start: f64,
+    scale: f64,
+    end: f64,
+    whole: impl Fn(f64) -> Micros,
+) -> usize {
+    // The sums grow, and so do their times (rounding keeps order): those before `end` are
+    // the first ones. Requests past the end of the run are never sent.
+    let mut kept = 0;
+    for slot in group.iter_mut() {
+        let t = start + f64::from_bits(*slot) * scale;
+        if t < end {
+            *slot = whole(t);
+            kept += 1;
+        } else {
+            break;
+        }
+    }
+    kept
 }
 
 impl Iterator for Groups {
@@ -490,6 +525,31 @@ impl OnOff {
     fn extend_by(&mut self, buf: &mut Vec<Micros>, n: usize) {
         let target = buf.len() + n;
         let (gap, end) = (self.on_gap, self.end);
+        // The generator in a local and its tables fetched once, as in `Poisson::extend_with`.
+        let tables = ExpTables::get();
+        let mut rng = self.rng.clone();
+        // Times below 2^63 µs are converted through `i64`, as in `Poisson::extend_by`.
+        if end <= I64_TIMES {
+            self.extend_from(buf, target, (gap, end), (tables, &mut rng), |t| {
+                t as i64 as Micros
+            });
+        } else {
+            self.extend_from(buf, target, (gap, end), (tables, &mut rng), |t| t as Micros);
+        }
+        self.rng = rng;
+    }
+
+    /// [`OnOff::extend_by`] up to `target` arrivals in `buf`, drawing from `rng` with
+    /// `tables`, converting a time below `end` to µs with `whole`.
+    #[inline(always)]
+    fn extend_from(
+        &mut self,
+        buf: &mut Vec<Micros>,
+        target: usize,
+        (gap, end): (f64, f64),
+        (tables, rng): (ExpTables, &mut Rng),
+        whole: impl Fn(f64) -> Micros,
+    ) {
         while buf.len() < target {
             if self.t >= end {
                 return;
@@ -500,9 +560,9 @@ impl OnOff {
             let room = target - buf.len();
             let mut pushed = 0;
             loop {
-                t += self.rng.exp1() * gap;
+                t += rng.exp1_from(tables) * gap;
                 if t < stop {
-                    buf.push(t as Micros);
+                    buf.push(whole(t));
                     pushed += 1;
                     if pushed == room {
                         self.t = t;
