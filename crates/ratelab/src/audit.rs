@@ -249,17 +249,28 @@ impl Auditor {
             if !FILLED {
                 raised |= ok & (expiries[end - busiest] > t);
             }
-            expiries[end] = if ok { t + window } else { SENTINEL };
+            // Once filled, a refusal's slot is written too and overwritten by the next
+            // decision (no load in this loop reaches `end`); the sentinel is put back after it.
+            expiries[end] = if FILLED || ok { t + window } else { SENTINEL };
             end += usize::from(ok);
             full += u64::from(is_full);
             wrong_admits += u64::from(ok & is_full);
+        }
+        if FILLED {
+            // The slot at `end`, which a refusal may have written, holds a sentinel again.
+            expiries[end] = SENTINEL;
         }
         if FILLED && wrong_admits > 0 {
             // The loop's test for each admission of the chunk, now that they are in place: its
             // expiry is its time plus `W`. (With `busiest` = `L`, the `busiest`-th most recent
             // admission is the `L`-th, and every wrong admission raised it.)
+            // (As two slices side by side: no bounds test per admission. The buffer keeps at
+            // least `busiest` admissions behind the chunk's first.)
             raised = busiest == limit
-                || (start..end).any(|k| expiries[k - busiest] > expiries[k] - window);
+                || expiries[start - busiest..end - busiest]
+                    .iter()
+                    .zip(&expiries[start..end])
+                    .any(|(&before, &e)| before > e - window);
         }
         self.end = end;
         if raised {
