@@ -8,10 +8,8 @@
 //!
 //! One test in this binary: the counter is the whole process's, so nothing else may run
 //! beside it. The test runs its scenarios in [`SHARDS`] child processes of this binary, each
-//! with its own counter, taking every `SHARDS`-th scenario, [`AT_ONCE`] of them at a time: the
-//! machine's two cores measure at once, each starting the next slice when it is done (two
-//! slices of half took 91 and 70 s alone; eight keep both cores busy to the end), and every
-//! scenario is still measured alone in its process.
+//! with its own counter, taking every `SHARDS`-th scenario: the machine's two cores measure
+//! at once, and every scenario is still measured alone in its process.
 
 use peak_alloc::PeakAlloc;
 use ratelab::sim::{simulate_run, Scenario};
@@ -60,10 +58,8 @@ fn spec_opens_at_a_request(kind: &str) -> bool {
         .opens_at_a_request()
 }
 
-/// Child processes the scenarios are dealt to.
-const SHARDS: usize = 8;
-/// Child processes running at once: one for each of this machine kind's cores.
-const AT_ONCE: usize = 2;
+/// Child processes the scenarios are dealt to, one for each of this machine kind's cores.
+const SHARDS: usize = 2;
 /// Set in a child: which shard it measures, `K/N`.
 const SHARD_VAR: &str = "RATELAB_MEMORY_PEAK_SHARD";
 /// A child's last line on stdout: how many scenarios it ran.
@@ -83,43 +79,26 @@ fn the_estimate_bounds_the_measured_peak_and_is_close_to_it() {
         }
         Err(_) => {
             let exe = std::env::current_exe().expect("this test binary");
-            let spawn = |k: usize| {
-                std::process::Command::new(&exe)
-                    .args([
-                        "--exact",
-                        "the_estimate_bounds_the_measured_peak_and_is_close_to_it",
-                        "--nocapture",
-                        "--test-threads",
-                        "1",
-                    ])
-                    .env(SHARD_VAR, format!("{k}/{SHARDS}"))
-                    .stderr(std::process::Stdio::inherit())
-                    .stdout(std::process::Stdio::piped())
-                    .spawn()
-                    .expect("a child process of this test")
-            };
-            // The slices in order, `AT_ONCE` running; each one's output read as it ends, so
-            // that the next starts then (a child's output is a few lines: its pipe never fills).
-            let mut waiting = 0..SHARDS;
-            let mut running: Vec<(usize, std::process::Child)> = waiting
-                .by_ref()
-                .take(AT_ONCE)
-                .map(|k| (k, spawn(k)))
+            let children: Vec<_> = (0..SHARDS)
+                .map(|k| {
+                    std::process::Command::new(&exe)
+                        .args([
+                            "--exact",
+                            "the_estimate_bounds_the_measured_peak_and_is_close_to_it",
+                            "--nocapture",
+                            "--test-threads",
+                            "1",
+                        ])
+                        .env(SHARD_VAR, format!("{k}/{SHARDS}"))
+                        .stderr(std::process::Stdio::inherit())
+                        .stdout(std::process::Stdio::piped())
+                        .spawn()
+                        .expect("a child process of this test")
+                })
                 .collect();
             let mut rows = 0;
             let mut failed = Vec::new();
-            while !running.is_empty() {
-                let done = running
-                    .iter_mut()
-                    .position(|(_, c)| c.try_wait().expect("the child's status").is_some());
-                let Some(i) = done else {
-                    std::thread::sleep(std::time::Duration::from_millis(50));
-                    continue;
-                };
-                let (k, child) = running.swap_remove(i);
-                if let Some(next) = waiting.next() {
-                    running.push((next, spawn(next)));
-                }
+            for (k, child) in children.into_iter().enumerate() {
                 let out = child.wait_with_output().expect("the child's output");
                 let text = String::from_utf8_lossy(&out.stdout);
                 let ran = text
