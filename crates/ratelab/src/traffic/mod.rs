@@ -523,33 +523,30 @@ impl OnOff {
     /// Appends up to `n` arrivals to `buf`: what `n` calls of `next` give, in a loop that
     /// stays inside an active period.
     fn extend_by(&mut self, buf: &mut Vec<Micros>, n: usize) {
-        let target = buf.len() + n;
-        let (gap, end) = (self.on_gap, self.end);
-        // The generator in a local and its tables fetched once, as in `Poisson::extend_with`.
-        let tables = ExpTables::get();
+        // The generator in a local, as in `Poisson::extend_with`.
         let mut rng = self.rng.clone();
         // Times below 2^63 µs are converted through `i64`, as in `Poisson::extend_by`.
-        if end <= I64_TIMES {
-            self.extend_from(buf, target, (gap, end), (tables, &mut rng), |t| {
-                t as i64 as Micros
-            });
+        if self.end <= I64_TIMES {
+            self.extend_from(buf, n, &mut rng, |t| t as i64 as Micros);
         } else {
-            self.extend_from(buf, target, (gap, end), (tables, &mut rng), |t| t as Micros);
+            self.extend_from(buf, n, &mut rng, |t| t as Micros);
         }
         self.rng = rng;
     }
 
-    /// [`OnOff::extend_by`] up to `target` arrivals in `buf`, drawing from `rng` with
-    /// `tables`, converting a time below `end` to µs with `whole`.
+    /// [`OnOff::extend_by`], drawing from `rng` and converting a time below the run's end to
+    /// µs with `whole`.
     #[inline(always)]
     fn extend_from(
         &mut self,
         buf: &mut Vec<Micros>,
-        target: usize,
-        (gap, end): (f64, f64),
-        (tables, rng): (ExpTables, &mut Rng),
+        n: usize,
+        rng: &mut Rng,
         whole: impl Fn(f64) -> Micros,
     ) {
+        let target = buf.len() + n;
+        let (gap, end) = (self.on_gap, self.end);
+        let tables = ExpTables::get();
         while buf.len() < target {
             if self.t >= end {
                 return;
