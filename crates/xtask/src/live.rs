@@ -392,7 +392,9 @@ impl Drop for Servers {
     }
 }
 
-/// The live probe tests' arguments after `cargo test`, as `test` runs them.
+/// The live probe tests' arguments after `cargo test`, as `test` runs them: three at a time
+/// (each mostly waits on its sends' times; every one is keyed apart from the others, by its
+/// own header value or Redis key), as `probe-soak` measures their margins.
 pub(crate) const PROBE_LIVE: [&str; 11] = [
     "-p",
     "ratelab-cli",
@@ -403,7 +405,7 @@ pub(crate) const PROBE_LIVE: [&str; 11] = [
     "--",
     "--ignored",
     "--test-threads",
-    "1",
+    "3",
     "--nocapture",
 ];
 

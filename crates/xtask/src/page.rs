@@ -1,6 +1,7 @@
 //! Building the page with Trunk: in the foreground for `serve` and `build`, and for `test` in
-//! the background while the live probes and the wasm tests run (they mostly wait on sockets
-//! and a browser), so that the builds' minutes are not added to theirs.
+//! the background from its start, at the lowest priority (taking what clippy and the native
+//! tests leave of the cores, one core while the live probes run, then what the wasm tests
+//! leave), so that the builds' minutes are not added to theirs.
 //!
 //! Trunk builds into its own target directory, `target/page`: cargo runs there never wait on
 //! the lock of `target/`, where the tests' builds are.
@@ -9,6 +10,7 @@ use crate::cmd::{output, path_with_node_tools, root, run, step, Result};
 use std::fs::File;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -66,14 +68,22 @@ pub(crate) fn docs() -> Result {
 }
 
 /// The page's two builds (the page, then the page with the deliberate fault), running in the
-/// background: one cargo job, one binaryen thread, the lowest priority and, where `taskset`
-/// is there and the machine has more than one core, pinned to its last core, so that the
-/// tests running meanwhile keep a core to themselves (the live probes' soak keeps one core
-/// busy the same way: `cargo xtask probe-soak`).
+/// background from the start of the test run: one cargo job, one binaryen thread, at the
+/// lowest priority, so that they take what the checks before them leave of the cores. Where
+/// `taskset` is there and the machine has more than one core, [`PageBuilds::confine`] keeps
+/// them to its last core while the live probes run, so that the probes keep a core to
+/// themselves (their soak keeps one core busy the same way: `cargo xtask probe-soak`), and
+/// lets them onto every core again after.
 pub(crate) struct PageBuilds {
     thread: Option<JoinHandle<Result>>,
     /// The build running now, to stop if the test run ends before it does.
     running: Arc<Mutex<Option<Child>>>,
+    /// The cores the builds may run on (`taskset`'s list), or `None` without `taskset` or a
+    /// second core.
+    cpus: Arc<Mutex<Option<String>>>,
+    cores: usize,
+    /// Told when the page itself is built (before the page with the fault is started).
+    page_built: Option<Receiver<()>>,
     started: Instant,
 }
 
@@ -81,28 +91,34 @@ impl PageBuilds {
     pub(crate) fn start() -> Result<PageBuilds> {
         let log = root().join(LOG);
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        let pin = (cores > 1 && output("taskset", &["--version"]).is_some())
-            .then(|| (cores - 1).to_string());
+        let cpus = (cores > 1 && output("taskset", &["--version"]).is_some())
+            .then(|| format!("0-{}", cores - 1));
         let running: Arc<Mutex<Option<Child>>> = Arc::new(Mutex::new(None));
         let slot = Arc::clone(&running);
+        let cpus = Arc::new(Mutex::new(cpus));
+        let cpus_now = Arc::clone(&cpus);
         let file = File::create(&log).map_err(|e| format!("cannot create {LOG}: {e}"))?;
         eprintln!(
-            "\n$ trunk {} && trunk {}   (in the background{}, at the lowest priority; output in {LOG})",
+            "\n$ trunk {} && trunk {}   (in the background, at the lowest priority; output in {LOG})",
             trunk_args(false).join(" "),
             trunk_args(true).join(" "),
-            pin.as_ref()
-                .map_or(String::new(), |c| format!(", on core {c}")),
         );
+        let (built, page_built) = channel();
         let thread = std::thread::spawn(move || -> Result {
             for fault in [false, true] {
+                // The slot is held from here until the build is in it, so that a change of
+                // cores (which takes the slot first, then the cores) either finds this build
+                // there or is seen in the cores read here.
+                let mut slot_guard = slot.lock().map_err(|_| "the build's lock")?;
                 // Stopped between the two builds: the second is not started.
-                if slot.lock().map_err(|_| "the build's lock")?.is_none() && fault {
+                if slot_guard.is_none() && fault {
                     return Err("the page's builds were stopped".into());
                 }
-                let mut command = match &pin {
-                    Some(core) => {
+                let cpus = cpus_now.lock().map_err(|_| "the cores' lock")?.clone();
+                let mut command = match &cpus {
+                    Some(list) => {
                         let mut c = Command::new("taskset");
-                        c.args(["-c", core, "nice", "-n", "19", "trunk"]);
+                        c.args(["-c", list, "nice", "-n", "19", "trunk"]);
                         c
                     }
                     None => {
@@ -126,7 +142,8 @@ impl PageBuilds {
                     .spawn()
                     .map_err(|e| format!("cannot run trunk: {e}"))?;
                 let pid = child.id();
-                *slot.lock().map_err(|_| "the build's lock")? = Some(child);
+                *slot_guard = Some(child);
+                drop(slot_guard);
                 // Waited for without holding the lock, so that a drop can stop it meanwhile.
                 let status = loop {
                     let mut guard = slot.lock().map_err(|_| "the build's lock")?;
@@ -147,19 +164,95 @@ impl PageBuilds {
                         trunk_args(fault).join(" ")
                     ));
                 }
+                if !fault {
+                    // Nobody listening is no failure: the run may no longer wait for it.
+                    let _ = built.send(());
+                }
             }
             Ok(())
         });
         Ok(PageBuilds {
             thread: Some(thread),
             running,
+            cpus,
+            cores,
+            page_built: Some(page_built),
             started: Instant::now(),
         })
     }
 
-    /// Waits for both builds, prints what they wrote, then renders the book into dist/docs/.
+    /// Keeps the builds to the machine's last core (`to_last`), or lets them onto every core:
+    /// the build running now (trunk and every process under it, each of their threads) and
+    /// the one still to start. Nothing without `taskset` or a second core.
+    pub(crate) fn confine(&self, to_last: bool) {
+        let Ok(guard) = self.running.lock() else {
+            return;
+        };
+        let list = if to_last {
+            format!("{}", self.cores.saturating_sub(1))
+        } else {
+            format!("0-{}", self.cores.saturating_sub(1))
+        };
+        let changed = self.cpus.lock().is_ok_and(|mut cpus| match cpus.as_mut() {
+            Some(now) if *now != list => {
+                now.clone_from(&list);
+                true
+            }
+            _ => false,
+        });
+        if !changed {
+            return;
+        }
+        eprintln!("(the page's builds now on cores {list}, at the lowest priority)");
+        let Some(group) = guard.as_ref().map(|c| c.id().to_string()) else {
+            return;
+        };
+        // Twice over: a process started by one not yet moved is caught the second time (its
+        // children after that inherit the new set).
+        for _ in 0..2 {
+            let pids = output("pgrep", &["-g", &group]).unwrap_or_default();
+            for pid in pids.split_whitespace() {
+                let _ = Command::new("taskset")
+                    .args(["-a", "-p", "-c", &list, pid])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status();
+            }
+        }
+    }
+
+    /// Waits for the page's build (the one with the fault may still be running), then renders
+    /// the book into dist/docs/: what every end-to-end test but the panic banner's needs.
+    pub(crate) fn wait_page(&mut self) -> Result {
+        step("the page's build, waited for (started in the background at the start of the run)");
+        let waited = Instant::now();
+        let built = self
+            .page_built
+            .take()
+            .ok_or("the page's build was already waited for")?;
+        if built.recv().is_err() {
+            // The thread ended without the page: its error says why.
+            return self
+                .finish()
+                .and(Err("the page's build ended without the page".into()));
+        }
+        eprintln!(
+            "  (the page built {:.1} s after the start, {:.1} s of it waited for)",
+            self.started.elapsed().as_secs_f64(),
+            waited.elapsed().as_secs_f64()
+        );
+        docs()
+    }
+
+    /// Waits for both builds (the page with the fault after the page), and prints what they
+    /// wrote.
     pub(crate) fn wait(mut self) -> Result {
-        step("the page's builds, waited for (started in the background before the live probes)");
+        step("the page with the fault, waited for (built after the page, in the background)");
+        self.finish()
+    }
+
+    /// Joins the builds' thread and prints their log: their result.
+    fn finish(&mut self) -> Result {
         let waited = Instant::now();
         let result = match self.thread.take().map(JoinHandle::join) {
             Some(Ok(result)) => result,
@@ -173,8 +266,7 @@ impl PageBuilds {
             self.started.elapsed().as_secs_f64(),
             waited.elapsed().as_secs_f64()
         );
-        result?;
-        docs()
+        result
     }
 }
 
