@@ -1,5 +1,5 @@
-//! ratelab's end-to-end cost per decision against governor's GCRA decision alone, side by side
-//! in one run: `cargo bench -p ratelab --bench vs_governor`; docs/src/performance.md records the numbers.
+//! ratelab's cost per decision against governor's GCRA, decision against decision and end to
+//! end against end to end, side by side in one run: `cargo bench -p ratelab --bench vs_governor`; docs/src/performance.md records the numbers.
 //!
 //! - governor: `RateLimiter::direct_with_clock` with a `FakeRelativeClock`, the clock advanced
 //!   to each arrival time and `check()` called, over arrival times generated beforehand (the
@@ -13,7 +13,10 @@
 //!   does not do;
 //! - ratelab's arrivals alone: the same arrival times drawn a chunk at a time into one buffer,
 //!   as a run draws them (`Arrivals::fill`), nothing decided: what end to end adds to the
-//!   decisions, and so how far end to end can come down while the draws stay what they are.
+//!   decisions, and so how far end to end can come down while the draws stay what they are;
+//! - governor end to end: the same arrivals drawn the same way, a chunk at a time, each chunk
+//!   decided by governor as it is drawn: like for like with ratelab end to end, but for the
+//!   audit, which governor does not do.
 //!
 //! All see the same Poisson arrivals at full load (100 per minute, load 1.0, GCRA with a burst
 //! of 100). The four are measured in turn, round after round, on the same thread, so that a
@@ -140,6 +143,39 @@ fn ratelab_arrivals(s: &Scenario) -> (u64, f64) {
     (drawn, clock.seconds() / PASSES as f64)
 }
 
+/// governor fed as ratelab's run is fed: the arrivals drawn a chunk at a time into one buffer,
+/// each chunk decided by governor before the next is drawn: (decisions, admitted, seconds).
+fn governor_end_to_end(s: &Scenario) -> (u64, u64, f64) {
+    let period = Duration::from_micros(s.window / s.limit);
+    let burst = NonZeroU32::new(s.limit as u32).expect("limit above zero");
+    let quota = Quota::with_period(period)
+        .expect("period above zero")
+        .allow_burst(burst);
+    let timer = Clock::start();
+    let (mut decided, mut admitted) = (0, 0);
+    let mut buf = Vec::with_capacity(CHUNK);
+    for _ in 0..PASSES {
+        let clock = FakeRelativeClock::default();
+        let limiter = RateLimiter::direct_with_clock(quota, clock.clone());
+        let mut arrivals = s.arrivals(0);
+        let mut now = 0;
+        (decided, admitted) = (0, 0);
+        loop {
+            let more = arrivals.fill(black_box(&mut buf), CHUNK);
+            for &t in &buf {
+                clock.advance(Duration::from_micros(t - now));
+                now = t;
+                admitted += u64::from(limiter.check().is_ok());
+            }
+            decided += buf.len() as u64;
+            if !more {
+                break;
+            }
+        }
+    }
+    (decided, admitted, timer.seconds() / PASSES as f64)
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -157,20 +193,23 @@ fn main() {
         times.len()
     );
     println!(
-        "round  governor  ratelab end to end  ratio  decisions and audit  ratio  arrivals alone  ratio"
+        "round  governor  ratelab end to end  ratio  decisions and audit  ratio  arrivals alone  ratio  \
+         governor end to end  ratelab's ratio to it"
     );
     // Per side: ns per decision, and the ratio to governor's, round by round.
     let mut sides: [(Vec<f64>, Vec<f64>); 4] = Default::default();
-    let mut admitted = (0, 0, 0);
+    // governor end to end: ns per decision, and ratelab end to end's ratio to it.
+    let mut geet: (Vec<f64>, Vec<f64>) = Default::default();
+    let mut admitted = (0, 0, 0, 0);
     let rounds = std::env::var("VS_GOVERNOR_ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(ROUNDS);
     for round in 0..rounds {
         // Turn about which goes first, so that none always runs on a warmer machine.
-        let mut secs = [0.0; 4];
-        for k in 0..4 {
-            match (round + k) % 4 {
+        let mut secs = [0.0; 5];
+        for k in 0..5 {
+            match (round + k) % 5 {
                 0 => {
                     let g = governor(&s, &times);
                     admitted.0 = g.0;
@@ -187,28 +226,38 @@ fn main() {
                     admitted.2 = d.0;
                     secs[2] = d.1;
                 }
-                _ => {
+                3 => {
                     let a = ratelab_arrivals(&s);
                     assert_eq!(a.0, times.len() as u64, "the same arrivals");
                     secs[3] = a.1;
+                }
+                _ => {
+                    let g = governor_end_to_end(&s);
+                    assert_eq!(g.0, times.len() as u64, "governor decided every arrival");
+                    admitted.3 = g.1;
+                    secs[4] = g.2;
                 }
             }
         }
         let ns = secs.map(|x| x * 1e9 / n);
         println!(
-            "{round:>5}  {:>8.2}  {:>18.2}  {:.3}  {:>19.2}  {:.3}  {:>14.2}  {:.3}",
+            "{round:>5}  {:>8.2}  {:>18.2}  {:.3}  {:>19.2}  {:.3}  {:>14.2}  {:.3}  {:>19.2}  {:.3}",
             ns[0],
             ns[1],
             ns[1] / ns[0],
             ns[2],
             ns[2] / ns[0],
             ns[3],
-            ns[3] / ns[0]
+            ns[3] / ns[0],
+            ns[4],
+            ns[1] / ns[4]
         );
         for (side, &x) in sides.iter_mut().zip(&ns) {
             side.0.push(x);
             side.1.push(x / ns[0]);
         }
+        geet.0.push(ns[4]);
+        geet.1.push(ns[1] / ns[4]);
     }
     let range = |v: &[f64]| {
         v.iter()
@@ -218,11 +267,14 @@ fn main() {
         let (lo, hi) = range(&ratios);
         (median(&mut ns), median(&mut ratios), lo, hi)
     });
+    let (geet_lo, geet_hi) = range(&geet.1);
+    let (geet_ns, geet_ratio) = (median(&mut geet.0), median(&mut geet.1));
     println!(
         "median: governor {:.2} ns; ratelab end to end {:.2} ns, ratio {:.3} (rounds {:.3}–{:.3}); \
          ratelab's decisions and audit alone {:.2} ns, ratio {:.3} (rounds {:.3}–{:.3}); \
          ratelab's arrivals alone {:.2} ns, ratio {:.3} (rounds {:.3}–{:.3}); \
-         admitted: governor {}, ratelab {} and {}",
+         governor end to end {:.2} ns, ratelab end to end's ratio to it {:.3} (rounds {:.3}–{:.3}); \
+         admitted: governor {} and {}, ratelab {} and {}",
         gov.0,
         lab.0,
         lab.1,
@@ -236,8 +288,17 @@ fn main() {
         draw.1,
         draw.2,
         draw.3,
+        geet_ns,
+        geet_ratio,
+        geet_lo,
+        geet_hi,
         admitted.0,
+        admitted.3,
         admitted.1,
         admitted.2
+    );
+    assert_eq!(
+        admitted.0, admitted.3,
+        "governor admits the same whether its arrivals come beforehand or a chunk at a time"
     );
 }
