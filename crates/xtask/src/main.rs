@@ -298,6 +298,10 @@ fn test() -> Result {
     let started = Instant::now();
     step("formatting");
     run("cargo", &["fmt", "--all", "--check"], &[])?;
+    // Trunk builds `--offline`: every crate is fetched first (on a fresh machine nothing is
+    // there yet; on a warm one this takes a moment).
+    step("every crate of the lock file, fetched (skipped where already there)");
+    run("cargo", &["fetch"], &[])?;
     step("the page's two builds, started in the background (they are waited for below)");
     let page = PageBuilds::start()?;
     step("clippy, warnings denied (native, and the wasm crates for wasm32)");
