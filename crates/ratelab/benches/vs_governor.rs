@@ -73,13 +73,18 @@ fn scenario() -> Scenario {
     }
 }
 
-/// governor's decisions on `times`: (admitted, seconds).
-fn governor(s: &Scenario, times: &[u64]) -> (u64, f64) {
+/// governor's quota for the scenario: its limit per window, all of it as the burst.
+fn quota(s: &Scenario) -> Quota {
     let period = Duration::from_micros(s.window / s.limit);
     let burst = NonZeroU32::new(s.limit as u32).expect("limit above zero");
-    let quota = Quota::with_period(period)
+    Quota::with_period(period)
         .expect("period above zero")
-        .allow_burst(burst);
+        .allow_burst(burst)
+}
+
+/// governor's decisions on `times`: (admitted, seconds).
+fn governor(s: &Scenario, times: &[u64]) -> (u64, f64) {
+    let quota = quota(s);
     let timer = Clock::start();
     let mut admitted = 0u64;
     for _ in 0..PASSES {
@@ -146,11 +151,7 @@ fn ratelab_arrivals(s: &Scenario) -> (u64, f64) {
 /// governor fed as ratelab's run is fed: the arrivals drawn a chunk at a time into one buffer,
 /// each chunk decided by governor before the next is drawn: (decisions, admitted, seconds).
 fn governor_end_to_end(s: &Scenario) -> (u64, u64, f64) {
-    let period = Duration::from_micros(s.window / s.limit);
-    let burst = NonZeroU32::new(s.limit as u32).expect("limit above zero");
-    let quota = Quota::with_period(period)
-        .expect("period above zero")
-        .allow_burst(burst);
+    let quota = quota(s);
     let timer = Clock::start();
     let (mut decided, mut admitted) = (0, 0);
     let mut buf = Vec::with_capacity(CHUNK);

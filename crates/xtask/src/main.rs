@@ -303,7 +303,7 @@ fn test() -> Result {
     step("every crate of the lock file, fetched (skipped where already there)");
     run("cargo", &["fetch"], &[])?;
     step("the page's two builds, started in the background (they are waited for below)");
-    let page = PageBuilds::start()?;
+    let mut page = PageBuilds::start()?;
     step("clippy, warnings denied (native, and the wasm crates for wasm32)");
     let deny = ["--", "-D", "warnings"];
     run(
@@ -369,7 +369,6 @@ fn test() -> Result {
         )?;
     }
     step("the page, built and tested end to end in Chromium");
-    let mut page = page;
     page.wait_page()?;
     node_tests(page)?;
     eprintln!(
@@ -465,42 +464,40 @@ fn node_tests(page: PageBuilds) -> Result {
         .into_iter()
         .partition(|f| E2E_AFTER_FAULT.contains(&f.as_str()));
     let cli_s = cli.display().to_string();
-    let mut page = Some(page);
-    let mut tests = 0;
-    for (part, group) in [("first", first), ("after", after)] {
-        if part == "after" {
-            if let Some(page) = page.take() {
-                page.wait()?;
-            }
-        }
-        let tap = target.join(format!("node-tests-{part}.tap"));
-        let _ = std::fs::remove_file(&tap);
-        let tap_s = tap.display().to_string();
-        let destination = format!("--test-reporter-destination={tap_s}");
-        let paths: Vec<String> = group.iter().map(|f| format!("tests/{f}")).collect();
-        let mut args = vec![
-            "--test",
-            "--test-reporter=spec",
-            "--test-reporter-destination=stdout",
-            "--test-reporter=tap",
-            &destination,
-        ];
-        args.extend(paths.iter().map(String::as_str));
-        run("node", &args, &[("RATELAB_CLI", cli_s.as_str())])?;
-        let summary =
-            std::fs::read_to_string(&tap).map_err(|e| format!("cannot read {tap_s}: {e}"))?;
-        let (ran, skipped, todo) =
-            tap_counts(&summary).ok_or(format!("no test summary in {tap_s}"))?;
-        if ran == 0 || skipped > 0 || todo > 0 {
-            return Err(format!(
-                "the end-to-end tests ran {ran} test(s) and skipped {skipped}, with {todo} to \
-                 do: a skipped test is a failure here (see {tap_s})"
-            ));
-        }
-        tests += ran;
-    }
+    let mut tests = node_test_files("first", &first, &cli_s)?;
+    page.wait()?;
+    tests += node_test_files("after", &after, &cli_s)?;
     eprintln!("end to end: {tests} tests, none skipped");
     Ok(())
+}
+
+/// Runs the end-to-end test `files` (names under tests/) one at a time, with a TAP report in
+/// `target/node-tests-PART.tap`; how many tests ran, or an error if any failed, was skipped or
+/// is to do.
+fn node_test_files(part: &str, files: &[String], cli: &str) -> Result<u64> {
+    let tap = target_dir()?.join(format!("node-tests-{part}.tap"));
+    let _ = std::fs::remove_file(&tap);
+    let tap_s = tap.display().to_string();
+    let destination = format!("--test-reporter-destination={tap_s}");
+    let paths: Vec<String> = files.iter().map(|f| format!("tests/{f}")).collect();
+    let mut args = vec![
+        "--test",
+        "--test-reporter=spec",
+        "--test-reporter-destination=stdout",
+        "--test-reporter=tap",
+        &destination,
+    ];
+    args.extend(paths.iter().map(String::as_str));
+    run("node", &args, &[("RATELAB_CLI", cli)])?;
+    let summary = std::fs::read_to_string(&tap).map_err(|e| format!("cannot read {tap_s}: {e}"))?;
+    let (ran, skipped, todo) = tap_counts(&summary).ok_or(format!("no test summary in {tap_s}"))?;
+    if ran == 0 || skipped > 0 || todo > 0 {
+        return Err(format!(
+            "the end-to-end tests ran {ran} test(s) and skipped {skipped}, with {todo} to do: \
+             a skipped test is a failure here (see {tap_s})"
+        ));
+    }
+    Ok(ran)
 }
 
 /// Tests, skipped and to-do tests from the closing `# tests N`, `# skipped N` (`# skip N` in
