@@ -199,8 +199,9 @@ impl Rng {
         let z = tables.0;
         let bits = self.next_u64();
         let i = (bits & 0xff) as usize;
-        let u = (bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-        let x = u * z.x[i];
+        // `u · x[i]` with `u` the top 53 bits over 2^53, in one multiply: the same number,
+        // since scaling by a power of two is exact and commutes with rounding.
+        let x = (bits >> 11) as f64 * z.x_scaled[i];
         if x < z.x[i + 1] {
             return x;
         }
@@ -244,8 +245,7 @@ impl Rng {
             }
             let bits = self.next_u64();
             i = (bits & 0xff) as usize;
-            let u = (bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-            x = u * z.x[i];
+            x = (bits >> 11) as f64 * z.x_scaled[i];
             if x < z.x[i + 1] {
                 return x;
             }
@@ -324,6 +324,9 @@ const ZIG_V: f64 = 0.003_949_659_822_581_557;
 #[derive(Debug)]
 struct Ziggurat {
     x: [f64; 257],
+    /// `x[i] / 2^53`, exactly: a 53-bit integer times it is `u · x[i]` with `u` that
+    /// integer over 2^53, rounded once as that product is.
+    x_scaled: [f64; 257],
     f: [f64; 257],
 }
 
@@ -345,7 +348,8 @@ fn ziggurat() -> &'static Ziggurat {
             f[i] = libm::exp(-x[i]);
         }
         f[0] = 0.0;
-        Ziggurat { x, f }
+        let x_scaled = x.map(|x| x * (1.0 / (1u64 << 53) as f64));
+        Ziggurat { x, x_scaled, f }
     })
 }
 

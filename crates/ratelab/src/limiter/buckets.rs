@@ -119,9 +119,11 @@ impl Decide for Gcra {
     #[inline]
     fn admit(&mut self, t: Micros) -> bool {
         let now = t * self.scale;
-        let tat = self.tat.max(now);
-        let ok = tat - now <= self.tolerance;
-        self.tat = if ok { tat + self.interval } else { self.tat };
+        // `max(TAT, now) − now ≤ τ` is `TAT ≤ now + τ`, whose right side does not wait for
+        // the TAT: the loop's chain of dependent steps is one shorter.
+        let ok = self.tat <= now + self.tolerance;
+        let next = self.tat.max(now) + self.interval;
+        self.tat = if ok { next } else { self.tat };
         ok
     }
 }
