@@ -207,7 +207,47 @@ impl Auditor {
     /// [`Auditor::record`] as long as times do not decrease. Never inlined (see
     /// [`crate::traffic::Arrivals::fill`]).
     #[inline(never)]
-    pub fn decide_chunk(&mut self, times: &[Micros], decide: impl FnMut(Micros) -> bool) -> u64 {
+    pub fn decide_chunk(
+        &mut self,
+        times: &[Micros],
+        mut decide: impl FnMut(Micros) -> bool,
+    ) -> u64 {
+        self.decide_chunk_inline(times, |t, _| decide(t))
+    }
+
+    /// [`Auditor::decide_chunk`] with `decide` told, beside each time, whether the window is
+    /// full at it (the literal rule's own answer, which the loop works out anyway): a sliding
+    /// log that forgets its rejects, audited by the rule it is, decides with no log of its own.
+    #[cfg(feature = "storm")]
+    #[inline(never)]
+    pub(crate) fn decide_chunk_seeing(
+        &mut self,
+        times: &[Micros],
+        decide: impl FnMut(Micros, bool) -> bool,
+    ) -> u64 {
+        self.decide_chunk_inline(times, decide)
+    }
+
+    /// Whether this auditor checks "at most `limit` in any `window`".
+    #[cfg(feature = "storm")]
+    pub(crate) fn audits(&self, limit: u64, window: Micros) -> bool {
+        self.limit == limit && self.window == window
+    }
+
+    /// When each of the latest `n` admissions leaves the window, oldest first (`n` at most
+    /// those of the last chunk decided: they are all in place).
+    #[cfg(feature = "storm")]
+    pub(crate) fn latest(&self, n: usize) -> &[Micros] {
+        &self.expiries[self.end - n..self.end]
+    }
+
+    /// [`Auditor::decide_chunk_seeing`], inlined into both.
+    #[inline(always)]
+    fn decide_chunk_inline(
+        &mut self,
+        times: &[Micros],
+        decide: impl FnMut(Micros, bool) -> bool,
+    ) -> u64 {
         // While the busiest window holds at least `L` (once a window has filled), only an
         // admission into a full window can raise it: a wrong admission, which the loop counts
         // anyway. The study's build takes a loop without the busiest window's own test, and
@@ -226,7 +266,7 @@ impl Auditor {
     fn decide_chunk_as<const FILLED: bool>(
         &mut self,
         times: &[Micros],
-        mut decide: impl FnMut(Micros) -> bool,
+        mut decide: impl FnMut(Micros, bool) -> bool,
     ) -> u64 {
         let n = times.len();
         self.make_room(n);
@@ -242,7 +282,7 @@ impl Auditor {
             let is_full = expiries
                 .get(end.wrapping_sub(limit))
                 .is_some_and(|&e| e > t);
-            let ok = decide(t);
+            let ok = decide(t, is_full);
             // Likewise, an admission makes a window busier than any before the chunk exactly
             // when the `busiest`-th most recent admission is still inside. (The slot at `end`
             // holds a sentinel, so the first admission of a run counts.)
