@@ -40,6 +40,10 @@ const SENTINEL: Micros = Micros::MAX >> 1;
 const SENTINELS: usize = 4;
 /// The smallest expiry buffer, in slots.
 const MIN_SLOTS: usize = 256;
+/// The most decisions [`Auditor::decide_chunk`] takes at once while no window has filled: its
+/// answers are kept on the stack, one byte each (the simulator's chunks are this size).
+#[cfg(feature = "storm")]
+const UNFILLED_MAX: usize = 1024;
 
 /// Counts a limiter's admissions in the trailing window and tallies disagreements.
 ///
@@ -212,7 +216,119 @@ impl Auditor {
         times: &[Micros],
         mut decide: impl FnMut(Micros) -> bool,
     ) -> u64 {
+        // While no window has held `L` (the busiest below it), a decision needs no test of
+        // its own: see `decide_unfilled`. The study's build only: the page's other modules
+        // keep one loop, which weighs less.
+        #[cfg(feature = "storm")]
+        {
+            let mut admitted = 0;
+            for part in times.chunks(UNFILLED_MAX) {
+                admitted += if self.busiest >= self.limit {
+                    self.decide_chunk_as::<true>(part, |t, _| decide(t))
+                } else {
+                    self.decide_unfilled(part, &mut decide)
+                };
+            }
+            admitted
+        }
+        #[cfg(not(feature = "storm"))]
         self.decide_chunk_inline(times, |t, _| decide(t))
+    }
+
+    /// [`Auditor::decide_chunk`] while the busiest window so far holds fewer than `L`, for at
+    /// most [`UNFILLED_MAX`] times. If the busiest window is still below `L` after the chunk,
+    /// no decision of it met a full window: a refusal's window holds no more than the window
+    /// of the latest admission before it, and an admission into a full window would make one
+    /// of `L + 1`. So the loop only decides and lays out the admissions; the busiest window is
+    /// found after it, over the admissions alone ([`Auditor::raised`]), and only a chunk in
+    /// which some window reached `L` is audited again decision by decision, from the answers
+    /// kept.
+    #[cfg(feature = "storm")]
+    #[inline(always)]
+    fn decide_unfilled(&mut self, times: &[Micros], mut decide: impl FnMut(Micros) -> bool) -> u64 {
+        let n = times.len();
+        debug_assert!(n <= UNFILLED_MAX && self.busiest < self.limit);
+        self.make_room(n);
+        let window = self.window;
+        let expiries = self.expiries.as_mut_slice();
+        let mut answers = [false; UNFILLED_MAX];
+        let mut end = self.end;
+        let start = end;
+        for (&t, answer) in times.iter().zip(&mut answers) {
+            let ok = decide(t);
+            *answer = ok;
+            // A refusal's slot is written too, and overwritten by the next decision; the
+            // sentinel is put back after the loop, which reads no slot.
+            expiries[end] = t + window;
+            end += usize::from(ok);
+        }
+        expiries[end] = SENTINEL;
+        self.end = end;
+        if self.raised(start) {
+            self.raise_busiest(start, window);
+        }
+        let (full, wrong_admits) = if self.busiest >= self.limit {
+            self.recount(start, times, &answers[..n])
+        } else {
+            (0, 0)
+        };
+        self.tally(n as u64, (end - start) as u64, full, wrong_admits)
+    }
+
+    /// Whether an admission among `expiries[start..end]`, the chunk just decided, made a
+    /// window busier than any before it: exactly when the `busiest`-th latest admission before
+    /// it was still inside its window, the test [`Auditor::decided`] makes of each (the buffer
+    /// keeps at least `busiest` admissions behind the chunk's first).
+    #[cfg(feature = "storm")]
+    #[inline(always)]
+    fn raised(&self, start: usize) -> bool {
+        let end = self.end;
+        let Ok(busiest) = usize::try_from(self.busiest) else {
+            return false;
+        };
+        if busiest == 0 {
+            // The first admission of a run makes a window of one.
+            return end > start;
+        }
+        let window = self.window;
+        // (As two slices side by side: no bounds test per admission.)
+        self.expiries[start - busiest..end - busiest]
+            .iter()
+            .zip(&self.expiries[start..end])
+            .any(|(&before, &e)| before > e - window)
+    }
+
+    /// Of the chunk just decided, `times` with its `answers` and its admissions from `start`
+    /// on: the decisions that met a full window, and the admissions among them, as the loop of
+    /// [`Auditor::decide_chunk_as`] counts them.
+    #[cfg(feature = "storm")]
+    #[cold]
+    #[inline(never)]
+    fn recount(&self, start: usize, times: &[Micros], answers: &[bool]) -> (u64, u64) {
+        let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
+        let (mut end, mut full, mut wrong_admits) = (start, 0, 0);
+        for (&t, &ok) in times.iter().zip(answers) {
+            let is_full = self
+                .expiries
+                .get(end.wrapping_sub(limit))
+                .is_some_and(|&e| e > t);
+            full += u64::from(is_full);
+            wrong_admits += u64::from(ok & is_full);
+            end += usize::from(ok);
+        }
+        (full, wrong_admits)
+    }
+
+    /// Adds a chunk's `n` decisions, `admits` admissions, decisions into a full window
+    /// (`full`) and admissions among them (`wrong_admits`) to the tallies; returns `admits`.
+    #[inline(always)]
+    fn tally(&mut self, n: u64, admits: u64, full: u64, wrong_admits: u64) -> u64 {
+        self.decisions += n;
+        self.admits += admits;
+        self.wrong_admits += wrong_admits;
+        // Rejected while not full: every decision not full, less the admitted ones.
+        self.wrong_rejects += (n - full) - (admits - wrong_admits);
+        admits
     }
 
     /// [`Auditor::decide_chunk`] with `decide` told, beside each time, whether the window is
@@ -316,14 +432,7 @@ impl Auditor {
         if raised {
             self.raise_busiest(start, window);
         }
-        let n = n as u64;
-        let admits = (end - start) as u64;
-        self.decisions += n;
-        self.admits += admits;
-        self.wrong_admits += wrong_admits;
-        // Rejected while not full: every decision not full, less the admitted ones.
-        self.wrong_rejects += (n - full) - (admits - wrong_admits);
-        admits
+        self.tally(n as u64, (end - start) as u64, full, wrong_admits)
     }
 
     /// Finds the busiest window among the admissions `expiries[start..end]` of a chunk that
@@ -482,6 +591,41 @@ mod tests {
                 prop_assert_eq!(
                     (chunked.busiest, chunked.busiest_at, chunked.wrong_admits, chunked.wrong_rejects, chunked.decisions, chunked.admits, chunked.in_window_at(t)),
                     (one.busiest, one.busiest_at, one.wrong_admits, one.wrong_rejects, one.decisions, one.admits, one.in_window_at(t))
+                );
+            }
+        }
+    }
+
+    proptest! {
+        /// What the chunk's loop tells a decision of the window (the sliding log's answer,
+        /// which decides a log that keeps the auditor's rule) is the per-decision audit's:
+        /// full exactly when `L` were already in it.
+        #[test]
+        fn a_chunk_tells_each_decision_whether_its_window_is_full(
+            limit in 1u64..8,
+            window in 1u64..200,
+            chunks in prop::collection::vec(prop::collection::vec((prop_oneof![Just(0u64), 0u64..9, 0u64..400], any::<bool>()), 0..3000), 1..5),
+        ) {
+            let mut t = 0;
+            let mut one = Auditor::new(limit, window);
+            let mut chunked = Auditor::new(limit, window);
+            for chunk in &chunks {
+                let times: Vec<Micros> = chunk.iter().map(|&(dt, _)| { t += dt; t }).collect();
+                let oks: Vec<bool> = chunk.iter().map(|&(_, ok)| ok).collect();
+                let want: Vec<bool> = times
+                    .iter()
+                    .zip(&oks)
+                    .map(|(&t, &ok)| one.record(t, ok).in_window >= limit)
+                    .collect();
+                let (mut told, mut decisions) = (Vec::new(), oks.iter());
+                chunked.decide_chunk_seeing(&times, |_, full| {
+                    told.push(full);
+                    decisions.next().copied().unwrap_or(false)
+                });
+                prop_assert_eq!(told, want);
+                prop_assert_eq!(
+                    (chunked.busiest, chunked.busiest_at, chunked.wrong_admits, chunked.wrong_rejects, chunked.decisions, chunked.admits),
+                    (one.busiest, one.busiest_at, one.wrong_admits, one.wrong_rejects, one.decisions, one.admits)
                 );
             }
         }

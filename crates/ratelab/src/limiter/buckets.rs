@@ -4,6 +4,7 @@
 use super::decide::{admitted_at, ratio, Decide, Decision, Rate, State};
 use crate::time::Micros;
 use serde::{Deserialize, Serialize};
+use std::hint::select_unpredictable;
 
 /// Token bucket: holds up to `B` tokens, refills continuously at the rate, starts full; each
 /// request takes one token.
@@ -70,7 +71,11 @@ impl Decide for TokenBucket {
         // The capacity is at least one token, so whether a token is there does not depend on
         // the cap: deciding from `filled` keeps the cap off the critical path.
         let ok = filled >= self.token;
-        self.units = filled.min(self.capacity) - if ok { self.token } else { 0 };
+        // Selects the compiler must not turn into branches: in a loop of decisions it would,
+        // to shorten the chain from one decision to the next, and whether the bucket is full
+        // or has a token is anybody's guess.
+        let capped = select_unpredictable(filled < self.capacity, filled, self.capacity);
+        self.units = capped - select_unpredictable(ok, self.token, 0);
         ok
     }
 }
@@ -122,8 +127,9 @@ impl Decide for Gcra {
         // `max(TAT, now) − now ≤ τ` is `TAT ≤ now + τ`, whose right side does not wait for
         // the TAT: the loop's chain of dependent steps is one shorter.
         let ok = self.tat <= now + self.tolerance;
-        let next = self.tat.max(now) + self.interval;
-        self.tat = if ok { next } else { self.tat };
+        // (Selects kept selects, as in the token bucket's.)
+        let next = select_unpredictable(self.tat > now, self.tat, now) + self.interval;
+        self.tat = select_unpredictable(ok, next, self.tat);
         ok
     }
 }

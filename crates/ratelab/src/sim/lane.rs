@@ -207,7 +207,7 @@ pub(super) fn decide_and_audit_lane(
     limiter: &mut Limiter,
     audit: &mut Auditor,
     times: &[Micros],
-    mut each: impl FnMut(bool),
+    #[cfg_attr(not(feature = "storm"), allow(unused_mut))] mut each: impl FnMut(bool),
 ) -> u64 {
     #[cfg(feature = "storm")]
     if let Limiter::SlidingLog(log) = limiter {
