@@ -596,6 +596,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "storm")]
     proptest! {
         /// What the chunk's loop tells a decision of the window (the sliding log's answer,
         /// which decides a log that keeps the auditor's rule) is the per-decision audit's:

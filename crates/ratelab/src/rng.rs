@@ -199,9 +199,13 @@ impl Rng {
         let z = tables.0;
         let bits = self.next_u64();
         let i = (bits & 0xff) as usize;
-        // `u · x[i]` with `u` the top 53 bits over 2^53, in one multiply: the same number,
-        // since scaling by a power of two is exact and commutes with rounding.
+        // `u · x[i]` with `u` the top 53 bits over 2^53: in the study's build in one multiply,
+        // by `x[i]` scaled beforehand, the same number (scaling by a power of two is exact and
+        // commutes with rounding); the page's other modules keep the two, which weigh less.
+        #[cfg(feature = "storm")]
         let x = (bits >> 11) as f64 * z.x_scaled[i];
+        #[cfg(not(feature = "storm"))]
+        let x = (bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64) * z.x[i];
         if x < z.x[i + 1] {
             return x;
         }
@@ -245,7 +249,7 @@ impl Rng {
             }
             let bits = self.next_u64();
             i = (bits & 0xff) as usize;
-            x = (bits >> 11) as f64 * z.x_scaled[i];
+            x = (bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64) * z.x[i];
             if x < z.x[i + 1] {
                 return x;
             }
@@ -325,7 +329,8 @@ const ZIG_V: f64 = 0.003_949_659_822_581_557;
 struct Ziggurat {
     x: [f64; 257],
     /// `x[i] / 2^53`, exactly: a 53-bit integer times it is `u · x[i]` with `u` that
-    /// integer over 2^53, rounded once as that product is.
+    /// integer over 2^53, rounded once as that product is (the study's build).
+    #[cfg(feature = "storm")]
     x_scaled: [f64; 257],
     f: [f64; 257],
 }
@@ -348,8 +353,12 @@ fn ziggurat() -> &'static Ziggurat {
             f[i] = libm::exp(-x[i]);
         }
         f[0] = 0.0;
-        let x_scaled = x.map(|x| x * (1.0 / (1u64 << 53) as f64));
-        Ziggurat { x, x_scaled, f }
+        Ziggurat {
+            #[cfg(feature = "storm")]
+            x_scaled: x.map(|x| x * (1.0 / (1u64 << 53) as f64)),
+            x,
+            f,
+        }
     })
 }
 
