@@ -217,14 +217,17 @@ impl Auditor {
         mut decide: impl FnMut(Micros) -> bool,
     ) -> u64 {
         // While no window has held `L` (the busiest below it), a decision needs no test of
-        // its own: see `decide_unfilled`. The study's build only: the page's other modules
-        // keep one loop, which weighs less.
+        // its own: see `decide_unfilled`. Once one has, only an admission into a full window
+        // can raise the busiest window: a wrong admission, which the loop counts anyway, so
+        // the loop makes no test of its own for that either, and the test is made afterwards
+        // over a chunk with wrong admissions (with exactly `L`, each is a raise). The study's
+        // build only: the page's other modules keep one loop, which weighs less.
         #[cfg(feature = "storm")]
         {
             let mut admitted = 0;
             for part in times.chunks(UNFILLED_MAX) {
                 admitted += if self.busiest >= self.limit {
-                    self.decide_chunk_as::<true>(part, |t, _| decide(t))
+                    self.decide_chunk_as::<true>(part, &mut decide)
                 } else {
                     self.decide_unfilled(part, &mut decide)
                 };
@@ -232,7 +235,7 @@ impl Auditor {
             admitted
         }
         #[cfg(not(feature = "storm"))]
-        self.decide_chunk_inline(times, |t, _| decide(t))
+        self.decide_chunk_as::<false>(times, &mut decide)
     }
 
     /// [`Auditor::decide_chunk`] while the busiest window so far holds fewer than `L`, for at
@@ -331,58 +334,12 @@ impl Auditor {
         admits
     }
 
-    /// [`Auditor::decide_chunk`] with `decide` told, beside each time, whether the window is
-    /// full at it (the literal rule's own answer, which the loop works out anyway): a sliding
-    /// log that forgets its rejects, audited by the rule it is, decides with no log of its own.
-    #[cfg(feature = "storm")]
-    #[inline(never)]
-    pub(crate) fn decide_chunk_seeing(
-        &mut self,
-        times: &[Micros],
-        decide: impl FnMut(Micros, bool) -> bool,
-    ) -> u64 {
-        self.decide_chunk_inline(times, decide)
-    }
-
-    /// Whether this auditor checks "at most `limit` in any `window`".
-    #[cfg(feature = "storm")]
-    pub(crate) fn audits(&self, limit: u64, window: Micros) -> bool {
-        self.limit == limit && self.window == window
-    }
-
-    /// When each of the latest `n` admissions leaves the window, oldest first (`n` at most
-    /// those of the last chunk decided: they are all in place).
-    #[cfg(feature = "storm")]
-    pub(crate) fn latest(&self, n: usize) -> &[Micros] {
-        &self.expiries[self.end - n..self.end]
-    }
-
-    /// [`Auditor::decide_chunk_seeing`], inlined into both.
-    #[inline(always)]
-    fn decide_chunk_inline(
-        &mut self,
-        times: &[Micros],
-        decide: impl FnMut(Micros, bool) -> bool,
-    ) -> u64 {
-        // While the busiest window holds at least `L` (once a window has filled), only an
-        // admission into a full window can raise it: a wrong admission, which the loop counts
-        // anyway. The study's build takes a loop without the busiest window's own test, and
-        // makes that test only over a chunk with wrong admissions, afterwards (with exactly
-        // `L`, a wrong admission is a raise). The page's other modules keep one loop, which
-        // weighs less.
-        #[cfg(feature = "storm")]
-        if self.busiest >= self.limit {
-            return self.decide_chunk_as::<true>(times, decide);
-        }
-        self.decide_chunk_as::<false>(times, decide)
-    }
-
     /// [`Auditor::decide_chunk`], told whether the busiest window holds at least `L`.
     #[inline(always)]
     fn decide_chunk_as<const FILLED: bool>(
         &mut self,
         times: &[Micros],
-        mut decide: impl FnMut(Micros, bool) -> bool,
+        mut decide: impl FnMut(Micros) -> bool,
     ) -> u64 {
         let n = times.len();
         self.make_room(n);
@@ -398,7 +355,7 @@ impl Auditor {
             let is_full = expiries
                 .get(end.wrapping_sub(limit))
                 .is_some_and(|&e| e > t);
-            let ok = decide(t, is_full);
+            let ok = decide(t);
             // Likewise, an admission makes a window busier than any before the chunk exactly
             // when the `busiest`-th most recent admission is still inside. (The slot at `end`
             // holds a sentinel, so the first admission of a run counts.)
@@ -591,42 +548,6 @@ mod tests {
                 prop_assert_eq!(
                     (chunked.busiest, chunked.busiest_at, chunked.wrong_admits, chunked.wrong_rejects, chunked.decisions, chunked.admits, chunked.in_window_at(t)),
                     (one.busiest, one.busiest_at, one.wrong_admits, one.wrong_rejects, one.decisions, one.admits, one.in_window_at(t))
-                );
-            }
-        }
-    }
-
-    #[cfg(feature = "storm")]
-    proptest! {
-        /// What the chunk's loop tells a decision of the window (the sliding log's answer,
-        /// which decides a log that keeps the auditor's rule) is the per-decision audit's:
-        /// full exactly when `L` were already in it.
-        #[test]
-        fn a_chunk_tells_each_decision_whether_its_window_is_full(
-            limit in 1u64..8,
-            window in 1u64..200,
-            chunks in prop::collection::vec(prop::collection::vec((prop_oneof![Just(0u64), 0u64..9, 0u64..400], any::<bool>()), 0..3000), 1..5),
-        ) {
-            let mut t = 0;
-            let mut one = Auditor::new(limit, window);
-            let mut chunked = Auditor::new(limit, window);
-            for chunk in &chunks {
-                let times: Vec<Micros> = chunk.iter().map(|&(dt, _)| { t += dt; t }).collect();
-                let oks: Vec<bool> = chunk.iter().map(|&(_, ok)| ok).collect();
-                let want: Vec<bool> = times
-                    .iter()
-                    .zip(&oks)
-                    .map(|(&t, &ok)| one.record(t, ok).in_window >= limit)
-                    .collect();
-                let (mut told, mut decisions) = (Vec::new(), oks.iter());
-                chunked.decide_chunk_seeing(&times, |_, full| {
-                    told.push(full);
-                    decisions.next().copied().unwrap_or(false)
-                });
-                prop_assert_eq!(told, want);
-                prop_assert_eq!(
-                    (chunked.busiest, chunked.busiest_at, chunked.wrong_admits, chunked.wrong_rejects, chunked.decisions, chunked.admits),
-                    (one.busiest, one.busiest_at, one.wrong_admits, one.wrong_rejects, one.decisions, one.admits)
                 );
             }
         }

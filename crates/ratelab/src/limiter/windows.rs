@@ -132,30 +132,8 @@ impl SlidingLog {
     /// Logs a request at `t`: over the oldest once the ring is full, else a slot more.
     #[inline]
     pub(super) fn enter(&mut self, t: Micros) {
-        self.enter_expiry(t + self.window);
-    }
-
-    /// Whether this log forgets its rejects and keeps `auditor`'s rule: then, fed what the
-    /// auditor audits, it admits exactly when the auditor finds the window not full.
-    #[cfg(feature = "storm")]
-    pub(crate) fn is_rule_of(&self, auditor: &crate::audit::Auditor) -> bool {
-        !self.record_rejects && auditor.audits(self.limit as u64, self.window)
-    }
-
-    /// Logs admissions by when they leave the window, oldest first: what [`Decide::admit`]
-    /// logs of each, for a chunk decided by the auditor's answers.
-    #[cfg(feature = "storm")]
-    pub(crate) fn log_expiries(&mut self, expiries: &[Micros]) {
-        for &e in expiries {
-            self.enter_expiry(e);
-        }
-    }
-
-    /// Logs a request that leaves the window at `expiry`.
-    #[inline]
-    fn enter_expiry(&mut self, expiry: Micros) {
         if self.last.len() == self.limit {
-            self.last[self.next] = expiry;
+            self.last[self.next] = t + self.window;
             self.next += 1;
             if self.next == self.limit {
                 self.next = 0;
@@ -166,7 +144,7 @@ impl SlidingLog {
                 let want = (2 * self.last.len()).max(8).min(self.limit);
                 self.last.reserve_exact(want - self.last.len());
             }
-            self.last.push(expiry);
+            self.last.push(t + self.window);
         }
     }
 

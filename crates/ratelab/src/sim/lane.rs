@@ -56,7 +56,7 @@ impl Lane {
             self.stats.offered += times.len() as u64;
             return;
         }
-        let admitted = decide_and_audit_lane(&mut self.limiter, &mut self.audit, times, |_| {});
+        let admitted = decide_and_audit(&mut self.limiter, &mut self.audit, times);
         self.stats.offered += times.len() as u64;
         self.stats.admitted += admitted;
     }
@@ -195,32 +195,6 @@ pub(super) fn run_open_loop(scenario: &Scenario, run: u32, lane: &mut Lane) {
 /// audits those one by one.)
 pub fn decide_and_audit(limiter: &mut Limiter, audit: &mut Auditor, times: &[Micros]) -> u64 {
     decide_and_audit_each(limiter, audit, times, |_| {})
-}
-
-/// [`decide_and_audit_each`] for a lane's own limiter and auditor, which have heard the same
-/// decisions at the same times since the run began (a lane that queues or shifts is decided
-/// one request at a time): then a sliding log that forgets its rejects and keeps the auditor's
-/// rule admits exactly when the auditor finds the window not full, so that answer decides it,
-/// and its log takes the chunk's admissions after (the study's build only).
-#[inline]
-pub(super) fn decide_and_audit_lane(
-    limiter: &mut Limiter,
-    audit: &mut Auditor,
-    times: &[Micros],
-    #[cfg_attr(not(feature = "storm"), allow(unused_mut))] mut each: impl FnMut(bool),
-) -> u64 {
-    #[cfg(feature = "storm")]
-    if let Limiter::SlidingLog(log) = limiter {
-        if log.is_rule_of(audit) {
-            let admitted = audit.decide_chunk_seeing(times, |_, full| {
-                each(!full);
-                !full
-            });
-            log.log_expiries(audit.latest(admitted as usize));
-            return admitted;
-        }
-    }
-    decide_and_audit_each(limiter, audit, times, each)
 }
 
 /// [`decide_and_audit`], telling `each` every decision in order (a retrying client's batch

@@ -5,7 +5,7 @@
 
 #[cfg(feature = "clients")]
 use super::lane::{count_client, peak, Second};
-use super::lane::{decide_and_audit_lane, run_open_loop, Lane};
+use super::lane::{decide_and_audit_each, run_open_loop, Lane};
 use super::mechanism::{Mechanism, MECHANISM_BYTES_PER_DECISION, TRACE_BYTES_PER_DECISION};
 use super::stats::{ClientStats, RunStats, Trace};
 #[cfg(feature = "storm")]
@@ -167,7 +167,7 @@ fn closed_loop(
                 times.extend(batch.iter().map(|(_, tr): &(u32, Try)| tr.at));
                 decided.clear();
                 lane.stats.admitted +=
-                    decide_and_audit_lane(&mut lane.limiter, &mut lane.audit, &times, |ok| {
+                    decide_and_audit_each(&mut lane.limiter, &mut lane.audit, &times, |ok| {
                         decided.push(ok)
                     });
             }
