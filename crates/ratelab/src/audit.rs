@@ -282,7 +282,6 @@ impl Auditor {
     /// window busier than any before it: exactly when the `busiest`-th latest admission before
     /// it was still inside its window, the test [`Auditor::decided`] makes of each (the buffer
     /// keeps at least `busiest` admissions behind the chunk's first).
-    #[cfg(feature = "storm")]
     #[inline(always)]
     fn raised(&self, start: usize) -> bool {
         let end = self.end;
@@ -373,19 +372,13 @@ impl Auditor {
             // The slot at `end`, which a refusal may have written, holds a sentinel again.
             expiries[end] = SENTINEL;
         }
-        if FILLED && wrong_admits > 0 {
-            // The loop's test for each admission of the chunk, now that they are in place: its
-            // expiry is its time plus `W`. (With `busiest` = `L`, the `busiest`-th most recent
-            // admission is the `L`-th, and every wrong admission raised it.)
-            // (As two slices side by side: no bounds test per admission. The buffer keeps at
-            // least `busiest` admissions behind the chunk's first.)
-            raised = busiest == limit
-                || expiries[start - busiest..end - busiest]
-                    .iter()
-                    .zip(&expiries[start..end])
-                    .any(|(&before, &e)| before > e - window);
-        }
         self.end = end;
+        if FILLED && wrong_admits > 0 {
+            // The loop's test for each admission of the chunk, now that they are in place.
+            // (With `busiest` = `L`, the `busiest`-th most recent admission is the `L`-th, and
+            // every wrong admission raised it.)
+            raised = busiest == limit || self.raised(start);
+        }
         if raised {
             self.raise_busiest(start, window);
         }
