@@ -577,6 +577,34 @@ mod tests {
             }
         }
 
+        /// The sliding-window counter admits exactly when the estimate recounted from what it
+        /// counted, `prev·(W − e) + cur·W`, is below `L·W`: with recorded rejects (128-bit)
+        /// and without (the room it keeps), at small limits and at limits a window fills
+        /// many times over.
+        #[test]
+        fn the_counter_admits_exactly_while_the_estimate_is_below_the_limit(
+            limit in prop_oneof![1u64..8, 50u64..200],
+            window in prop_oneof![1u64..100, 1_000u64..100_000],
+            record_rejects in any::<bool>(),
+            gaps in prop::collection::vec(prop_oneof![Just(0u64), 0u64..10, 0u64..300, 0u64..3_000], 0..600),
+        ) {
+            let mut swc = SlidingWindowCounter::new(limit, window, record_rejects);
+            let mut counted: Vec<Micros> = Vec::new();
+            for t in trace(&gaps) {
+                let k = t / window;
+                let in_window = |k: u64| counted.iter().filter(|&&x| x / window == k).count() as u64;
+                let (current, previous) = (in_window(k), if k > 0 { in_window(k - 1) } else { 0 });
+                let left = (k + 1) * window - t;
+                let below = u128::from(previous) * u128::from(left) + u128::from(current) * u128::from(window)
+                    < u128::from(limit) * u128::from(window);
+                let ok = swc.admit(t);
+                prop_assert_eq!(ok, below, "at {}", t);
+                if ok || record_rejects {
+                    counted.push(t);
+                }
+            }
+        }
+
         /// The window counters' states are recounts of what they counted.
         #[test]
         fn the_counters_states_are_recounts(

@@ -233,6 +233,11 @@ pub struct SlidingWindowCounter {
     pub(super) window_end: Micros,
     pub(super) prev: u64,
     pub(super) cur: u64,
+    /// `(L − cur)·W`, the room the estimate has left scaled by `W`, while neither rejects nor
+    /// admissions made elsewhere are recorded (`cur` then never passes `L`): a decision then
+    /// compares it with `prev·(W − e)` and takes `W` off it, so that the chain from one
+    /// decision to the next is a compare and a subtraction, not a multiply by `cur`.
+    pub(super) room: u64,
     pub(super) record_rejects: bool,
     /// Whether admissions made elsewhere were recorded ([`Shared::force`]), so that the counts
     /// may pass `L` and need 128-bit arithmetic, as with recorded rejects.
@@ -250,6 +255,7 @@ impl SlidingWindowCounter {
             window_end: 0,
             prev: 0,
             cur: 0,
+            room: limit * window,
             record_rejects,
             wide: false,
         }
@@ -294,6 +300,7 @@ impl Decide for SlidingWindowCounter {
             let index = t / self.window;
             self.prev = if index == self.index + 1 { self.cur } else { 0 };
             self.cur = 0;
+            self.room = self.limit * self.window;
             self.index = index;
             self.window_start = index * self.window;
             self.window_end = self.window_start + self.window;
@@ -307,8 +314,11 @@ impl Decide for SlidingWindowCounter {
             estimate < u128::from(self.limit) * w
         } else {
             // Without them both counts stay at most L (≤ 2^20) and W < 2^37, so every product
-            // and the sum fit in 64 bits; 128-bit arithmetic is slow in wasm.
-            self.prev * (self.window - elapsed) + self.cur * self.window < self.limit * self.window
+            // fits in 64 bits (128-bit arithmetic is slow in wasm), and `cur·W + prev·(W − e)
+            // < L·W` is `prev·(W − e) < room`.
+            let ok = self.prev * (self.window - elapsed) < self.room;
+            self.room -= std::hint::select_unpredictable(ok, self.window, 0);
+            ok
         };
         self.cur += u64::from(ok | self.record_rejects);
         ok
