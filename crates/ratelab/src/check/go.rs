@@ -161,7 +161,8 @@ pub(super) fn read_go(text: &str) -> Result<Vec<Config>, Error> {
     }])
 }
 
-#[cfg(test)]
+// Each reads into a limiter of the `libraries` feature.
+#[cfg(all(test, feature = "libraries"))]
 mod tests {
     use crate::check::read_config;
     use crate::time::{MS, SECOND};
