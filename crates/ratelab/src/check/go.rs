@@ -161,8 +161,9 @@ pub(super) fn read_go(text: &str) -> Result<Vec<Config>, Error> {
     }])
 }
 
+#[cfg(test)]
 // Each reads into a limiter of the `libraries` feature.
-#[cfg(all(test, feature = "libraries"))]
+#[cfg(feature = "libraries")]
 mod tests {
     use crate::check::read_config;
     use crate::time::{MS, SECOND};

@@ -8,7 +8,8 @@ use super::config::{first_line, Config};
 use crate::error::Error;
 use crate::spec::LimiterSpec;
 use crate::time::MS;
-#[cfg(all(test, feature = "libraries"))]
+#[cfg(test)]
+#[cfg(feature = "libraries")]
 use crate::time::{Micros, SECOND};
 
 /// `text` without `//` and `/* */` comments (JavaScript's and Go's alike; strings are left as
@@ -324,11 +325,13 @@ pub(super) fn read_flexible(text: &str) -> Result<Vec<Config>, Error> {
 }
 
 /// One second, for the tests' arithmetic.
-#[cfg(all(test, feature = "libraries"))]
+#[cfg(test)]
+#[cfg(feature = "libraries")]
 const S: Micros = SECOND;
 
+#[cfg(test)]
 // Each reads into a limiter of the `libraries` feature.
-#[cfg(all(test, feature = "libraries"))]
+#[cfg(feature = "libraries")]
 mod tests {
     use super::*;
     use crate::check::read_config;

@@ -312,8 +312,9 @@ pub(super) fn read_limits(text: &str) -> Result<Vec<Config>, Error> {
         .collect()
 }
 
+#[cfg(test)]
 // Each reads into a limiter of the `libraries` feature.
-#[cfg(all(test, feature = "libraries"))]
+#[cfg(feature = "libraries")]
 mod tests {
     use super::*;
     use crate::time::{MINUTE, SECOND};

@@ -135,8 +135,9 @@ pub(super) fn read_vsthrottle(text: &str) -> Result<Vec<Config>, Error> {
     }])
 }
 
+#[cfg(test)]
 // Each reads into a limiter of the `libraries` feature.
-#[cfg(all(test, feature = "libraries"))]
+#[cfg(feature = "libraries")]
 mod tests {
     use crate::check::read_config;
 
