@@ -33,9 +33,24 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The part of a source file outside its `#[cfg(test)]` module.
+/// The part of a source file before its `#[cfg(test)]` module: up to the first
+/// `#[cfg(test)]` whose item, past further attributes and comments, is a module (an import or
+/// a constant kept for the tests is not where the tests start).
 fn non_test_code(text: &str) -> &str {
-    text.split("#[cfg(test)]").next().unwrap_or(text)
+    let mut from = 0;
+    while let Some(at) = text[from..].find("#[cfg(test)]") {
+        let start = from + at;
+        let after = &text[start + "#[cfg(test)]".len()..];
+        let item = after
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with("#[") && !l.starts_with("//"));
+        if item.is_some_and(|l| l.starts_with("mod ") || l.starts_with("pub mod ")) {
+            return &text[..start];
+        }
+        from = start + 1;
+    }
+    text
 }
 
 /// The names under `[section]` of a manifest, one per `name = ...` or `name.workspace` line.
