@@ -1,5 +1,5 @@
 //! A figure's controls, typed: which limiter, which traffic, which attack, which form of the
-//! leaky bucket, and nginx's `limit_req` in nginx's own units ([`nginx`]). The page sends them as a plain object whose names (`"token-bucket"`,
+//! leaky bucket, and nginx's `limit_req` in nginx's own units ([`NginxConf`]). The page sends them as a plain object whose names (`"token-bucket"`,
 //! `"boundary-burst"`) are these enums' serde names, so a name the page does not know is
 //! refused where it enters, and nothing downstream compares strings.
 

@@ -255,7 +255,7 @@ impl SlidingWindowCounter {
             window_end: 0,
             prev: 0,
             cur: 0,
-            room: limit * window,
+            room: limit.saturating_mul(window),
             record_rejects,
             wide: false,
         }
@@ -300,7 +300,9 @@ impl Decide for SlidingWindowCounter {
             let index = t / self.window;
             self.prev = if index == self.index + 1 { self.cur } else { 0 };
             self.cur = 0;
-            self.room = self.limit * self.window;
+            // (Saturating: with recorded rejects or admissions made elsewhere, the room is not read
+            // and the limit and window need not keep the product within 64 bits.)
+            self.room = self.limit.saturating_mul(self.window);
             self.index = index;
             self.window_start = index * self.window;
             self.window_end = self.window_start + self.window;
