@@ -203,8 +203,9 @@ fn row(scenario: &Scenario, stats: &RunStats) -> CompareRow {
         served_share: stats.served_share().unwrap_or(0.0),
         worst_window: stats.busiest,
         bound: theory::worst_case(&scenario.limiters[0], scenario.limit, scenario.window),
-        wrong_admits: stats.wrong_admits as f64 / decisions,
-        wrong_rejects: stats.wrong_rejects as f64 / decisions,
+        // (The page's runs count every lane's wrong decisions: only the study's do without.)
+        wrong_admits: stats.wrong_admits.unwrap_or(0) as f64 / decisions,
+        wrong_rejects: stats.wrong_rejects.unwrap_or(0) as f64 / decisions,
     }
 }
 

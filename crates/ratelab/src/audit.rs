@@ -86,6 +86,9 @@ pub struct Auditor {
     pub wrong_admits: u64,
     /// Rejected while the window had room.
     pub wrong_rejects: u64,
+    /// Whether wrong decisions are counted: `false` for an auditor of the busiest window
+    /// alone ([`Auditor::bound_only`]), whose two tallies above then mean nothing.
+    counts_wrong: bool,
 }
 
 impl Auditor {
@@ -104,7 +107,28 @@ impl Auditor {
             admits: 0,
             wrong_admits: 0,
             wrong_rejects: 0,
+            counts_wrong: true,
         }
+    }
+
+    /// An auditor of the busiest window alone, for a caller that reads no wrong decisions
+    /// (the study's lanes other than the counter's): [`Auditor::decide_chunk`] then makes no
+    /// test of its own per decision once a window has held `L`, only one per admission after
+    /// each chunk, and [`Auditor::wrong`] is `None`. The busiest window, where it ends, and
+    /// the decisions and admissions are the same as [`Auditor::new`]'s (a test holds them
+    /// equal).
+    pub fn bound_only(limit: u64, window: Micros) -> Self {
+        Auditor {
+            counts_wrong: false,
+            ..Auditor::new(limit, window)
+        }
+    }
+
+    /// The wrong admissions and wrong rejections, if this auditor counts them (every auditor
+    /// but a [`Auditor::bound_only`] one).
+    pub fn wrong(&self) -> Option<(u64, u64)> {
+        self.counts_wrong
+            .then_some((self.wrong_admits, self.wrong_rejects))
     }
 
     /// Audits an admission at `t`. Times passed to the auditor must not decrease.
@@ -227,7 +251,11 @@ impl Auditor {
             let mut admitted = 0;
             for part in times.chunks(UNFILLED_MAX) {
                 admitted += if self.busiest >= self.limit {
-                    self.decide_chunk_as::<true>(part, &mut decide)
+                    if self.counts_wrong {
+                        self.decide_chunk_as::<true>(part, &mut decide)
+                    } else {
+                        self.decide_bound(part, &mut decide)
+                    }
                 } else {
                     self.decide_unfilled(part, &mut decide)
                 };
@@ -270,12 +298,40 @@ impl Auditor {
         if self.raised(start) {
             self.raise_busiest(start, window);
         }
-        let (full, wrong_admits) = if self.busiest >= self.limit {
+        let (full, wrong_admits) = if self.busiest >= self.limit && self.counts_wrong {
             self.recount(start, times, &answers[..n])
         } else {
             (0, 0)
         };
         self.tally(n as u64, (end - start) as u64, full, wrong_admits)
+    }
+
+    /// [`Auditor::decide_chunk`] for a [`Auditor::bound_only`] auditor once a window has held
+    /// `L`: the loop only decides and lays out the admissions, as [`Auditor::decide_unfilled`]
+    /// does, and the busiest window is found after it over the admissions alone
+    /// ([`Auditor::raised`]).
+    #[cfg(feature = "storm")]
+    #[inline(always)]
+    fn decide_bound(&mut self, times: &[Micros], mut decide: impl FnMut(Micros) -> bool) -> u64 {
+        let n = times.len();
+        self.make_room(n);
+        let window = self.window;
+        let expiries = self.expiries.as_mut_slice();
+        let mut end = self.end;
+        let start = end;
+        for &t in times {
+            let ok = decide(t);
+            // A refusal's slot is written too, and overwritten by the next decision; the
+            // sentinel is put back after the loop.
+            expiries[end] = t + window;
+            end += usize::from(ok);
+        }
+        expiries[end] = SENTINEL;
+        self.end = end;
+        if self.raised(start) {
+            self.raise_busiest(start, window);
+        }
+        self.tally(n as u64, (end - start) as u64, 0, 0)
     }
 
     /// Whether an admission among `expiries[start..end]`, the chunk just decided, made a
@@ -327,9 +383,11 @@ impl Auditor {
     fn tally(&mut self, n: u64, admits: u64, full: u64, wrong_admits: u64) -> u64 {
         self.decisions += n;
         self.admits += admits;
-        self.wrong_admits += wrong_admits;
-        // Rejected while not full: every decision not full, less the admitted ones.
-        self.wrong_rejects += (n - full) - (admits - wrong_admits);
+        if self.counts_wrong {
+            self.wrong_admits += wrong_admits;
+            // Rejected while not full: every decision not full, less the admitted ones.
+            self.wrong_rejects += (n - full) - (admits - wrong_admits);
+        }
         admits
     }
 
@@ -530,6 +588,8 @@ mod tests {
             let mut t = 0;
             let mut one = Auditor::new(limit, window);
             let mut chunked = Auditor::new(limit, window);
+            // The busiest window alone: the same but for the wrong decisions, not counted.
+            let mut bound = Auditor::bound_only(limit, window);
             for chunk in &chunks {
                 let times: Vec<Micros> = chunk.iter().map(|&(dt, _)| { t += dt; t }).collect();
                 let oks: Vec<bool> = chunk.iter().map(|&(_, ok)| ok).collect();
@@ -542,7 +602,15 @@ mod tests {
                     (chunked.busiest, chunked.busiest_at, chunked.wrong_admits, chunked.wrong_rejects, chunked.decisions, chunked.admits, chunked.in_window_at(t)),
                     (one.busiest, one.busiest_at, one.wrong_admits, one.wrong_rejects, one.decisions, one.admits, one.in_window_at(t))
                 );
+                let mut decisions = oks.iter();
+                let admitted = bound.decide_chunk(&times, |_| decisions.next().copied().unwrap_or(false));
+                prop_assert_eq!(admitted, oks.iter().filter(|&&ok| ok).count() as u64);
+                prop_assert_eq!(
+                    (bound.busiest, bound.busiest_at, bound.decisions, bound.admits, bound.in_window_at(t), bound.wrong()),
+                    (one.busiest, one.busiest_at, one.decisions, one.admits, one.in_window_at(t), None)
+                );
             }
+            prop_assert_eq!(one.wrong(), Some((one.wrong_admits, one.wrong_rejects)));
         }
     }
 
@@ -588,9 +656,14 @@ mod tests {
             }
             prop_assert_eq!((one.busiest, one.wrong_admits, one.wrong_rejects), want);
             // In chunks of the sizes given, in turn; and the same with every other chunk
-            // audited one decision at a time.
-            for mixed in [false, true] {
-                let mut chunked = Auditor::new(limit, window);
+            // audited one decision at a time; and both by an auditor of the busiest window
+            // alone, whose wrong decisions are not counted.
+            for (mixed, counts_wrong) in [(false, true), (true, true), (false, false), (true, false)] {
+                let mut chunked = if counts_wrong {
+                    Auditor::new(limit, window)
+                } else {
+                    Auditor::bound_only(limit, window)
+                };
                 let (mut at, mut k) = (0, 0);
                 while at < trace.len() {
                     let part = &trace[at..(at + cut[k % cut.len()]).min(trace.len())];
@@ -606,10 +679,11 @@ mod tests {
                     at += part.len();
                     k += 1;
                 }
+                let wrong = counts_wrong.then_some((one.wrong_admits, one.wrong_rejects));
                 prop_assert_eq!(
-                    (chunked.busiest, chunked.busiest_at, chunked.wrong_admits, chunked.wrong_rejects, chunked.decisions, chunked.admits),
-                    (one.busiest, one.busiest_at, one.wrong_admits, one.wrong_rejects, one.decisions, one.admits),
-                    "mixed: {}", mixed
+                    (chunked.busiest, chunked.busiest_at, chunked.wrong(), chunked.decisions, chunked.admits),
+                    (one.busiest, one.busiest_at, wrong, one.decisions, one.admits),
+                    "mixed: {}, counts wrong: {}", mixed, counts_wrong
                 );
             }
         }

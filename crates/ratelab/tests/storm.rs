@@ -355,7 +355,7 @@ fn the_lockout_grids_lanes_are_as_one_try_at_a_time() {
             };
             let s = lockout_all(100, rate, tries, size).expect("valid");
             let lanes = simulate_run(&s, 0).expect("runs");
-            let bare = simulate_run_lanes(&s, 0).expect("runs");
+            let bare = simulate_run_lanes(&s, 0, |_| true).expect("runs");
             for (i, lane) in lanes.iter().enumerate() {
                 let (alone, _) = trace(&s, i, 0).expect("runs");
                 assert_eq!(
@@ -368,6 +368,43 @@ fn the_lockout_grids_lanes_are_as_one_try_at_a_time() {
                     ..alone
                 };
                 assert_eq!(bare[i], without, "lane {i} without its client's numbers");
+            }
+        }
+    }
+}
+
+/// The study's open-loop cells with the wrong decisions counted in some lanes only (here every
+/// other one, so that GCRA and its twin are counted one and not the other): every number of
+/// every lane is the one it has with all counted, but the wrong decisions, `None` where not
+/// counted.
+#[test]
+fn lanes_without_wrong_counts_have_every_other_number() {
+    use ratelab::sim::{simulate_run, simulate_run_lanes, RunStats};
+    use ratelab::study::{honest, Size, SHAPES};
+    for shape in SHAPES {
+        for load in [0.3, 1.0] {
+            for counted in [0, 1] {
+                let size = Size {
+                    runs: 1,
+                    minutes: 60,
+                    seed: 7,
+                };
+                let s = honest(shape, load, size).expect("valid");
+                let all = simulate_run(&s, 0).expect("runs");
+                let some = simulate_run_lanes(&s, 0, |i| i % 2 == counted).expect("runs");
+                for (i, (full, got)) in all.iter().zip(&some).enumerate() {
+                    assert!(full.wrong_admits.is_some() && full.wrong_rejects.is_some());
+                    let want = if i % 2 == counted {
+                        full.clone()
+                    } else {
+                        RunStats {
+                            wrong_admits: None,
+                            wrong_rejects: None,
+                            ..full.clone()
+                        }
+                    };
+                    assert_eq!(got, &want, "{shape} at {load}, lane {i}");
+                }
             }
         }
     }

@@ -33,13 +33,24 @@ pub(super) struct Lane {
 
 impl Lane {
     pub(super) fn new(limiter: Limiter, scenario: &Scenario) -> Self {
+        Lane::audited(limiter, scenario, true)
+    }
+
+    /// A lane whose auditor counts wrong decisions if `counts_wrong`, and otherwise audits the
+    /// busiest window alone ([`Auditor::bound_only`]).
+    pub(super) fn audited(limiter: Limiter, scenario: &Scenario, counts_wrong: bool) -> Self {
         // A uniform delay needs no queue: every decision is audited that much later.
         let shift = limiter.shift();
         let queue = (limiter.delays() && shift == 0).then(TimeRing::default);
+        let (limit, window) = (scenario.limit, scenario.window);
         Lane {
             shift,
             limiter,
-            audit: Auditor::new(scenario.limit, scenario.window),
+            audit: if counts_wrong {
+                Auditor::new(limit, window)
+            } else {
+                Auditor::bound_only(limit, window)
+            },
             queue,
             stats: RunStats::default(),
             trace: None,
@@ -166,8 +177,9 @@ impl Lane {
         self.stats.decisions = a.decisions;
         self.stats.busiest = a.busiest;
         self.stats.busiest_at = a.busiest_at;
-        self.stats.wrong_admits = a.wrong_admits;
-        self.stats.wrong_rejects = a.wrong_rejects;
+        let wrong = a.wrong();
+        self.stats.wrong_admits = wrong.map(|(admits, _)| admits);
+        self.stats.wrong_rejects = wrong.map(|(_, rejects)| rejects);
         #[cfg(feature = "fleet")]
         if let Limiter::Fleet(f) = &self.limiter {
             self.stats.fleet = Some(f.stats());

@@ -241,8 +241,9 @@ fn summarize(scenario: &Scenario, spec: &LimiterSpec, stats: &[&RunStats]) -> Li
         busiest_window_max: stats.iter().map(|s| s.busiest).max().unwrap_or(0),
         busiest_window_mean: stats.iter().map(|s| s.busiest as f64).sum::<f64>()
             / stats.len().max(1) as f64,
-        wrong_admits: fraction(total(|s| s.wrong_admits)),
-        wrong_rejects: fraction(total(|s| s.wrong_rejects)),
+        // (`simulate` counts every lane's: only the study asks for a lane without.)
+        wrong_admits: fraction(total(|s| s.wrong_admits.unwrap_or(0))),
+        wrong_rejects: fraction(total(|s| s.wrong_rejects.unwrap_or(0))),
         bound: theory::worst_case(spec, scenario.limit, scenario.window),
         delay_p50_us: p50,
         delay_p99_us: p99,
@@ -432,7 +433,8 @@ mod tests {
             admitted,
             decisions: offered,
             busiest,
-            wrong_admits: 1,
+            wrong_admits: Some(1),
+            wrong_rejects: Some(0),
             ..RunStats::default()
         }
     }

@@ -16,20 +16,33 @@ use crate::traffic::Try;
 
 /// Runs run `run` of the scenario for every limiter. The scenario must have been validated.
 pub fn simulate_run(scenario: &Scenario, run: u32) -> Result<Vec<RunStats>, Error> {
-    run_lanes(scenario, run, true)
+    run_lanes(scenario, run, true, |_| true)
 }
 
 /// [`simulate_run`] without a retrying client's own numbers (its busiest second, its time to
-/// success: [`RunStats::client`] is `None`): what the study runs, which reads only each
-/// lane's. Every other number is the same (a test holds it).
-pub fn simulate_run_lanes(scenario: &Scenario, run: u32) -> Result<Vec<RunStats>, Error> {
-    run_lanes(scenario, run, false)
+/// success: [`RunStats::client`] is `None`), and with the wrong decisions counted only in
+/// the lanes `counts_wrong` names by position (elsewhere [`RunStats::wrong_admits`] and
+/// [`RunStats::wrong_rejects`] are `None`, the busiest window audited alone:
+/// [`crate::audit::Auditor::bound_only`]): what the study runs, which reads only those. Every
+/// other number is the same (a test holds it).
+pub fn simulate_run_lanes(
+    scenario: &Scenario,
+    run: u32,
+    counts_wrong: impl Fn(usize) -> bool,
+) -> Result<Vec<RunStats>, Error> {
+    run_lanes(scenario, run, false, counts_wrong)
 }
 
-fn run_lanes(scenario: &Scenario, run: u32, client_numbers: bool) -> Result<Vec<RunStats>, Error> {
+fn run_lanes(
+    scenario: &Scenario,
+    run: u32,
+    client_numbers: bool,
+    counts_wrong: impl Fn(usize) -> bool,
+) -> Result<Vec<RunStats>, Error> {
     let mut lanes = Vec::with_capacity(scenario.limiters.len());
-    for spec in &scenario.limiters {
-        lanes.push(Lane::new(scenario.build_limiter(spec, run)?, scenario));
+    for (i, spec) in scenario.limiters.iter().enumerate() {
+        let limiter = scenario.build_limiter(spec, run)?;
+        lanes.push(Lane::audited(limiter, scenario, counts_wrong(i)));
     }
     if scenario.traffic.closed_loop() {
         #[cfg(feature = "storm")]

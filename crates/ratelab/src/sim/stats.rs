@@ -20,10 +20,12 @@ pub struct RunStats {
     pub busiest: u64,
     /// Where that window ends.
     pub busiest_at: Micros,
-    /// Admissions the literal rule would have rejected.
-    pub wrong_admits: u64,
-    /// Rejections the literal rule would have admitted.
-    pub wrong_rejects: u64,
+    /// Admissions the literal rule would have rejected; `None` where the run was asked for
+    /// the busiest window alone ([`crate::audit::Auditor::bound_only`]: the study's lanes whose
+    /// wrong decisions no table reads).
+    pub wrong_admits: Option<u64>,
+    /// Rejections the literal rule would have admitted; `None` as `wrong_admits`.
+    pub wrong_rejects: Option<u64>,
     /// Queueing delays of admitted requests (queueing limiters only), to the histogram's
     /// precision (exact below 256 µs, within 0.8% above).
     pub delays: Histogram,

@@ -42,6 +42,7 @@ pub(super) fn open_loop(
             host[i].is_none()
                 && rider[i].is_none()
                 && lanes[i].plain()
+                && lanes[i].audit.wrong().is_some() == lanes[j].audit.wrong().is_some()
                 && alike(&lanes[i].limiter, &lanes[j].limiter)
         });
         if let Some(i) = found {
@@ -49,10 +50,12 @@ pub(super) fn open_loop(
             rider[i] = Some(j);
         }
     }
-    // Each rider's limiter as it starts, to run it again alone if it comes apart.
+    // Each rider's limiter as it starts, to run it again alone if it comes apart, and
+    // whether its auditor counts wrong decisions (as its host's does).
     let spare: Vec<Option<Limiter>> = (0..n)
         .map(|j| host[j].map(|_| lanes[j].limiter.clone()))
         .collect();
+    let counts_wrong: Vec<bool> = lanes.iter().map(|l| l.audit.wrong().is_some()).collect();
     let mut apart = vec![false; n];
     let mut arrivals = scenario.arrivals(run);
     let mut chunk = Vec::with_capacity(CHUNK);
@@ -79,7 +82,7 @@ pub(super) fn open_loop(
         match (host[j], spare) {
             // Rare, and never for the twins so far: the rider alone, from the start.
             (Some(_), Some(limiter)) if apart[j] => {
-                let mut alone = Lane::new(limiter, scenario);
+                let mut alone = Lane::audited(limiter, scenario, counts_wrong[j]);
                 run_open_loop(scenario, run, &mut alone);
                 stats[j] = alone.finish().0;
             }

@@ -396,6 +396,21 @@ pub struct JobResult {
 }
 
 impl JobKind {
+    /// Whether the study reads the wrong decisions of lane `lane` of a job of this kind: the
+    /// counter's at 80% of steady traffic and of page loads (table counter-wrong and the
+    /// counter essay's claims), and every lane of a retry job (table lockout compares the
+    /// fixed window's two lanes whole). Every other lane's auditor finds the busiest window
+    /// alone ([`crate::audit::Auditor::bound_only`]), and its wrong decisions are `None`.
+    pub fn counts_wrong(&self, lane: usize) -> bool {
+        match *self {
+            JobKind::Honest { shape, load } => {
+                lane == COUNTER && load == LOAD_80 && (shape == STEADY || shape == PAGE_LOADS)
+            }
+            JobKind::Retry { .. } => true,
+            _ => false,
+        }
+    }
+
     /// The experiment the job belongs to, named as its table is, for timings.
     pub fn experiment(&self) -> &'static str {
         match self {

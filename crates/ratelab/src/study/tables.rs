@@ -144,13 +144,15 @@ pub fn assemble(config: StudyConfig, jobs: &[Job], results: &[Option<JobResult>]
     for s in [STEADY, PAGE_LOADS] {
         if let Some(r) = honest(s, LOAD_80) {
             let decisions: u64 = r.runs.iter().map(|run| run[COUNTER].decisions).sum();
-            let wa: u64 = r.runs.iter().map(|run| run[COUNTER].wrong_admits).sum();
-            let wr: u64 = r.runs.iter().map(|run| run[COUNTER].wrong_rejects).sum();
-            wrong_rows.push(vec![
-                SHAPES[s].to_string(),
-                format!("{}%", fixed(100.0 * wr as f64 / decisions.max(1) as f64, 2)),
-                format!("{}%", fixed(100.0 * wa as f64 / decisions.max(1) as f64, 2)),
-            ]);
+            // (Counted in these jobs' counter lanes: `counts_wrong`.)
+            let share = |wrong: Option<u64>| {
+                wrong.map_or("not counted".into(), |w| {
+                    format!("{}%", fixed(100.0 * w as f64 / decisions.max(1) as f64, 2))
+                })
+            };
+            let wa: Option<u64> = r.runs.iter().map(|run| run[COUNTER].wrong_admits).sum();
+            let wr: Option<u64> = r.runs.iter().map(|run| run[COUNTER].wrong_rejects).sum();
+            wrong_rows.push(vec![SHAPES[s].to_string(), share(wr), share(wa)]);
         }
     }
     tables.push(Table {

@@ -264,28 +264,35 @@ pub(super) fn counter(study: &Study, out: &mut Vec<Claim>) {
             load: LOAD_80,
         });
         // Every run's wrong decisions over every run's decisions (what `simulate` prints), with
-        // the standard error of the runs' own shares.
-        let per_run = |r: &JobResult, wrong: fn(&crate::sim::RunStats) -> u64| {
+        // the standard error of the runs' own shares; none if a run did not count them (the
+        // plan counts them here: `counts_wrong`).
+        let per_run = |r: &JobResult, wrong: fn(&crate::sim::RunStats) -> Option<u64>| {
+            let counted = r
+                .runs
+                .iter()
+                .map(|run| Some((wrong(&run[COUNTER])?, run[COUNTER].decisions)))
+                .collect::<Option<Vec<_>>>()?;
             let spread = Estimate::of(
-                &r.runs
+                &counted
                     .iter()
-                    .map(|run| wrong(&run[COUNTER]) as f64 / run[COUNTER].decisions.max(1) as f64)
+                    .map(|&(w, d)| w as f64 / d.max(1) as f64)
                     .collect::<Vec<_>>(),
             );
-            let (w, d) = r.runs.iter().fold((0u64, 0u64), |(w, d), run| {
-                (w + wrong(&run[COUNTER]), d + run[COUNTER].decisions)
-            });
-            Estimate {
+            let (w, d) = counted
+                .iter()
+                .fold((0u64, 0u64), |(sw, sd), &(w, d)| (sw + w, sd + d));
+            Some(Estimate {
                 mean: w as f64 / d.max(1) as f64,
                 se: spread.se,
-            }
+            })
         };
         for (what, quote, target, wrong, metric) in [
             (
                 "wrong rejects",
                 q_wr,
                 essay_wr,
-                (|s: &crate::sim::RunStats| s.wrong_rejects) as fn(&crate::sim::RunStats) -> u64,
+                (|s: &crate::sim::RunStats| s.wrong_rejects)
+                    as fn(&crate::sim::RunStats) -> Option<u64>,
                 Metric::WrongRejects,
             ),
             (
@@ -303,7 +310,7 @@ pub(super) fn counter(study: &Study, out: &mut Vec<Claim>) {
                 quote,
             )
             .target(target, Unit::Share)
-            .ours(got.map(|(_, r)| share(per_run(r, wrong))));
+            .ours(got.and_then(|(_, r)| per_run(r, wrong)).map(share));
             if let Some((j, _)) = got {
                 row = row
                     .command(command(j, COUNTER, &honest_traffic(shape, LOAD_80)))
