@@ -87,7 +87,9 @@ pub struct Auditor {
     /// Rejected while the window had room.
     pub wrong_rejects: u64,
     /// Whether wrong decisions are counted: `false` for an auditor of the busiest window
-    /// alone ([`Auditor::bound_only`]), whose two tallies above then mean nothing.
+    /// alone ([`Auditor::bound_only`]), whose two tallies above then mean nothing. (The
+    /// study's build only: the page's other modules count them always, and weigh less.)
+    #[cfg(feature = "storm")]
     counts_wrong: bool,
 }
 
@@ -107,6 +109,7 @@ impl Auditor {
             admits: 0,
             wrong_admits: 0,
             wrong_rejects: 0,
+            #[cfg(feature = "storm")]
             counts_wrong: true,
         }
     }
@@ -116,7 +119,8 @@ impl Auditor {
     /// test of its own per decision once a window has held `L`, only one per admission after
     /// each chunk, and [`Auditor::wrong`] is `None`. The busiest window, where it ends, and
     /// the decisions and admissions are the same as [`Auditor::new`]'s (a test holds them
-    /// equal).
+    /// equal). The core's `storm` feature (the study's build) only.
+    #[cfg(feature = "storm")]
     pub fn bound_only(limit: u64, window: Micros) -> Self {
         Auditor {
             counts_wrong: false,
@@ -127,8 +131,11 @@ impl Auditor {
     /// The wrong admissions and wrong rejections, if this auditor counts them (every auditor
     /// but a [`Auditor::bound_only`] one).
     pub fn wrong(&self) -> Option<(u64, u64)> {
-        self.counts_wrong
-            .then_some((self.wrong_admits, self.wrong_rejects))
+        #[cfg(feature = "storm")]
+        if !self.counts_wrong {
+            return None;
+        }
+        Some((self.wrong_admits, self.wrong_rejects))
     }
 
     /// Audits an admission at `t`. Times passed to the auditor must not decrease.
@@ -383,11 +390,14 @@ impl Auditor {
     fn tally(&mut self, n: u64, admits: u64, full: u64, wrong_admits: u64) -> u64 {
         self.decisions += n;
         self.admits += admits;
-        if self.counts_wrong {
-            self.wrong_admits += wrong_admits;
-            // Rejected while not full: every decision not full, less the admitted ones.
-            self.wrong_rejects += (n - full) - (admits - wrong_admits);
+        // (Not counted by an auditor of the busiest window alone: they would mean nothing.)
+        #[cfg(feature = "storm")]
+        if !self.counts_wrong {
+            return admits;
         }
+        self.wrong_admits += wrong_admits;
+        // Rejected while not full: every decision not full, less the admitted ones.
+        self.wrong_rejects += (n - full) - (admits - wrong_admits);
         admits
     }
 
@@ -589,6 +599,7 @@ mod tests {
             let mut one = Auditor::new(limit, window);
             let mut chunked = Auditor::new(limit, window);
             // The busiest window alone: the same but for the wrong decisions, not counted.
+            #[cfg(feature = "storm")]
             let mut bound = Auditor::bound_only(limit, window);
             for chunk in &chunks {
                 let times: Vec<Micros> = chunk.iter().map(|&(dt, _)| { t += dt; t }).collect();
@@ -602,13 +613,16 @@ mod tests {
                     (chunked.busiest, chunked.busiest_at, chunked.wrong_admits, chunked.wrong_rejects, chunked.decisions, chunked.admits, chunked.in_window_at(t)),
                     (one.busiest, one.busiest_at, one.wrong_admits, one.wrong_rejects, one.decisions, one.admits, one.in_window_at(t))
                 );
-                let mut decisions = oks.iter();
-                let admitted = bound.decide_chunk(&times, |_| decisions.next().copied().unwrap_or(false));
-                prop_assert_eq!(admitted, oks.iter().filter(|&&ok| ok).count() as u64);
-                prop_assert_eq!(
-                    (bound.busiest, bound.busiest_at, bound.decisions, bound.admits, bound.in_window_at(t), bound.wrong()),
-                    (one.busiest, one.busiest_at, one.decisions, one.admits, one.in_window_at(t), None)
-                );
+                #[cfg(feature = "storm")]
+                {
+                    let mut decisions = oks.iter();
+                    let admitted = bound.decide_chunk(&times, |_| decisions.next().copied().unwrap_or(false));
+                    prop_assert_eq!(admitted, oks.iter().filter(|&&ok| ok).count() as u64);
+                    prop_assert_eq!(
+                        (bound.busiest, bound.busiest_at, bound.decisions, bound.admits, bound.in_window_at(t), bound.wrong()),
+                        (one.busiest, one.busiest_at, one.decisions, one.admits, one.in_window_at(t), None)
+                    );
+                }
             }
             prop_assert_eq!(one.wrong(), Some((one.wrong_admits, one.wrong_rejects)));
         }
@@ -657,13 +671,17 @@ mod tests {
             prop_assert_eq!((one.busiest, one.wrong_admits, one.wrong_rejects), want);
             // In chunks of the sizes given, in turn; and the same with every other chunk
             // audited one decision at a time; and both by an auditor of the busiest window
-            // alone, whose wrong decisions are not counted.
-            for (mixed, counts_wrong) in [(false, true), (true, true), (false, false), (true, false)] {
+            // alone, whose wrong decisions are not counted (the study's build).
+            let cases = [(false, true), (true, true), (false, false), (true, false)];
+            for (mixed, counts_wrong) in cases.into_iter().filter(|c| c.1 || cfg!(feature = "storm")) {
+                #[cfg(feature = "storm")]
                 let mut chunked = if counts_wrong {
                     Auditor::new(limit, window)
                 } else {
                     Auditor::bound_only(limit, window)
                 };
+                #[cfg(not(feature = "storm"))]
+                let mut chunked = Auditor::new(limit, window);
                 let (mut at, mut k) = (0, 0);
                 while at < trace.len() {
                     let part = &trace[at..(at + cut[k % cut.len()]).min(trace.len())];

@@ -355,7 +355,7 @@ fn the_lockout_grids_lanes_are_as_one_try_at_a_time() {
             };
             let s = lockout_all(100, rate, tries, size).expect("valid");
             let lanes = simulate_run(&s, 0).expect("runs");
-            let bare = simulate_run_lanes(&s, 0, |_| true).expect("runs");
+            let bare = simulate_run_lanes(&s, 0, &|_| true).expect("runs");
             for (i, lane) in lanes.iter().enumerate() {
                 let (alone, _) = trace(&s, i, 0).expect("runs");
                 assert_eq!(
@@ -391,7 +391,7 @@ fn lanes_without_wrong_counts_have_every_other_number() {
                 };
                 let s = honest(shape, load, size).expect("valid");
                 let all = simulate_run(&s, 0).expect("runs");
-                let some = simulate_run_lanes(&s, 0, |i| i % 2 == counted).expect("runs");
+                let some = simulate_run_lanes(&s, 0, &|i| i % 2 == counted).expect("runs");
                 for (i, (full, got)) in all.iter().zip(&some).enumerate() {
                     assert!(full.wrong_admits.is_some() && full.wrong_rejects.is_some());
                     let want = if i % 2 == counted {

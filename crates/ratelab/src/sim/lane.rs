@@ -33,29 +33,29 @@ pub(super) struct Lane {
 
 impl Lane {
     pub(super) fn new(limiter: Limiter, scenario: &Scenario) -> Self {
-        Lane::audited(limiter, scenario, true)
-    }
-
-    /// A lane whose auditor counts wrong decisions if `counts_wrong`, and otherwise audits the
-    /// busiest window alone ([`Auditor::bound_only`]).
-    pub(super) fn audited(limiter: Limiter, scenario: &Scenario, counts_wrong: bool) -> Self {
         // A uniform delay needs no queue: every decision is audited that much later.
         let shift = limiter.shift();
         let queue = (limiter.delays() && shift == 0).then(TimeRing::default);
-        let (limit, window) = (scenario.limit, scenario.window);
         Lane {
             shift,
             limiter,
-            audit: if counts_wrong {
-                Auditor::new(limit, window)
-            } else {
-                Auditor::bound_only(limit, window)
-            },
+            audit: Auditor::new(scenario.limit, scenario.window),
             queue,
             stats: RunStats::default(),
             trace: None,
             mech: None,
         }
+    }
+
+    /// A lane whose auditor counts wrong decisions if `counts_wrong`, and otherwise audits the
+    /// busiest window alone ([`Auditor::bound_only`]). The study's build only.
+    #[cfg(feature = "storm")]
+    pub(super) fn audited(limiter: Limiter, scenario: &Scenario, counts_wrong: bool) -> Self {
+        let mut lane = Lane::new(limiter, scenario);
+        if !counts_wrong {
+            lane.audit = Auditor::bound_only(scenario.limit, scenario.window);
+        }
+        lane
     }
 
     /// Decides a chunk of new requests: the hot loop.

@@ -284,18 +284,18 @@ pub fn plan(config: StudyConfig) -> Result<Vec<Job>, Error> {
 /// The study reads each lane's numbers, never a retrying client's own
 /// ([`crate::sim::simulate_run_lanes`]).
 pub fn run_scenario(scenario: &Scenario) -> Result<JobResult, Error> {
-    run_counting(scenario, |_| true)
+    run_counting(scenario, &|_| true)
 }
 
 /// [`run_scenario`], with the wrong decisions counted only in the lanes `counts_wrong` names
 /// ([`simulate_run_lanes`]).
 fn run_counting(
     scenario: &Scenario,
-    counts_wrong: impl Fn(usize) -> bool,
+    counts_wrong: &dyn Fn(usize) -> bool,
 ) -> Result<JobResult, Error> {
     scenario.validate()?;
     let runs = (0..scenario.runs)
-        .map(|r| simulate_run_lanes(scenario, r, &counts_wrong))
+        .map(|r| simulate_run_lanes(scenario, r, counts_wrong))
         .collect::<Result<_, _>>()?;
     Ok(JobResult {
         runs,
@@ -312,7 +312,7 @@ pub fn run_job(job: &Job) -> Result<JobResult, Error> {
             optimality: Some(check_optimality(&mut rng, 3_000)),
         });
     }
-    run_counting(&job.scenario, |lane| job.kind.counts_wrong(lane))
+    run_counting(&job.scenario, &|lane| job.kind.counts_wrong(lane))
 }
 
 #[cfg(test)]
