@@ -70,9 +70,8 @@ pub struct Auditor {
     limit: u64,
     window: Micros,
     /// When each of the latest admissions leaves the window (its time plus `W`), oldest
-    /// first: `expiries[..end]`, at least the latest `max(L, busiest)` of them (or all). The
-    /// [`SENTINELS`] slots from `end` on hold [`SENTINEL`] (no read looks further: the slots
-    /// beyond may hold old expiries, and are written before they are read).
+    /// first: `expiries[..end]`, at least the latest `max(L, busiest)` of them (or all). Every
+    /// slot from `end` on holds [`SENTINEL`], and there are at least [`SENTINELS`] of them.
     expiries: Vec<Micros>,
     /// For [`Auditor::record`]: no later than the oldest admission still inside the window of
     /// the last time it audited (the hot loop does not move it; the next scan catches up).
@@ -163,7 +162,6 @@ impl Auditor {
         if admitted {
             self.expiries[self.end] = t + self.window;
             self.end += 1;
-            self.expiries[self.end + SENTINELS - 1] = SENTINEL;
         }
         let full = before >= self.limit;
         let after = before + u64::from(admitted);
@@ -206,7 +204,6 @@ impl Auditor {
         if admitted {
             self.expiries[end] = t + self.window;
             self.end = end + 1;
-            self.expiries[end + SENTINELS] = SENTINEL;
         }
         self.decisions += 1;
         self.admits += u64::from(admitted);
@@ -306,7 +303,7 @@ impl Auditor {
             expiries[end] = t + window;
             end += usize::from(ok);
         }
-        expiries[end..end + SENTINELS].fill(SENTINEL);
+        expiries[end] = SENTINEL;
         self.end = end;
         if self.raised(start) {
             self.raise_busiest(start, window);
@@ -339,7 +336,7 @@ impl Auditor {
             expiries[end] = t + window;
             end += usize::from(ok);
         }
-        expiries[end..end + SENTINELS].fill(SENTINEL);
+        expiries[end] = SENTINEL;
         self.end = end;
         if self.raised(start) {
             self.raise_busiest(start, window);
@@ -455,9 +452,10 @@ impl Auditor {
             full += u64::from(is_full);
             wrong_admits += u64::from(ok & is_full);
         }
-        // The slot at `end`, which a refusal may have written, holds a sentinel again, and so
-        // do the next ones, which may hold old expiries.
-        expiries[end..end + SENTINELS].fill(SENTINEL);
+        if FILLED {
+            // The slot at `end`, which a refusal may have written, holds a sentinel again.
+            expiries[end] = SENTINEL;
+        }
         self.end = end;
         if FILLED && wrong_admits > 0 {
             // The loop's test for each admission of the chunk, now that they are in place.
@@ -514,8 +512,7 @@ impl Auditor {
         let keep = self.keep().min(self.end);
         let from = self.end - keep;
         self.expiries.copy_within(from..self.end, 0);
-        // (The slots after those may keep old expiries: see `expiries`.)
-        self.expiries[keep..keep + SENTINELS].fill(SENTINEL);
+        self.expiries[keep..self.end].fill(SENTINEL);
         self.live = self.live.saturating_sub(from);
         self.end = keep;
         // Grown by at least a third each time, so compactions stay O(1) per admission.
