@@ -231,6 +231,9 @@ fn summarize(scenario: &Scenario, spec: &LimiterSpec, stats: &[&RunStats]) -> Li
     };
     let (room_instants, gateways) = fleet(stats);
     let client = client(scenario, stats);
+    debug_assert!(stats
+        .iter()
+        .all(|s| s.wrong_admits.is_some() && s.wrong_rejects.is_some()));
     LimiterReport {
         limiter: spec.text.clone(),
         offered: total(|s| s.offered),
