@@ -15,7 +15,9 @@ for (const colorScheme of ['light', 'dark']) {
     await page.click('[data-testid=docs-link]');
     await page.waitForSelector('nav[aria-label="The book"]');
     assert.equal(await page.textContent('main h1'), 'Introduction');
-    assert.ok(await page.locator('main img[src="images/page.png"]').evaluate((img) => img.complete && img.naturalWidth > 0), 'the picture of the page loads');
+    // Waited for: the heading can be there before the picture has arrived. `decode` settles
+    // once the picture has loaded and decoded, and fails if it cannot.
+    assert.ok(await page.locator('main img[src="images/page.png"]').evaluate((img) => img.decode().then(() => img.naturalWidth > 0, () => false)), 'the picture of the page loads');
     // A chapter from the contents, marked as the current one.
     await page.click('nav a[href="memory.html"]');
     await page.waitForSelector('main h1#memory');
