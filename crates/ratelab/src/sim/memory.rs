@@ -372,7 +372,14 @@ impl Scenario {
                     .min(a)
             };
             moving = moving.max(8 * own.max(largest));
-            sync = snapshots.saturating_mul(3 * 64 + 160) + 16 * (own + recent) + n * 64;
+            // Skewed views: where each gateway's count last found its three edges in each
+            // gateway's stamps (24 bytes a pair), and each gateway's count of stamps let go.
+            let hints = if skewed && stamps {
+                24 * n * n + 8 * n
+            } else {
+                0
+            };
+            sync = snapshots.saturating_mul(3 * 64 + 160) + 16 * (own + recent) + n * 64 + hints;
             // limits' moving window is a log no view counts: each snapshot on its way and the
             // spare one are copies of the shared limiter, its ring with it (8 bytes an entry,
             // every admission up to its limit), and each gateway's view is copied over from
