@@ -26,6 +26,9 @@ use crate::time::Micros;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+mod stamps;
+use stamps::{trim_and_cut, Skewed, StampRule};
+
 /// The gateways, their router and coordination, and the shared limiter that measures them.
 #[derive(Debug, Clone)]
 pub struct Fleet {
@@ -69,27 +72,11 @@ pub struct Fleet {
     /// agree); a gateway's limiter decides by its own clock.
     offsets: Vec<Micros>,
     /// Counted `sync` views with the clocks skewed: each gateway's admissions as its own clock
-    /// stamped them (see [`Fleet::stamped_admit`]).
-    stamped: Vec<Stamps>,
-    /// Where gateway `g`'s last count found its windows' edges in gateway `h`'s stamps (entry
-    /// `g·N + h`; see [`StampHints`]): each count starts there, since the edges only move on.
-    stamp_hints: Vec<StampHints>,
-    /// How a gateway counts the stamps: a sliding log's trailing window, or by calendar
-    /// windows of its own clock (a fixed window's, or a sliding-window counter's two).
-    stamp_rule: StampRule,
+    /// stamped them, and how a gateway counts them: a sliding log's trailing window, or by
+    /// calendar windows of its own clock (a fixed window's, or a sliding-window counter's two).
+    skewed: Option<Skewed>,
     /// The gateway of the last decision: the one a `Retry-After` is asked of.
     last: usize,
-}
-
-/// How skewed `sync` views count the stamps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum StampRule {
-    /// A sliding log: the stamps in the trailing window of the gateway's clock.
-    Log,
-    /// A fixed window: the stamps in the calendar window of the gateway's clock.
-    Window,
-    /// A sliding-window counter: the stamps in that window and the one before, weighted.
-    Counter,
 }
 
 /// The most admissions one gateway made in any window: a ring of its latest admissions, one
@@ -210,9 +197,7 @@ impl Fleet {
             snapshot_at: 0,
             cut: 0,
             offsets: Vec::new(),
-            stamped: Vec::new(),
-            stamp_hints: Vec::new(),
-            stamp_rule: StampRule::Log,
+            skewed: None,
             last: 0,
         }
     }
@@ -240,7 +225,8 @@ impl Fleet {
         match (self.coord, self.counted) {
             (Coord::Local | Coord::Split, _) => self.offsets = offsets,
             (Coord::Sync { .. }, Some(_)) => {
-                self.stamp(offsets);
+                self.skewed = Some(Skewed::new(offsets.len(), StampRule::Log));
+                self.offsets = offsets;
             }
             (Coord::Sync { .. }, None) => {
                 // Fixed windows and sliding-window counters that record no rejects: counted
@@ -258,20 +244,12 @@ impl Fleet {
                     }
                 };
                 self.counted = Some((limit, window));
-                self.stamp_rule = rule;
-                self.stamp(offsets);
+                self.skewed = Some(Skewed::new(offsets.len(), rule));
+                self.offsets = offsets;
             }
             _ => debug_assert!(false, "no skew for {:?}", self.coord),
         }
         self
-    }
-
-    /// Skewed views from here on, gateway `g`'s clock `offsets[g]` ahead: no stamps yet.
-    fn stamp(&mut self, offsets: Vec<Micros>) {
-        let n = offsets.len();
-        self.stamped = vec![Stamps::default(); n];
-        self.stamp_hints = vec![StampHints::default(); n * n];
-        self.offsets = offsets;
     }
 
     /// Gateway `g`'s clock when the backend's reads `t`.
@@ -284,7 +262,7 @@ impl Fleet {
     #[doc(hidden)]
     /// Called before any decision.
     pub fn build_views(&mut self) {
-        debug_assert!(self.stamped.is_empty(), "skewed views are counted only");
+        debug_assert!(self.skewed.is_none(), "skewed views are counted only");
         self.counted = None;
         self.delivered.limiter = Some(Arc::new(self.truth.clone()));
     }
@@ -436,146 +414,6 @@ impl Fleet {
         ((before + since) as u64) < limit
     }
 
-    /// [`Fleet::counted_admit`] with the clocks skewed: gateway `g` decides at its own
-    /// `T = t + o_g` while fewer than `limit` stamps are in `(T − window, T]` (or later: a
-    /// clock ahead stamps in the others' future) among every admission of another gateway
-    /// before the snapshot's instant `s` (by the backend's clock) and every admission of its
-    /// own. O(N) per decision where each gateway's edges moved little since its last (O(N log)
-    /// at the most); a stamp no clock can count again (at or before `t − window`: no clock is
-    /// behind the backend's) is let go.
-    fn stamped_admit(
-        &mut self,
-        g: usize,
-        t: Micros,
-        s: Micros,
-        limit: u64,
-        window: Micros,
-    ) -> bool {
-        // Windows count the stamps in the calendar window of a gateway's clock, a counter
-        // those of the one before too: every stamp before `start − window` is at or before
-        // `t − 2·window`, and a fixed window's before `start` at or before `t − window`: let
-        // go, as no clock can count them again.
-        let keep = match self.stamp_rule {
-            StampRule::Counter => window.saturating_mul(2),
-            _ => window,
-        };
-        for (h, st) in self.stamped.iter_mut().enumerate() {
-            let before = st.list.len();
-            trim_and_cut(
-                &mut st.list,
-                &mut st.cut,
-                keep,
-                t,
-                s.saturating_add(self.offsets[h]),
-            );
-            st.popped += (before - st.list.len()) as u64;
-        }
-        // Taken out and put back, so that the count can move them on while it reads the rest.
-        let n = self.stamped.len();
-        let mut hints = std::mem::take(&mut self.stamp_hints);
-        let ok = self.stamped_room(g, t, limit, window, &mut hints[g * n..(g + 1) * n]);
-        self.stamp_hints = hints;
-        #[cfg(test)]
-        assert_eq!(
-            ok,
-            self.stamped_room_searched(g, t, s, limit, window),
-            "gateway {g} at {t}: the hinted count against the searched one"
-        );
-        ok
-    }
-
-    /// Whether gateway `g`'s skewed view, as of the delivered snapshot (whose instant the
-    /// stamps were last cut at), has room at backend time `t` (see [`Fleet::stamped_admit`]);
-    /// reads the stamps, changes nothing but
-    /// `hints`, `g`'s row of [`Fleet::stamp_hints`], which it moves on to where it found the
-    /// edges. Each edge is looked for from its hint on (the first stamps checked, then steps
-    /// that double), so a count costs O(N) where the edges moved little since `g`'s last, not
-    /// N binary searches of stamps that run to a window's admissions (7.7 s for 6 million
-    /// decisions of 8 gateways at a limit of a million, 0.16 s without the skew, before).
-    fn stamped_room(
-        &self,
-        g: usize,
-        t: Micros,
-        limit: u64,
-        window: Micros,
-        hints: &mut [StampHints],
-    ) -> bool {
-        let now = self.clock(g, t);
-        let start = now - now % window;
-        let (mut count, mut previous) = (0, 0);
-        for (h, (st, hint)) in self.stamped.iter().zip(hints.iter_mut()).enumerate() {
-            let stamps = &st.list;
-            // The others' stamps before the snapshot's instant by their clocks: the first
-            // `cut`, which the trim before this count (or the last decision's, for a
-            // `Retry-After`: no stamp made since is before the instant) counted on to there.
-            let known = if h == g { stamps.len() } else { st.cut };
-            if self.stamp_rule == StampRule::Log {
-                let gone = hint.find(0, st, |a| a.saturating_add(window) <= now);
-                count += known.saturating_sub(gone);
-            } else {
-                let this_end = start.saturating_add(window);
-                let below_end = hint.find(2, st, |a| a < this_end).min(known);
-                let below_start = hint.find(1, st, |a| a < start).min(known);
-                count += below_end - below_start;
-                if self.stamp_rule == StampRule::Counter {
-                    let last_start = start.saturating_sub(window);
-                    let below_last = hint.find(0, st, |a| a < last_start).min(known);
-                    previous += below_start - below_last;
-                }
-            }
-        }
-        match self.stamp_rule {
-            // As the counter itself weighs them, in 128 bits (the counts may pass `L`).
-            StampRule::Counter => {
-                let w = u128::from(window);
-                let left = u128::from(window - (now - start));
-                (previous as u128) * left + (count as u128) * w < u128::from(limit) * w
-            }
-            _ => (count as u64) < limit,
-        }
-    }
-
-    /// [`Fleet::stamped_room`] as it was, a binary search of every gateway's stamps for each
-    /// edge: what the tests hold the hinted count to.
-    #[cfg(test)]
-    fn stamped_room_searched(
-        &self,
-        g: usize,
-        t: Micros,
-        s: Micros,
-        limit: u64,
-        window: Micros,
-    ) -> bool {
-        let now = self.clock(g, t);
-        let start = now - now % window;
-        let (mut count, mut previous) = (0, 0);
-        for (h, st) in self.stamped.iter().enumerate() {
-            let stamps = &st.list;
-            let known = if h == g {
-                stamps.len()
-            } else {
-                let before = s.saturating_add(self.offsets[h]);
-                stamps.partition_point(|&a| a < before)
-            };
-            let below = |x: Micros| stamps.partition_point(|&a| a < x).min(known);
-            if self.stamp_rule == StampRule::Log {
-                let gone = stamps.partition_point(|&a| a.saturating_add(window) <= now);
-                count += known.saturating_sub(gone);
-            } else {
-                count += below(start.saturating_add(window)) - below(start);
-                previous += below(start) - below(start.saturating_sub(window));
-            }
-        }
-        match self.stamp_rule {
-            StampRule::Counter => {
-                let w = u128::from(window);
-                let left = u128::from(window - (now - start));
-                (previous as u128) * left + (count as u128) * w < u128::from(limit) * w
-            }
-            _ => (count as u64) < limit,
-        }
-    }
-
     /// The `Retry-After` of the gateway that made the last decision, at `t` (that decision's
     /// time or later): the earliest time its own view would admit if nothing else arrived,
     /// as a gateway answers from what it knows (see [`Limiter::retry_after`]). `local`,
@@ -591,23 +429,9 @@ impl Fleet {
                 let r = self.gateways[g].retry_after(t.saturating_add(o))?;
                 Some(r.saturating_sub(o).max(t))
             }
-            (Coord::Sync { .. }, Some((limit, window))) if !self.stamped.is_empty() => {
-                // Each time asked about from the hints as they stand (the search goes back
-                // and forth in time; the hints only hold for later times).
-                let n = self.stamped.len();
-                let hints = &self.stamp_hints[g * n..(g + 1) * n];
-                let after = super::retry_after::first_from(t, |at| {
-                    self.stamped_room(g, at, limit, window, &mut hints.to_vec())
-                });
-                #[cfg(test)]
-                assert_eq!(
-                    after,
-                    super::retry_after::first_from(t, |at| {
-                        self.stamped_room_searched(g, at, self.snapshot_at, limit, window)
-                    }),
-                    "gateway {g}'s Retry-After at {t}: hinted against searched"
-                );
-                after
+            (Coord::Sync { .. }, Some((limit, window))) if self.skewed.is_some() => {
+                let skewed = self.skewed.as_ref()?;
+                skewed.retry_after(&self.offsets, g, t, self.snapshot_at, limit, window)
             }
             (Coord::Sync { .. }, Some((limit, window))) => {
                 // The view's count is the admissions before the snapshot still in the window
@@ -677,11 +501,9 @@ impl Fleet {
                     };
                 }
                 let s = self.snapshot_at;
-                if !self.stamped.is_empty() {
-                    return (
-                        admitted_at(self.stamped_admit(g, t, s, limit, window), t),
-                        false,
-                    );
+                if let Some(skewed) = &mut self.skewed {
+                    let ok = skewed.admit(&self.offsets, g, t, s, limit, window);
+                    return (admitted_at(ok, t), false);
                 }
                 let own = &mut self.own[g];
                 while own.front().is_some_and(|&a| a < s) {
@@ -753,85 +575,6 @@ impl Fleet {
     }
 }
 
-/// One gateway's admissions in a skewed `sync` fleet, as its own clock stamped them (in order).
-#[derive(Debug, Clone, Default)]
-struct Stamps {
-    list: VecDeque<Micros>,
-    /// How many of `list` came before the delivered snapshot's instant (by this gateway's
-    /// clock): the first `cut`.
-    cut: usize,
-    /// How many were let go from the front so far: a stamp's place counted from the first
-    /// ever made is `popped` on from its place in `list`.
-    popped: u64,
-}
-
-/// Where a gateway's count last found three edges in another gateway's stamps, as places
-/// counted from the first stamp ever made ([`Stamps::popped`]), so that letting stamps go
-/// leaves them true: a sliding log's start of the trailing window (edge 0), or the starts of
-/// the calendar window before the gateway's (edge 0, a counter's), of its own (1), and of the
-/// next (2). A gateway's edges move only on (its clock and the snapshot only go forward, and
-/// each gateway's stamps come in order); a hint that is not (a `Retry-After`'s time in the
-/// future) only costs the search from the start.
-#[derive(Debug, Clone, Copy, Default)]
-struct StampHints([u64; 3]);
-
-impl StampHints {
-    /// The first place in `st.list` whose stamp `below` fails (it holds for a first stretch of
-    /// them and for none after), looked for from edge `edge`'s hint on, which it then holds.
-    #[inline]
-    fn find(&mut self, edge: usize, st: &Stamps, below: impl Fn(Micros) -> bool) -> usize {
-        let list = &st.list;
-        let n = list.len();
-        let mut lo = (self.0[edge].saturating_sub(st.popped) as usize).min(n);
-        // Every stamp before the hint must hold, as the one just before it does.
-        if lo > 0 && !below(list[lo - 1]) {
-            lo = 0;
-        }
-        // Steps that double from the hint until one fails, then halves between.
-        let mut step = 1;
-        let mut hi = n;
-        while lo + step - 1 < n {
-            let at = lo + step - 1;
-            if !below(list[at]) {
-                hi = at;
-                break;
-            }
-            lo = at + 1;
-            step *= 2;
-        }
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if below(list[mid]) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        self.0[edge] = st.popped + lo as u64;
-        lo
-    }
-}
-
-/// Lets go of the first admissions of `list` (in time order) that have left the window by
-/// `t`, one fewer of the `cut` counted before the snapshot for each (those left are still the
-/// first), then counts on past those before `before` (the snapshot's instant never goes back).
-#[inline]
-fn trim_and_cut(
-    list: &mut VecDeque<Micros>,
-    cut: &mut usize,
-    window: Micros,
-    t: Micros,
-    before: Micros,
-) {
-    while list.front().is_some_and(|&a| a.saturating_add(window) <= t) {
-        list.pop_front();
-        *cut = cut.saturating_sub(1);
-    }
-    while *cut < list.len() && list[*cut] < before {
-        *cut += 1;
-    }
-}
-
 fn admitted_at(ok: bool, at: Micros) -> Decision {
     if ok {
         Decision::Admit { at }
@@ -869,9 +612,8 @@ impl Fleet {
                 self.truth.force(at);
             }
             self.taken += 1;
-            if !self.stamped.is_empty() {
-                let stamp = self.clock(g, t);
-                self.stamped[g].list.push_back(stamp);
+            if let Some(skewed) = &mut self.skewed {
+                skewed.push(g, t.saturating_add(self.offsets[g]));
             } else if self.counted.is_some() {
                 self.recent.push_back(t);
             }
@@ -904,59 +646,10 @@ impl Fleet {
 #[cfg(test)]
 mod tests {
     use super::Busiest;
-    use crate::sim::{simulate_run, Scenario};
-    use crate::spec::{FleetSpec, LimiterSpec, TrafficSpec};
-    use crate::time::{Micros, MINUTE, SECOND};
+    use crate::time::Micros;
     use proptest::prelude::*;
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
-
-        /// A skewed `sync` fleet's hinted counts are the binary searches' (the searched count
-        /// is checked beside the hinted one at every decision and `Retry-After` of a unit
-        /// test's run), for every limiter counted from stamps, any number of gateways, route,
-        /// interval, delay and skew, and traffic steady, bursty, in a flood or retrying on
-        /// `Retry-After`.
-        #[test]
-        fn skewed_views_count_their_stamps_as_a_search_does(
-            kind in prop_oneof![
-                Just("fixed-window"),
-                Just("sliding-window-counter"),
-                Just("sliding-log"),
-            ],
-            n in 2u32..10,
-            route in prop_oneof![Just("round-robin"), Just("random"), Just("skewed:hot=0.7")],
-            every_ms in 1u64..5_000,
-            delay_ms in 0u64..3_000,
-            skew_ms in 1u64..120_000,
-            traffic in prop_oneof![
-                Just("steady:load=2"),
-                Just("steady:load=0.7"),
-                Just("page-loads:load=1.5"),
-                Just("flood:every=20ms,for=30s"),
-                Just("boundary-burst"),
-                Just("retry:rate=6/5min,spike=40,at=20s,clients=30,tries=5,every=2s,retry-after=honor"),
-            ],
-            (limit, window) in prop_oneof![Just((20u64, SECOND)), Just((100, MINUTE)), Just((7, 10 * SECOND))],
-            seed in any::<u64>(),
-        ) {
-            let mut spec = LimiterSpec::parse(kind).expect("a limiter");
-            let coord = format!("sync:every={every_ms}ms,delay={delay_ms}ms,skew={skew_ms}ms");
-            spec.fleet = Some(FleetSpec::parse(&n.to_string(), Some(route), Some(&coord)).expect("a fleet"));
-            let s = Scenario {
-                limiters: vec![spec],
-                traffic: TrafficSpec::parse(traffic).expect("traffic"),
-                limit,
-                window,
-                duration: 3 * MINUTE,
-                runs: 1,
-                seed,
-            };
-            prop_assert!(s.validate().is_ok(), "{:?}", s.validate());
-            let stats = simulate_run(&s, 0).expect("runs");
-            prop_assert!(stats[0].decisions > 0);
-        }
-
         /// A gateway's busiest window, kept in a ring, is the recount's: the most admissions in
         /// any `(t − W, t]` ending at one of them.
         #[test]

@@ -175,3 +175,64 @@ impl GatewayTrace {
         (truth, own.into_iter().map(|n| n + shared).collect())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::sim::{simulate_run, Scenario};
+    use crate::spec::{FleetSpec, LimiterSpec, TrafficSpec};
+    use crate::time::{MINUTE, SECOND};
+    use proptest::prelude::*;
+
+    // Here, not beside the views in `limiter`: the core's `limiter` depends on nothing of `sim`.
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// A skewed `sync` fleet's hinted counts are the binary searches' (the searched count
+        /// is checked beside the hinted one at every decision and `Retry-After` of a unit
+        /// test's run), for every limiter counted from stamps, any number of gateways, route,
+        /// interval, delay and skew, and traffic steady, bursty, in a flood or retrying on
+        /// `Retry-After`.
+        #[test]
+        fn skewed_views_count_their_stamps_as_a_search_does(
+            kind in prop_oneof![
+                Just("fixed-window"),
+                Just("sliding-window-counter"),
+                Just("sliding-log"),
+            ],
+            n in 2u32..10,
+            route in prop_oneof![Just("round-robin"), Just("random"), Just("skewed:hot=0.7")],
+            every_ms in 1u64..5_000,
+            delay_ms in 0u64..3_000,
+            // Whole seconds too, so that with a flood's whole milliseconds stamps fall on the
+            // windows' edges.
+            skew_ms in prop_oneof![1u64..120_000, (1u64..120).prop_map(|s| s * 1000)],
+            traffic in prop_oneof![
+                Just("steady:load=2"),
+                Just("steady:load=0.7"),
+                Just("page-loads:load=1.5"),
+                Just("flood:every=20ms,for=30s"),
+                Just("flood:every=250ms,for=2min"),
+                Just("boundary-burst"),
+                Just("retry:rate=6/5min,spike=40,at=20s,clients=30,tries=5,every=2s,retry-after=honor"),
+            ],
+            (limit, window) in prop_oneof![Just((20u64, SECOND)), Just((100, MINUTE)), Just((7, 10 * SECOND))],
+            seed in any::<u64>(),
+        ) {
+            let mut spec = LimiterSpec::parse(kind).expect("a limiter");
+            let coord = format!("sync:every={every_ms}ms,delay={delay_ms}ms,skew={skew_ms}ms");
+            spec.fleet = Some(FleetSpec::parse(&n.to_string(), Some(route), Some(&coord)).expect("a fleet"));
+            let s = Scenario {
+                limiters: vec![spec],
+                traffic: TrafficSpec::parse(traffic).expect("traffic"),
+                limit,
+                window,
+                duration: 3 * MINUTE,
+                runs: 1,
+                seed,
+            };
+            prop_assert!(s.validate().is_ok(), "{:?}", s.validate());
+            let stats = simulate_run(&s, 0).expect("runs");
+            prop_assert!(stats[0].decisions > 0);
+        }
+    }
+}
