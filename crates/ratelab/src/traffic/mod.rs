@@ -220,14 +220,37 @@ impl Poisson {
             let start = buf.len();
             buf.resize(start + n, 0);
             let mut made = 0;
-            for slot in &mut buf[start..] {
-                t += rng.exp1_from(tables) * gap;
-                // Written as `next` compares, so that a time that is not a number ends it too.
-                if t < end {
-                    *slot = whole(t);
-                    made += 1;
-                } else {
-                    break;
+            // Two slots a turn of the loop: its count and test, and the constants the turn
+            // reloads, once for two arrivals (the arrivals alone 4.66 → 4.50 ns in
+            // `vs_governor`, 0.570 → 0.556 of governor's decision).
+            let mut pairs = buf[start..].chunks_exact_mut(2);
+            'pairs: {
+                for pair in &mut pairs {
+                    // Written as `next` compares, so that a time that is not a number ends
+                    // it too.
+                    t += rng.exp1_from(tables) * gap;
+                    if t < end {
+                        pair[0] = whole(t);
+                    } else {
+                        break 'pairs;
+                    }
+                    t += rng.exp1_from(tables) * gap;
+                    if t < end {
+                        pair[1] = whole(t);
+                    } else {
+                        made += 1;
+                        break 'pairs;
+                    }
+                    made += 2;
+                }
+                for slot in pairs.into_remainder() {
+                    t += rng.exp1_from(tables) * gap;
+                    if t < end {
+                        *slot = whole(t);
+                        made += 1;
+                    } else {
+                        break;
+                    }
                 }
             }
             buf.truncate(start + made);
