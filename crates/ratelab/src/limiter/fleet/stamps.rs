@@ -80,14 +80,8 @@ impl Skewed {
         // Taken out and put back, so that the count can move them on while it reads the rest.
         let n = self.stamped.len();
         let mut hints = std::mem::take(&mut self.hints);
-        let counts = self.counts(offsets, g, t, window, &mut hints[g * n..(g + 1) * n]);
+        let counts = self.checked_counts(offsets, g, t, s, window, &mut hints[g * n..(g + 1) * n]);
         self.hints = hints;
-        #[cfg(test)]
-        assert_eq!(
-            counts,
-            self.counts_searched(offsets, g, t, s, window),
-            "gateway {g} at {t}: the hinted counts against the searched ones"
-        );
         self.weigh(counts, offsets, g, t, limit, window)
     }
 
@@ -106,19 +100,33 @@ impl Skewed {
         // in time; the hints only hold for later times).
         let n = self.stamped.len();
         let hints = &self.hints[g * n..(g + 1) * n];
-        let after = crate::limiter::retry_after::first_from(t, |at| {
-            let counts = self.counts(offsets, g, at, window, &mut hints.to_vec());
-            #[cfg(test)]
-            assert_eq!(
-                counts,
-                self.counts_searched(offsets, g, at, s, window),
-                "gateway {g}'s Retry-After from {t}, at {at}: hinted against searched"
-            );
+        crate::limiter::retry_after::first_from(t, |at| {
+            let counts = self.checked_counts(offsets, g, at, s, window, &mut hints.to_vec());
             self.weigh(counts, offsets, g, at, limit, window)
-        });
+        })
+    }
+
+    /// [`Skewed::counts`], and in the unit tests' build the same counts found by binary
+    /// searches beside them (`s`: the delivered snapshot's instant, which they search for).
+    fn checked_counts(
+        &self,
+        offsets: &[Micros],
+        g: usize,
+        t: Micros,
+        s: Micros,
+        window: Micros,
+        hints: &mut [StampHints],
+    ) -> (usize, usize) {
+        let counts = self.counts(offsets, g, t, window, hints);
+        #[cfg(test)]
+        assert_eq!(
+            counts,
+            self.counts_searched(offsets, g, t, s, window),
+            "gateway {g} at {t}: the hinted counts against the searched ones"
+        );
         #[cfg(not(test))]
         let _ = s;
-        after
+        counts
     }
 
     /// What gateway `g`'s view, as of the delivered snapshot (whose instant the stamps were
