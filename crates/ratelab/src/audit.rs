@@ -48,6 +48,24 @@ const RAISE_BLOCK: usize = 16;
 #[cfg(feature = "storm")]
 const UNFILLED_MAX: usize = 1024;
 
+/// What decides each time of a chunk for [`Auditor::decide_chunk`]: any `FnMut(Micros) ->
+/// bool`, or a state of the caller's own behind a `&mut` that implements it. The second is for
+/// more than one limiter decided in one loop: a closure holds each as a reference of its own,
+/// and the compiler, unable to tell that a write through one leaves the others alone, reloads
+/// every state from memory at each decision; held by value behind one `&mut`, an argument of
+/// the never-inlined loop, they stay in registers.
+pub trait Decider {
+    /// Decides on a request at `t`: whether it is admitted.
+    fn decide(&mut self, t: Micros) -> bool;
+}
+
+impl<F: FnMut(Micros) -> bool> Decider for F {
+    #[inline(always)]
+    fn decide(&mut self, t: Micros) -> bool {
+        self(t)
+    }
+}
+
 /// Counts a limiter's admissions in the trailing window and tallies disagreements.
 ///
 /// ```
@@ -240,16 +258,13 @@ impl Auditor {
         self.wrong_rejects += room;
     }
 
-    /// Decides a chunk of arrivals with `decide` (called once per time, in order), audits each
-    /// decision at its arrival time and returns how many were admitted. Can be mixed with
-    /// [`Auditor::record`] as long as times do not decrease. Never inlined (see
-    /// [`crate::traffic::Arrivals::fill`]).
+    /// Decides a chunk of arrivals with `decider` (asked once per time, in order: a closure, or
+    /// see [`Decider`]), audits each decision at its arrival time and returns how many were
+    /// admitted. Can be mixed with [`Auditor::record`] as long as times do not decrease. Never
+    /// inlined (see [`crate::traffic::Arrivals::fill`]).
     #[inline(never)]
-    pub fn decide_chunk(
-        &mut self,
-        times: &[Micros],
-        mut decide: impl FnMut(Micros) -> bool,
-    ) -> u64 {
+    pub fn decide_chunk(&mut self, times: &[Micros], mut decider: impl Decider) -> u64 {
+        let mut decide = |t| decider.decide(t);
         // While no window has held `L` (the busiest below it), a decision needs no test of
         // its own: see `decide_unfilled`. Once one has, only an admission into a full window
         // can raise the busiest window: a wrong admission, which the loop counts anyway, so

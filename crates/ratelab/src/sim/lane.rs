@@ -8,6 +8,8 @@ use super::stats::ClientStats;
 use super::stats::{RunStats, Trace};
 use super::{Scenario, CHUNK};
 use crate::audit::Auditor;
+#[cfg(feature = "storm")]
+use crate::audit::Decider;
 use crate::limiter::{Decide, Decision, Limiter};
 use crate::ring::TimeRing;
 use crate::time::Micros;
@@ -87,17 +89,21 @@ impl Lane {
         let mut same = true;
         let audit = &mut self.audit;
         let admitted = match (&mut self.limiter, rider) {
-            // The study's twins, each loop made for its pair.
-            (Limiter::Gcra(g), Limiter::TokenBucket(b)) => audit.decide_chunk(times, |t| {
-                let ok = g.admit(t);
-                same &= b.admit(t) == ok;
-                ok
-            }),
-            (Limiter::TokenBucket(b), Limiter::Gcra(g)) => audit.decide_chunk(times, |t| {
-                let ok = b.admit(t);
-                same &= g.admit(t) == ok;
-                ok
-            }),
+            // The study's twins, each loop made for its pair, on copies held together (see
+            // `Decider`): through two references, the two limiters' states were reloaded from
+            // memory at each decision.
+            (Limiter::Gcra(g), Limiter::TokenBucket(b)) => {
+                let mut pair = Pair::new(g.clone(), b.clone());
+                let admitted = audit.decide_chunk(times, &mut pair);
+                (*g, *b, same) = (pair.host, pair.rider, pair.same);
+                admitted
+            }
+            (Limiter::TokenBucket(b), Limiter::Gcra(g)) => {
+                let mut pair = Pair::new(b.clone(), g.clone());
+                let admitted = audit.decide_chunk(times, &mut pair);
+                (*b, *g, same) = (pair.host, pair.rider, pair.same);
+                admitted
+            }
             (host, rider) => audit.decide_chunk(times, |t| {
                 let ok = host.admit(t);
                 same &= rider.admit(t) == ok;
@@ -185,6 +191,36 @@ impl Lane {
             self.stats.fleet = Some(f.stats());
         }
         (self.stats, self.trace, self.mech)
+    }
+}
+
+/// A lane's limiter and the twin riding on it, decided side by side.
+#[cfg(feature = "storm")]
+struct Pair<H, R> {
+    host: H,
+    rider: R,
+    /// Whether the rider has decided every request as the host has.
+    same: bool,
+}
+
+#[cfg(feature = "storm")]
+impl<H, R> Pair<H, R> {
+    fn new(host: H, rider: R) -> Self {
+        Pair {
+            host,
+            rider,
+            same: true,
+        }
+    }
+}
+
+#[cfg(feature = "storm")]
+impl<H: Decide, R: Decide> Decider for &mut Pair<H, R> {
+    #[inline(always)]
+    fn decide(&mut self, t: Micros) -> bool {
+        let ok = self.host.admit(t);
+        self.same &= self.rider.admit(t) == ok;
+        ok
     }
 }
 
