@@ -214,22 +214,32 @@ impl Rng {
         // modules pass a reference, which weighs less.
         #[cfg(feature = "storm")]
         {
-            let (x, rng) = self.clone().exp1_rest(i, x);
-            *self = rng;
+            let pcg = &mut self.pcg;
+            let (x, state) = Rng::exp1_rest(pcg.state, pcg.increment, pcg.increment_2, i, x);
+            pcg.state = state;
             x
         }
         #[cfg(not(feature = "storm"))]
         self.exp1_rest_in_place(i, x)
     }
 
-    /// [`Rng::exp1_rest_in_place`] with the generator taken and given back by value: the
-    /// variate and the generator after it.
+    /// [`Rng::exp1_rest_in_place`] with the generator taken and given back by value, as its
+    /// three numbers and its state after: the variate and that state. Each in a register: a
+    /// generator passed whole went through memory both ways, and its reload (a 16-byte load of
+    /// two 8-byte stores) missed the store buffer's forwarding.
     #[cfg(feature = "storm")]
     #[cold]
     #[inline(never)]
-    fn exp1_rest(mut self, i: usize, x: f64) -> (f64, Rng) {
-        let x = self.exp1_rest_in_place(i, x);
-        (x, self)
+    fn exp1_rest(state: u64, increment: u64, increment_2: u64, i: usize, x: f64) -> (f64, u64) {
+        let mut rng = Rng {
+            pcg: Pcg32 {
+                state,
+                increment,
+                increment_2,
+            },
+        };
+        let x = rng.exp1_rest_in_place(i, x);
+        (x, rng.pcg.state)
     }
 
     /// [`Rng::exp1`] after its first candidate `x`, in layer `i`, fell outside the layer's
