@@ -41,6 +41,15 @@ impl Study {
         self.jobs.len() as u32
     }
 
+    /// The experiment job `index` belongs to, named as its table is (as `ratelab study
+    /// --timings` names it): for `tests/bench-study-jobs.mjs`, which times the jobs in Node.
+    pub fn experiment(&self, index: u32) -> Result<String, JsValue> {
+        self.jobs
+            .get(index as usize)
+            .map(|job| job.kind.experiment().to_owned())
+            .ok_or_else(|| js_error(format!("no job {index}")))
+    }
+
     /// Runs job `index` (in a worker) and returns its result as a plain object.
     #[wasm_bindgen(js_name = runJob)]
     pub fn run_job(&self, index: u32) -> Result<JsValue, JsValue> {
