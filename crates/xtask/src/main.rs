@@ -334,6 +334,18 @@ fn test() -> Result {
         &["doc", "-p", "ratelab", "--no-deps"],
         &[("RUSTDOCFLAGS", "-D warnings")],
     )?;
+    // And with the private items, whose links a contributor follows as much.
+    run(
+        "cargo",
+        &[
+            "doc",
+            "-p",
+            "ratelab",
+            "--no-deps",
+            "--document-private-items",
+        ],
+        &[("RUSTDOCFLAGS", "-D warnings")],
+    )?;
     step("native tests (optimised: the statistical tests simulate millions of decisions)");
     let native = run_capturing("cargo", &["test", "--workspace", "--profile", "ci"], &[])?;
     no_ignored_tests_but_probe_live(&native)?;

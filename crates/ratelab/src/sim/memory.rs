@@ -428,7 +428,7 @@ impl Scenario {
     }
 }
 
-/// The bytes one run's results take until the report is made ([`RunStats`] in a list).
+/// The bytes one run's results take until the report is made ([`super::RunStats`] in a list).
 const RESULT_BYTES: u64 = 128;
 /// The most a delay histogram takes (every bucket, in a list that doubles).
 const HISTOGRAM_BYTES: u64 = 2 * 58 * 1024;

@@ -1,6 +1,6 @@
 //! Runs: each limiter in a lane with its auditor and tallies, the chunked run loop (limiter
 //! by limiter for a retrying client), and the per-decision trace of one limiter for plots
-//! (with, for the playhead, its mechanism: see [`super::mechanism`]). What a run gives back
+//! (with, for the playhead, its mechanism: see [`super::mechanism`](mod@super::mechanism)). What a run gives back
 //! is in [`super::stats`].
 
 #[cfg(feature = "clients")]

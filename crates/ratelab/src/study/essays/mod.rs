@@ -1,8 +1,9 @@
 //! Every numeric claim of both essays, in the order they make them, each beside the
 //! experiment of the study that measures it.
 //!
-//! The claims are split by part: [`honest`] and [`counter`] for the first essay's tables,
-//! [`retries`] for its lockout, split and takeaways, [`boundary`] for the second essay; each
+//! The claims are split by part: [`honest`](mod@honest) and [`counter`](mod@counter) for the
+//! first essay's tables, [`retries`] for its lockout, split and takeaways,
+//! [`boundary`](mod@boundary) for the second essay; each
 //! reads the study through [`study`].
 
 mod boundary;
