@@ -14,8 +14,8 @@ export function startStudy() {
   // the end. Each plot is drawn in a task of its own and the tables in another, so that no
   // step holds the page's thread for long; and at most one such render runs at a time, a
   // second apart: on a two-core machine the page's thread shares the cores with the two
-  // workers, and a render every quarter of a second took about 0.1 s of a study's 4 s
-  // (`node tests/bench-study.mjs`; with no render until the end, 0.3 s).
+  // workers. Against no render until the end, renders a quarter of a second apart cost the
+  // study about 0.4 s of its 4, a second apart 0.1–0.2 s (medians of 5, in turn).
   let rendering = null;
   let lastRender = 0;
   let generation = 0;
@@ -27,17 +27,8 @@ export function startStudy() {
   // The plots are drawn by the extra module, as the section figures are: its drawing code is
   // warm by now (the tools module's would be compiled in the middle of the study).
   let extra = null;
-  // What each canvas shows (its plot's packed data and the theme), so that a render while the
-  // study runs draws only the plots whose results changed: every step on this thread is time
-  // taken from the two workers on a two-core machine, and about half the plots a run's renders
-  // met were as already drawn.
-  const showing = new Map();
-  let tablesShown = null;
-  const draw = (id, always = true) => {
+  const draw = (id) => {
     const { numbers, text } = shown.packedPlot(id);
-    const key = `${dark()} ${text} ${numbers.join(',')}`;
-    if (!always && showing.get(id) === key) return;
-    showing.set(id, key);
     extra.drawPlot(`study-plot-${id}`, numbers, text, dark());
   };
   onRefit(() => {
@@ -67,8 +58,8 @@ export function startStudy() {
         box.append(c);
         addExport(c, id, () => async (cv) => study.exportPlot(id, ...chartSize(cv), dark()));
       }
-      // (A canvas resized is cleared, and drawn again whatever it showed.)
-      draw(id, fitCanvas(c));
+      fitCanvas(c);
+      draw(id);
       c.dataset.drawn = 'true';
       longest = Math.max(longest, performance.now() - t0);
     }
@@ -76,10 +67,6 @@ export function startStudy() {
     if (gen !== generation) return longest;
     t0 = performance.now();
     const tables = study.tables();
-    // Likewise the tables, rebuilt only when a cell changed.
-    const tablesKey = JSON.stringify(tables);
-    if (tablesKey === tablesShown) return Math.max(longest, performance.now() - t0);
-    tablesShown = tablesKey;
     $('study-tables').replaceChildren(...tables.map((t) => {
       const table = document.createElement('table');
       table.dataset.table = t.id;
@@ -203,8 +190,6 @@ export function startStudy() {
     $('study-done')?.remove();
     $('study-plots').replaceChildren();
     $('study-tables').replaceChildren();
-    showing.clear();
-    tablesShown = null;
     $('study-repro').hidden = true;
     const experiments = study.experiments();
     // What a person watching reads: experiments done (every job of one), and the jobs.

@@ -239,8 +239,8 @@ pub struct SlidingWindowCounter {
     /// decision to the next is a compare and a subtraction, not a multiply by `cur`.
     pub(super) room: u64,
     pub(super) record_rejects: bool,
-    /// Whether admissions made elsewhere were recorded ([`super::Shared::force`]), so that the counts
-    /// may pass `L` and need 128-bit arithmetic, as with recorded rejects.
+    /// Whether admissions made elsewhere were recorded ([`super::Shared::force`]), so that the
+    /// counts may pass `L` and need 128-bit arithmetic, as with recorded rejects.
     pub(super) wide: bool,
 }
 

@@ -1,7 +1,7 @@
 //! Runs: each limiter in a lane with its auditor and tallies, the chunked run loop (limiter
 //! by limiter for a retrying client), and the per-decision trace of one limiter for plots
-//! (with, for the playhead, its mechanism: see [`super::mechanism`](mod@super::mechanism)). What a run gives back
-//! is in [`super::stats`].
+//! (with, for the playhead, its mechanism: see [`super::mechanism`](mod@super::mechanism)).
+//! What a run gives back is in [`super::stats`].
 
 #[cfg(feature = "clients")]
 use super::lane::{count_client, peak, Second};
