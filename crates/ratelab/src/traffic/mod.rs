@@ -305,6 +305,8 @@ impl Poisson {
         }
         #[cfg(not(feature = "storm"))]
         {
+            // One at a time here: `pair` is the study's loop's.
+            let _ = pair;
             buf.reserve(n);
             for _ in 0..n {
                 t += rng.exp1_from(tables) * gap;
