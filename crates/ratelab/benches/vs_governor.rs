@@ -19,11 +19,15 @@
 //!   audit, which governor does not do.
 //!
 //! All see the same Poisson arrivals at full load (100 per minute, load 1.0, GCRA with a burst
-//! of 100). The four are measured in turn, round after round, on the same thread, so that a
+//! of 100). The five are measured in turn, round after round, on the same thread, so that a
 //! busy machine slows them alike; the ratios to governor are taken per round, and their
 //! medians and the spread of the rounds are printed. Time is wall time, to the nanosecond: run it on an idle
 //! machine (a round where other work took the core shows as an outlier in the spread, and the
 //! median passes over it).
+//!
+//! `VS_GOVERNOR_PARTS=N` times ratelab's arrivals alone and its decisions and audit alone, N
+//! rounds each in turn, and prints their least and median: for a change to one of the loops,
+//! timed against the build before it.
 
 use governor::clock::FakeRelativeClock;
 use governor::{Quota, RateLimiter};
@@ -177,6 +181,35 @@ fn governor_end_to_end(s: &Scenario) -> (u64, u64, f64) {
     (decided, admitted, timer.seconds() / PASSES as f64)
 }
 
+/// ratelab's two parts alone, `rounds` times each in turn, without governor: the arrivals and
+/// the decisions and audit, as the columns of the comparison measure them, their least and
+/// median ns. For timing a change to one loop against the build before it, in turn
+/// (`VS_GOVERNOR_PARTS=15 cargo bench -p ratelab --bench vs_governor`), where the other
+/// tenants of a shared host move the whole comparison by more than the change.
+fn parts(s: &Scenario, times: &[u64], rounds: usize) {
+    let n = times.len() as f64;
+    let (mut arrivals, mut decisions) = (Vec::new(), Vec::new());
+    let mut admitted = 0;
+    for _ in 0..rounds.max(1) {
+        let a = ratelab_arrivals(s);
+        assert_eq!(a.0, times.len() as u64, "the same arrivals");
+        arrivals.push(a.1 * 1e9 / n);
+        let d = ratelab_decisions(s, times);
+        admitted = d.0;
+        decisions.push(d.1 * 1e9 / n);
+    }
+    let least = |v: &[f64]| v.iter().copied().fold(f64::MAX, f64::min);
+    println!(
+        "ns per arrival, {} rounds: arrivals alone least {:.3}, median {:.3}; decisions and audit \
+         alone least {:.3}, median {:.3}; admitted {admitted}",
+        arrivals.len(),
+        least(&arrivals),
+        median(&mut arrivals),
+        least(&decisions),
+        median(&mut decisions)
+    );
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -187,6 +220,12 @@ fn main() {
     s.validate().expect("valid scenario");
     let times: Vec<u64> = s.arrivals(0).collect();
     let n = times.len() as f64;
+    if let Some(rounds) = std::env::var("VS_GOVERNOR_PARTS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+    {
+        return parts(&s, &times, rounds);
+    }
     println!(
         "GCRA, steady:load=1.0, {} per {} s, {} arrivals; ns per decision",
         s.limit,
