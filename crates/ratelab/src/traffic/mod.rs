@@ -185,14 +185,15 @@ const EXACT_TIMES: f64 = 4_503_599_627_370_496.0;
 #[cfg(not(target_arch = "wasm32"))]
 #[inline(always)]
 fn whole_pair(a: f64, b: f64) -> [Micros; 2] {
-    let shifted = [a + EXACT_TIMES, b + EXACT_TIMES];
-    let above = [shifted[0] - EXACT_TIMES > a, shifted[1] - EXACT_TIMES > b];
-    let whole = |s: f64, above: bool| {
-        s.to_bits()
+    let whole = |t: f64| {
+        let shifted = t + EXACT_TIMES;
+        let above = shifted - EXACT_TIMES > t;
+        shifted
+            .to_bits()
             .wrapping_sub(EXACT_TIMES.to_bits())
             .wrapping_sub(u64::from(above))
     };
-    [whole(shifted[0], above[0]), whole(shifted[1], above[1])]
+    [whole(a), whole(b)]
 }
 
 /// A Poisson process of the given mean gap, until `end`.
@@ -230,14 +231,11 @@ impl Poisson {
             return self.extend_with(buf, n, |t| t as i64 as Micros, whole_pair);
         }
         if self.end <= I64_TIMES {
-            self.extend_with(
-                buf,
-                n,
-                |t| t as i64 as Micros,
-                |a, b| [a as i64 as Micros, b as i64 as Micros],
-            );
+            let whole = |t: f64| t as i64 as Micros;
+            self.extend_with(buf, n, whole, |a, b| [whole(a), whole(b)]);
         } else {
-            self.extend_with(buf, n, |t| t as Micros, |a, b| [a as Micros, b as Micros]);
+            let whole = |t: f64| t as Micros;
+            self.extend_with(buf, n, whole, |a, b| [whole(a), whole(b)]);
         }
     }
 
